@@ -2,8 +2,9 @@
 // separate chunk loaded on demand, so client commands never load server code.
 import { build } from "esbuild";
 import { rm } from "node:fs/promises";
+import { join } from "node:path";
 
-await rm(new URL("../dist", import.meta.url), { recursive: true, force: true });
+await rm(join(import.meta.dirname, "..", "dist"), { recursive: true, force: true });
 
 await build({
   entryPoints: { cli: "src/cli.ts" },

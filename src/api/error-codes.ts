@@ -3,6 +3,7 @@ export const ERROR_CODES = {
   invalidPetId: "invalid_pet_id",
   invalidBody: "invalid_body",
   invalidJson: "invalid_json",
+  badRequest: "bad_request",
   unsupportedMediaType: "unsupported_media_type",
   payloadTooLarge: "payload_too_large",
   unauthorized: "unauthorized",

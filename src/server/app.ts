@@ -1,0 +1,130 @@
+/** buildApp(options) → a Fastify instance serving the inventory spec; it never listens. */
+import { randomUUID } from "node:crypto";
+import rateLimit from "@fastify/rate-limit";
+import Fastify, { LogController, type FastifyInstance } from "fastify";
+import { ERROR_CODES } from "../api/error-codes.js";
+import { createKeyChecker } from "./api-keys.js";
+import { bearerAuth } from "./auth.js";
+import { handleError } from "./error-handler.js";
+import { HttpError } from "./http-error.js";
+import { healthRoutes } from "./routes/health.js";
+import { inventoryRoutes } from "./routes/inventory.js";
+import { openApiRoutes } from "./routes/openapi.js";
+import { orderRoutes } from "./routes/orders.js";
+import { petRoutes } from "./routes/pets.js";
+import type { Store } from "./store/store.js";
+
+export interface AppOptions {
+  store: Store;
+  /** Accepted API keys; at least one. */
+  apiKeys: readonly string[];
+  /** Where structured JSON logs go; no logging when absent. */
+  logStream?: NodeJS.WritableStream;
+  logLevel?: string;
+  /** Requests per minute per client address; no limit when absent or 0. */
+  rateLimitPerMinute?: number;
+  /** Largest accepted request body in bytes. */
+  bodyLimit?: number;
+}
+
+/** The largest request body: an InventoryUpdate is a few bytes. */
+export const DEFAULT_BODY_LIMIT = 16 * 1024;
+
+/** Builds the application with its routes, authentication, error bodies and logging. */
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  if (options.apiKeys.length === 0) throw new Error("at least one API key is required");
+  const app = Fastify({
+    logger: options.logStream
+      ? {
+          level: options.logLevel ?? "info",
+          stream: options.logStream,
+          redact: {
+            paths: ["req.headers.authorization", "headers.authorization"],
+            censor: "[redacted]",
+          },
+        }
+      : false,
+    // One log line per request, written by the onResponse hook below.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => randomUUID(),
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    // Time-outs: a slow or idle client cannot hold a connection forever.
+    connectionTimeout: 30_000,
+    requestTimeout: 30_000,
+    keepAliveTimeout: 10_000,
+    return503OnClosing: true,
+    ajv: {
+      // The decided behaviour: never coerce "5" to 5, never drop unknown properties.
+      customOptions: {
+        coerceTypes: false,
+        removeAdditional: false,
+        useDefaults: false,
+        allErrors: false,
+      },
+    },
+  });
+
+  // Only JSON is accepted; anything else is 415.
+  app.removeContentTypeParser("text/plain");
+  app.setErrorHandler(handleError);
+  app.addHook("onSend", (request, reply, payload, done) => {
+    void reply.header("x-request-id", request.id);
+    done(null, payload);
+  });
+  app.addHook("onResponse", (request, reply, done) => {
+    request.log.info(
+      {
+        method: request.method,
+        route: request.routeOptions.url ?? "(unknown)",
+        status: reply.statusCode,
+        latencyMs: Math.round(reply.elapsedTime * 100) / 100,
+      },
+      "request",
+    );
+    done();
+  });
+
+  if (options.rateLimitPerMinute) {
+    await app.register(rateLimit, {
+      max: options.rateLimitPerMinute,
+      timeWindow: 60_000,
+      errorResponseBuilder: (_request, context) =>
+        new HttpError(
+          429,
+          ERROR_CODES.tooManyRequests,
+          `rate limit exceeded, retry in ${context.after}`,
+        ),
+    });
+  }
+
+  await app.register(healthRoutes);
+  const isAcceptedKey = createKeyChecker(options.apiKeys);
+  await app.register(
+    async (v1) => {
+      v1.addHook("onRequest", bearerAuth(isAcceptedKey));
+      await v1.register(inventoryRoutes, { store: options.store });
+      await v1.register(petRoutes, { store: options.store });
+      await v1.register(orderRoutes, { store: options.store });
+      await v1.register(openApiRoutes);
+      v1.setNotFoundHandler((request) => {
+        throw new HttpError(
+          404,
+          ERROR_CODES.notFound,
+          `no route ${request.method} ${pathOf(request.url)}`,
+        );
+      });
+    },
+    { prefix: "/v1" },
+  );
+  app.setNotFoundHandler((request) => {
+    throw new HttpError(
+      404,
+      ERROR_CODES.notFound,
+      `no route ${request.method} ${pathOf(request.url)}`,
+    );
+  });
+  return app;
+}
+
+/** The path of a request URL without its query string, which may hold anything. */
+const pathOf = (url: string) => url.split("?", 1)[0] ?? url;

@@ -1,0 +1,30 @@
+/** Bearer authentication for everything under /v1 (RFC 6750 challenges). */
+import type { FastifyRequest } from "fastify";
+import { ERROR_CODES } from "../api/error-codes.js";
+import { HttpError } from "./http-error.js";
+
+const REALM = 'Bearer realm="petstore"';
+
+/** Builds an onRequest hook that rejects requests without one of the accepted keys. */
+export function bearerAuth(isAcceptedKey: (key: string) => boolean) {
+  return function authenticate(request: FastifyRequest): Promise<void> {
+    const header = request.headers.authorization;
+    if (header === undefined || header === "") {
+      throw new HttpError(
+        401,
+        ERROR_CODES.unauthorized,
+        "missing API key: send Authorization: Bearer <API_KEY>",
+        {
+          "www-authenticate": REALM,
+        },
+      );
+    }
+    const match = /^Bearer +(\S+) *$/i.exec(header);
+    if (!match?.[1] || !isAcceptedKey(match[1])) {
+      throw new HttpError(401, ERROR_CODES.unauthorized, "invalid API key", {
+        "www-authenticate": `${REALM}, error="invalid_token"`,
+      });
+    }
+    return Promise.resolve();
+  };
+}

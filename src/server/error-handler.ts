@@ -1,0 +1,45 @@
+/** Turns every error Fastify or a route raises into the decided `{code, message, status}` body. */
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { ERROR_CODES } from "../api/error-codes.js";
+import { HttpError } from "./http-error.js";
+
+/** Maps Fastify's own error codes to ours. */
+const FASTIFY_ERRORS: Readonly<Record<string, { status: number; code: string }>> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: ERROR_CODES.unsupportedMediaType },
+  FST_ERR_CTP_BODY_TOO_LARGE: { status: 413, code: ERROR_CODES.payloadTooLarge },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { status: 400, code: ERROR_CODES.invalidJson },
+  FST_ERR_CTP_INVALID_JSON_BODY: { status: 400, code: ERROR_CODES.invalidJson },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { status: 400, code: ERROR_CODES.badRequest },
+};
+
+/** Converts any thrown value into the HttpError that describes the response. */
+export function toHttpError(error: FastifyError | Error): HttpError {
+  if (error instanceof HttpError) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) {
+    return new HttpError(400, ERROR_CODES.invalidBody, error.message);
+  }
+  const known = fastifyError.code ? FASTIFY_ERRORS[fastifyError.code] : undefined;
+  if (known) return new HttpError(known.status, known.code, error.message);
+  const status = fastifyError.statusCode ?? 500;
+  if (status === 429) return new HttpError(429, ERROR_CODES.tooManyRequests, error.message);
+  if (status >= 400 && status < 500) {
+    return new HttpError(status, ERROR_CODES.badRequest, error.message);
+  }
+  return new HttpError(500, ERROR_CODES.internalError, "internal server error");
+}
+
+/** Fastify error handler: logs server faults, never leaks their details. */
+export function handleError(
+  error: FastifyError,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  const httpError = toHttpError(error);
+  if (httpError.statusCode >= 500) request.log.error({ err: error }, "request failed");
+  return reply
+    .code(httpError.statusCode)
+    .headers(httpError.headers)
+    .type("application/json; charset=utf-8")
+    .send(httpError.toBody());
+}

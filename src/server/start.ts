@@ -1,0 +1,108 @@
+/** Starts the bundled server: keys, store, seed, listen(), signals and graceful close. */
+import type { FastifyInstance } from "fastify";
+import type { ServeIo, ServeOptions } from "../commands/serve.js";
+import { CliError, EXIT_CODES, UsageError } from "../errors.js";
+import { loadApiKeys } from "./api-keys.js";
+import { buildApp } from "./app.js";
+import { DEMO_ORDERS, DEMO_PETS } from "./demo-data.js";
+import { SeedError, loadSeed } from "./seed.js";
+import { openSqliteStore } from "./store/sqlite.js";
+import type { SeedPet, Store } from "./store/store.js";
+
+/** Runs the server until SIGTERM or SIGINT, then closes it gracefully. */
+export async function runServer(options: ServeOptions, io: ServeIo): Promise<void> {
+  const apiKeys = await loadApiKeys(io.env.PETSTORE_API_KEYS, options.apiKeysFile).catch(
+    (error: unknown) => {
+      throw new UsageError((error as Error).message);
+    },
+  );
+  if (apiKeys.length === 0) {
+    throw new UsageError(
+      "no API key configured: the server refuses to start without one",
+      "set PETSTORE_API_KEYS=key1,key2 or pass --api-keys-file FILE (one key per line)",
+    );
+  }
+  // Validate the seed before touching the database, so a bad file changes nothing.
+  const seed = options.seed === undefined ? undefined : await readSeed(options.seed);
+
+  const store = openStore(options.db);
+  let app: FastifyInstance | undefined;
+  try {
+    if (seed && !(await store.seedIfEmpty(seed))) {
+      io.stderr.write(`note: ${options.db} already holds pets; --seed ${options.seed} ignored\n`);
+    }
+    if (options.demo) await store.seedIfEmpty(DEMO_PETS, DEMO_ORDERS);
+    app = await buildApp({
+      store,
+      apiKeys,
+      logStream: io.stderr,
+      logLevel: io.env.PETSTORE_LOG_LEVEL ?? "info",
+    });
+    await listen(app, options);
+  } catch (error) {
+    await app?.close();
+    await store.close();
+    throw error;
+  }
+  io.stdout.write(`listening on ${baseUrl(app, options.host)}\n`);
+  await closeOnSignal(app, store, io);
+}
+
+async function readSeed(file: string): Promise<SeedPet[]> {
+  try {
+    return await loadSeed(file);
+  } catch (error) {
+    if (error instanceof SeedError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+function openStore(db: string): Store {
+  try {
+    return openSqliteStore(db);
+  } catch (error) {
+    throw new UsageError(`cannot open database ${db}: ${(error as Error).message}`);
+  }
+}
+
+async function listen(app: FastifyInstance, options: ServeOptions): Promise<void> {
+  try {
+    await app.listen({ host: options.host, port: options.port });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
+      throw new CliError(
+        `cannot listen on ${options.host}:${options.port} (${code})`,
+        EXIT_CODES.usage,
+        code === "EADDRINUSE"
+          ? "another process uses this port: pick another with --port"
+          : undefined,
+      );
+    }
+    throw error;
+  }
+}
+
+function baseUrl(app: FastifyInstance, host: string): string {
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  const shownHost = host.includes(":") ? `[${host}]` : host;
+  return `http://${shownHost}:${port}/v1`;
+}
+
+/** Resolves once a signal has stopped the server: no new connections, requests in flight finished, store closed. */
+function closeOnSignal(app: FastifyInstance, store: Store, io: ServeIo): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const stop = (signal: NodeJS.Signals) => {
+      process.off("SIGTERM", stop).off("SIGINT", stop);
+      // A second signal while closing ends the process at once.
+      process.once(signal, () => process.exit(EXIT_CODES.unexpected));
+      io.stderr.write(`received ${signal}, closing\n`);
+      app
+        .close()
+        .then(() => store.close())
+        .then(resolve, reject);
+    };
+    process.on("SIGTERM", stop).on("SIGINT", stop);
+  });
+}

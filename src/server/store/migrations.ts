@@ -1,0 +1,28 @@
+/**
+ * Versioned schema migrations of the SQLite store. Each entry moves the schema
+ * one version up; `PRAGMA user_version` records how many have been applied.
+ * Never edit a migration that has shipped: append a new one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE pets (
+    id            INTEGER PRIMARY KEY CHECK (id > 0),
+    name          TEXT    NOT NULL,
+    status        TEXT    NOT NULL CHECK (status IN ('available', 'pending', 'sold')),
+    quantity      INTEGER NOT NULL DEFAULT 0 CHECK (quantity BETWEEN 0 AND 2147483647),
+    category_id   INTEGER,
+    category_name TEXT,
+    photo_urls    TEXT    NOT NULL DEFAULT '[]',
+    tags          TEXT    NOT NULL DEFAULT '[]'
+  ) STRICT;
+
+  CREATE TABLE orders (
+    id        INTEGER PRIMARY KEY CHECK (id > 0),
+    pet_id    INTEGER NOT NULL REFERENCES pets (id),
+    quantity  INTEGER NOT NULL CHECK (quantity > 0),
+    ship_date TEXT    NOT NULL,
+    status    TEXT    NOT NULL CHECK (status IN ('placed', 'approved', 'delivered')),
+    complete  INTEGER NOT NULL CHECK (complete IN (0, 1))
+  ) STRICT;
+  `,
+];

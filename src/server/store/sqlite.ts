@@ -1,0 +1,202 @@
+/** The embedded store: one SQLite file, WAL journal, fsync on every commit. */
+import Database from "better-sqlite3";
+import type { InventoryItem, Order, OrderStatus, Pet, PetStatus, Tag } from "../../api/types.js";
+import { MIGRATIONS } from "./migrations.js";
+import type { SeedPet, Store } from "./store.js";
+
+interface InventoryRow {
+  id: bigint;
+  quantity: bigint;
+  status: PetStatus;
+}
+
+interface PetRow {
+  id: bigint;
+  name: string;
+  status: PetStatus;
+  category_id: bigint | null;
+  category_name: string | null;
+  photo_urls: string;
+  tags: string;
+}
+
+interface OrderRow {
+  id: bigint;
+  pet_id: bigint;
+  quantity: bigint;
+  ship_date: string;
+  status: OrderStatus;
+  complete: bigint;
+}
+
+/** Tags are kept as JSON text with decimal-string ids, so int64 ids stay exact. */
+interface StoredTag {
+  id: string;
+  name: string;
+}
+
+const toItem = (row: InventoryRow): InventoryItem => ({
+  petId: row.id,
+  quantity: Number(row.quantity),
+  status: row.status,
+});
+
+/** Opens (creating if needed) the SQLite database at `path` and migrates it to the latest schema. */
+export function openSqliteStore(path: string): Store {
+  const db = new Database(path);
+  try {
+    db.pragma("journal_mode = WAL");
+    // FULL: a commit returns only once the WAL is fsynced, so a 200 survives a crash.
+    db.pragma("synchronous = FULL");
+    db.pragma("foreign_keys = ON");
+    db.pragma("busy_timeout = 5000");
+    db.defaultSafeIntegers(true);
+    migrate(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return new SqliteStore(db);
+}
+
+function migrate(db: Database.Database): void {
+  const current = Number(db.pragma("user_version", { simple: true }));
+  if (current > MIGRATIONS.length) {
+    throw new Error(
+      `database schema version ${current} is newer than this petstore supports (${MIGRATIONS.length})`,
+    );
+  }
+  for (let version = current; version < MIGRATIONS.length; version++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[version] ?? "");
+      db.pragma(`user_version = ${version + 1}`);
+    }).immediate();
+  }
+}
+
+class SqliteStore implements Store {
+  readonly #db: Database.Database;
+  readonly #list: Database.Statement<[], InventoryRow>;
+  readonly #update: Database.Statement<[bigint, bigint], InventoryRow>;
+  readonly #pet: Database.Statement<[bigint], PetRow>;
+  readonly #orders: Database.Statement<[], OrderRow>;
+  readonly #count: Database.Statement<[], { n: bigint }>;
+  readonly #insertPet: Database.Statement<
+    [bigint, string, string, bigint, bigint | null, string | null, string, string]
+  >;
+  readonly #insertOrder: Database.Statement<[bigint, bigint, bigint, string, string, bigint]>;
+  /** Counts this connection's own writes: `data_version` only sees other connections'. */
+  #writes = 0;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    this.#list = db.prepare("SELECT id, quantity, status FROM pets ORDER BY id");
+    this.#update = db.prepare(
+      "UPDATE pets SET quantity = ? WHERE id = ? RETURNING id, quantity, status",
+    );
+    this.#pet = db.prepare(
+      "SELECT id, name, status, category_id, category_name, photo_urls, tags FROM pets WHERE id = ?",
+    );
+    this.#orders = db.prepare(
+      "SELECT id, pet_id, quantity, ship_date, status, complete FROM orders ORDER BY id",
+    );
+    this.#count = db.prepare("SELECT count(*) AS n FROM pets");
+    this.#insertPet = db.prepare(
+      `INSERT INTO pets (id, name, status, quantity, category_id, category_name, photo_urls, tags)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.#insertOrder = db.prepare(
+      "INSERT INTO orders (id, pet_id, quantity, ship_date, status, complete) VALUES (?, ?, ?, ?, ?, ?)",
+    );
+  }
+
+  listInventory(): Promise<InventoryItem[]> {
+    return Promise.resolve(this.#list.all().map(toItem));
+  }
+
+  updateQuantity(petId: bigint, quantity: number): Promise<InventoryItem | undefined> {
+    const row = this.#update.get(BigInt(quantity), petId);
+    if (row) this.#writes++;
+    return Promise.resolve(row && toItem(row));
+  }
+
+  getPet(petId: bigint): Promise<Pet | undefined> {
+    const row = this.#pet.get(petId);
+    return Promise.resolve(row && toPet(row));
+  }
+
+  listOrders(): Promise<Order[]> {
+    return Promise.resolve(
+      this.#orders.all().map((row) => ({
+        id: row.id,
+        petId: row.pet_id,
+        quantity: Number(row.quantity),
+        shipDate: row.ship_date,
+        status: row.status,
+        complete: row.complete === 1n,
+      })),
+    );
+  }
+
+  revision(): Promise<string> {
+    const dataVersion = this.#db.pragma("data_version", { simple: true }) as bigint;
+    return Promise.resolve(`${dataVersion}:${this.#writes}`);
+  }
+
+  seedIfEmpty(pets: readonly SeedPet[], orders: readonly Order[] = []): Promise<boolean> {
+    const seeded = this.#db
+      .transaction(() => {
+        if ((this.#count.get()?.n ?? 0n) > 0n) return false;
+        for (const pet of pets) {
+          const tags: StoredTag[] = pet.tags.map((tag) => ({ id: String(tag.id), name: tag.name }));
+          this.#insertPet.run(
+            pet.id,
+            pet.name,
+            pet.status,
+            BigInt(pet.quantity),
+            pet.category?.id ?? null,
+            pet.category?.name ?? null,
+            JSON.stringify(pet.photoUrls),
+            JSON.stringify(tags),
+          );
+        }
+        for (const order of orders) {
+          this.#insertOrder.run(
+            order.id,
+            order.petId,
+            BigInt(order.quantity),
+            order.shipDate,
+            order.status,
+            order.complete ? 1n : 0n,
+          );
+        }
+        return true;
+      })
+      .immediate();
+    if (seeded) this.#writes++;
+    return Promise.resolve(seeded);
+  }
+
+  close(): Promise<void> {
+    this.#db.close();
+    return Promise.resolve();
+  }
+}
+
+function toPet(row: PetRow): Pet {
+  const tags = (JSON.parse(row.tags) as StoredTag[]).map((tag): Tag => ({
+    id: BigInt(tag.id),
+    name: tag.name,
+  }));
+  const pet: Pet = {
+    id: row.id,
+    name: row.name,
+    status: row.status,
+    photoUrls: JSON.parse(row.photo_urls) as string[],
+    tags,
+  };
+  if (row.category_id !== null && row.category_name !== null) {
+    pet.category = { id: row.category_id, name: row.category_name };
+  }
+  return pet;
+}

@@ -1,0 +1,28 @@
+/** The storage behind the routes: an interface, so a second store is a new file, not a change to routes. */
+import type { InventoryItem, Order, Pet } from "../../api/types.js";
+
+/** A pet as loaded from a seed file or the demo set, with its stock count. */
+export interface SeedPet extends Pet {
+  quantity: number;
+}
+
+/** Persistent storage of pets, their stock and store orders. */
+export interface Store {
+  /** All stock entries, ordered by `petId`. */
+  listInventory(): Promise<InventoryItem[]>;
+  /** Sets the stock of one pet durably; undefined when no pet has this id. */
+  updateQuantity(petId: bigint, quantity: number): Promise<InventoryItem | undefined>;
+  /** One pet record; undefined when no pet has this id. */
+  getPet(petId: bigint): Promise<Pet | undefined>;
+  /** All store orders, ordered by id. */
+  listOrders(): Promise<Order[]>;
+  /**
+   * A token that changes whenever the inventory may have changed, including by
+   * another process, so a serialized inventory can be cached between writes.
+   */
+  revision(): Promise<string>;
+  /** Loads pets (and orders) in one transaction when the store holds no pet; returns whether it did. */
+  seedIfEmpty(pets: readonly SeedPet[], orders?: readonly Order[]): Promise<boolean>;
+  /** Releases the underlying resources. */
+  close(): Promise<void>;
+}
