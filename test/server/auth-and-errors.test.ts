@@ -1,0 +1,141 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Store } from "../../src/server/store/store.js";
+import { expectError } from "./expect-error.js";
+import { API_KEY, AUTH, createTestApp, type TestApp } from "./fixture.js";
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await createTestApp();
+});
+afterEach(() => t.close());
+
+describe("authentication", () => {
+  const protectedRoutes = [
+    ["GET", "/v1/inventory"],
+    ["PATCH", "/v1/inventory/1"],
+    ["GET", "/v1/pets/1"],
+    ["GET", "/v1/store/orders"],
+    ["GET", "/v1/openapi.json"],
+    ["GET", "/v1/no-such-route"],
+  ] as const;
+
+  it.each(protectedRoutes)(
+    "%s %s without a key is 401 with a Bearer challenge",
+    async (method, url) => {
+      const response = await t.app.inject({ method, url });
+      expectError(response, 401, "unauthorized");
+      expect(response.headers["www-authenticate"]).toBe('Bearer realm="petstore"');
+    },
+  );
+
+  it.each([
+    ["a wrong key", "Bearer wrong-key"],
+    ["a key that is a prefix of a real one", `Bearer ${API_KEY.slice(0, -1)}`],
+    ["another scheme", `Basic ${API_KEY}`],
+    ["an empty bearer token", "Bearer "],
+  ])("%s is 401 with error=invalid_token", async (_what, authorization) => {
+    const response = await t.app.inject({ url: "/v1/inventory", headers: { authorization } });
+    expectError(response, 401, "unauthorized");
+    expect(response.headers["www-authenticate"]).toBe(
+      'Bearer realm="petstore", error="invalid_token"',
+    );
+  });
+
+  it("accepts every configured key and a lower-case scheme", async () => {
+    for (const authorization of [`Bearer ${API_KEY}`, "Bearer second-key", `bearer ${API_KEY}`]) {
+      const response = await t.app.inject({ url: "/v1/inventory", headers: { authorization } });
+      expect(response.statusCode).toBe(200);
+    }
+  });
+
+  it("never echoes the presented key", async () => {
+    const response = await t.app.inject({
+      url: "/v1/inventory",
+      headers: { authorization: "Bearer s3cret-guess" },
+    });
+    expect(response.body).not.toContain("s3cret-guess");
+  });
+
+  it("serves /healthz without a key", async () => {
+    const response = await t.app.inject({ url: "/healthz" });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ status: "ok" });
+  });
+});
+
+describe("errors the spec leaves open", () => {
+  it.each([
+    ["/v1/no-such-route", AUTH],
+    ["/nowhere", {}],
+    ["/v1", AUTH],
+  ])("an unknown route %s is 404 not_found", async (url, headers) => {
+    expectError(await t.app.inject({ url, headers }), 404, "not_found");
+  });
+
+  it("does not echo the query string of an unknown route", async () => {
+    const response = await t.app.inject({ url: "/nowhere?token=abc", headers: AUTH });
+    expect(response.body).not.toContain("abc");
+  });
+
+  it.each([
+    ["DELETE", "/v1/inventory/1", "PATCH"],
+    ["PUT", "/v1/inventory/1", "PATCH"],
+    ["GET", "/v1/inventory/1", "PATCH"],
+    ["POST", "/v1/inventory", "GET, HEAD"],
+    ["DELETE", "/v1/pets/1", "GET, HEAD"],
+    ["POST", "/v1/store/orders", "GET, HEAD"],
+  ] as const)("%s %s is 405 with Allow: %s", async (method, url, allow) => {
+    const response = await t.app.inject({ method, url, headers: AUTH });
+    expectError(response, 405, "method_not_allowed");
+    expect(response.headers.allow).toBe(allow);
+  });
+
+  it("answers 429 with the Error body and Retry-After when a rate limit is set", async () => {
+    const limited = await createTestApp({ rateLimitPerMinute: 2 });
+    await limited.app.inject({ url: "/v1/inventory", headers: AUTH });
+    await limited.app.inject({ url: "/v1/inventory", headers: AUTH });
+    const response = await limited.app.inject({ url: "/v1/inventory", headers: AUTH });
+    expectError(response, 429, "too_many_requests");
+    expect(Number(response.headers["retry-after"])).toBeGreaterThan(0);
+    await limited.close();
+  });
+
+  it("answers 500 without leaking the failure, and logs it", async () => {
+    const failing = {
+      listInventory: () => Promise.reject(new Error("disk on fire at /var/lib/secret.db")),
+      revision: () => Promise.resolve("x"),
+      close: () => Promise.resolve(),
+    } as unknown as Store;
+    const broken = await createTestApp({ store: failing });
+    const response = await broken.app.inject({ url: "/v1/inventory", headers: AUTH });
+    expectError(response, 500, "internal_error");
+    expect(response.body).not.toContain("disk on fire");
+    expect(broken.logs.join("\n")).toContain("disk on fire");
+    await broken.close();
+  });
+});
+
+describe("logging", () => {
+  it("logs one structured line per request and never a key or the Authorization header", async () => {
+    await t.app.inject({ url: "/v1/inventory", headers: AUTH });
+    await t.app.inject({ url: "/v1/inventory", headers: { authorization: "Bearer wrong-guess" } });
+    const lines = t.logs.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const requests = lines.filter((line) => line.msg === "request");
+    expect(requests).toHaveLength(2);
+    expect(requests[0]).toMatchObject({ method: "GET", route: "/v1/inventory", status: 200 });
+    expect(requests[1]).toMatchObject({ status: 401 });
+    for (const line of requests) {
+      expect(typeof line.reqId).toBe("string");
+      expect(typeof line.latencyMs).toBe("number");
+    }
+    const all = t.logs.join("\n");
+    expect(all).not.toContain(API_KEY);
+    expect(all).not.toContain("wrong-guess");
+    expect(all.toLowerCase()).not.toContain("authorization");
+  });
+
+  it("returns the request id in x-request-id", async () => {
+    const response = await t.app.inject({ url: "/healthz" });
+    expect(response.headers["x-request-id"]).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});

@@ -1,0 +1,77 @@
+/** Builds an app on a fresh SQLite file in a temp directory, for in-process tests. */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import type { FastifyInstance } from "fastify";
+import { buildApp, type AppOptions } from "../../src/server/app.js";
+import { openSqliteStore } from "../../src/server/store/sqlite.js";
+import type { SeedPet, Store } from "../../src/server/store/store.js";
+
+export const API_KEY = "test-key-0123456789";
+export const AUTH = { authorization: `Bearer ${API_KEY}` };
+export const MAX_ID = "9223372036854775807";
+
+export const PETS: readonly SeedPet[] = [
+  { id: 1n, name: "Rex", status: "available", quantity: 3, photoUrls: [], tags: [] },
+  {
+    id: 2n,
+    name: "Tom",
+    status: "sold",
+    quantity: 0,
+    photoUrls: ["https://x/tom.png"],
+    tags: [{ id: 7n, name: "cat" }],
+    category: { id: 2n, name: "Cats" },
+  },
+  {
+    id: 9223372036854775807n,
+    name: "Max",
+    status: "pending",
+    quantity: 5,
+    photoUrls: [],
+    tags: [],
+  },
+];
+
+export interface TestApp {
+  app: FastifyInstance;
+  store: Store;
+  dbPath: string;
+  logs: string[];
+  close(): Promise<void>;
+}
+
+/** A temp directory removed by the returned cleanup function. */
+export function tempDir(): { dir: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), "petstore-test-"));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** An app over a seeded SQLite store whose log lines are collected in `logs`. */
+export async function createTestApp(
+  options: Partial<Omit<AppOptions, "store" | "logStream">> & { store?: Store } = {},
+): Promise<TestApp> {
+  const temp = tempDir();
+  const dbPath = join(temp.dir, "petstore.db");
+  const store = options.store ?? openSqliteStore(dbPath);
+  if (!options.store) await store.seedIfEmpty(PETS);
+  const logs: string[] = [];
+  const logStream = new Writable({
+    write(chunk: Buffer, _encoding, callback) {
+      logs.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+      callback();
+    },
+  });
+  const app = await buildApp({ apiKeys: [API_KEY, "second-key"], ...options, store, logStream });
+  return {
+    app,
+    store,
+    dbPath,
+    logs,
+    async close() {
+      await app.close();
+      await store.close();
+      temp.remove();
+    },
+  };
+}

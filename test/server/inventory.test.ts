@@ -1,0 +1,167 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { openSqliteStore } from "../../src/server/store/sqlite.js";
+import { expectError } from "./expect-error.js";
+import { AUTH, MAX_ID, createTestApp, type TestApp } from "./fixture.js";
+
+let t: TestApp;
+beforeEach(async () => {
+  t = await createTestApp();
+});
+afterEach(() => t.close());
+
+const patch = (petId: string, payload: unknown, headers: Record<string, string> = {}) =>
+  t.app.inject({
+    method: "PATCH",
+    url: `/v1/inventory/${petId}`,
+    headers: { ...AUTH, "content-type": "application/json", ...headers },
+    payload: typeof payload === "string" ? payload : JSON.stringify(payload),
+  });
+
+describe("GET /v1/inventory", () => {
+  it("lists every entry with petId, quantity and the pet's status, int64 ids exact", async () => {
+    const response = await t.app.inject({ url: "/v1/inventory", headers: AUTH });
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(response.body).toBe(
+      `[{"petId":1,"quantity":3,"status":"available"},{"petId":2,"quantity":0,"status":"sold"},` +
+        `{"petId":${MAX_ID},"quantity":5,"status":"pending"}]`,
+    );
+  });
+
+  it("answers an empty store with an empty array", async () => {
+    const empty = await createTestApp({ store: openSqliteStore(":memory:") });
+    const response = await empty.app.inject({ url: "/v1/inventory", headers: AUTH });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toBe("[]");
+    await empty.close();
+  });
+
+  it("reflects a write at once (the cached body is invalidated)", async () => {
+    await t.app.inject({ url: "/v1/inventory", headers: AUTH });
+    expect((await patch("1", { quantity: 11 })).statusCode).toBe(200);
+    const response = await t.app.inject({ url: "/v1/inventory", headers: AUTH });
+    expect(response.body).toContain('{"petId":1,"quantity":11,"status":"available"}');
+  });
+
+  it("reflects a write made by another connection to the same database", async () => {
+    await t.app.inject({ url: "/v1/inventory", headers: AUTH });
+    const other = openSqliteStore(t.dbPath);
+    await other.updateQuantity(2n, 99);
+    await other.close();
+    const response = await t.app.inject({ url: "/v1/inventory", headers: AUTH });
+    expect(response.body).toContain('{"petId":2,"quantity":99,"status":"sold"}');
+  });
+
+  it("answers HEAD like GET without a body", async () => {
+    const response = await t.app.inject({ method: "HEAD", url: "/v1/inventory", headers: AUTH });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toBe("");
+  });
+});
+
+describe("PATCH /v1/inventory/{petId}", () => {
+  it("sets the quantity and returns the entry with the pet's status (rule 1)", async () => {
+    const response = await patch("2", { quantity: 7 });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ petId: 2, quantity: 7, status: "sold" });
+    expect((await t.store.listInventory()).find((item) => item.petId === 2n)?.quantity).toBe(7);
+  });
+
+  it("accepts 0 and 2147483647", async () => {
+    expect((await patch("1", { quantity: 0 })).json()).toMatchObject({ quantity: 0 });
+    expect((await patch("1", { quantity: 2147483647 })).json()).toMatchObject({
+      quantity: 2147483647,
+    });
+  });
+
+  it("matches and returns the largest int64 petId exactly", async () => {
+    const response = await patch(MAX_ID, { quantity: 8 });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toBe(`{"petId":${MAX_ID},"quantity":8,"status":"pending"}`);
+  });
+
+  it.each([
+    ["a string", { quantity: "5" }],
+    ["a fraction", { quantity: 5.5 }],
+    ["a negative number", { quantity: -1 }],
+    ["null", { quantity: null }],
+    ["a boolean", { quantity: true }],
+    ["too large", { quantity: 2147483648 }],
+    ["missing", {}],
+    ["an extra field", { quantity: 5, status: "sold" }],
+    ["an array body", [5]],
+    ["a bare number body", 5],
+  ])("rejects a quantity that is %s with 400 and changes nothing (rule 2)", async (_what, body) => {
+    const response = await patch("1", body);
+    expectError(response, 400, "invalid_body");
+    expect((await t.store.listInventory())[0]?.quantity).toBe(3);
+  });
+
+  it.each([
+    ["malformed JSON", '{"quantity": 5'],
+    ["an empty body", ""],
+    ["a prototype-poisoning body", '{"quantity": 5, "__proto__": {"x": 1}}'],
+  ])("rejects %s with 400 invalid_json", async (_what, payload) => {
+    expectError(await patch("1", payload), 400, "invalid_json");
+  });
+
+  it("rejects a request without a body with 400", async () => {
+    const response = await t.app.inject({ method: "PATCH", url: "/v1/inventory/1", headers: AUTH });
+    expectError(response, 400, "invalid_body");
+  });
+
+  it.each(["text/plain", "application/x-www-form-urlencoded", "application/xml"])(
+    "rejects content type %s with 415",
+    async (type) => {
+      expectError(
+        await patch("1", '{"quantity":5}', { "content-type": type }),
+        415,
+        "unsupported_media_type",
+      );
+    },
+  );
+
+  it("accepts application/json with a charset", async () => {
+    const response = await patch(
+      "1",
+      { quantity: 4 },
+      { "content-type": "application/json; charset=utf-8" },
+    );
+    expect(response.statusCode).toBe(200);
+  });
+
+  it("answers 404 pet_not_found for an unknown pet (rule 3)", async () => {
+    const response = await patch("404", { quantity: 1 });
+    expectError(response, 404, "pet_not_found");
+    expect(response.json<{ message: string }>().message).toContain("404");
+  });
+
+  it.each([
+    "abc",
+    "0",
+    "-1",
+    "01",
+    "1.5",
+    "1e3",
+    "+7",
+    "9223372036854775808",
+    "99999999999999999999",
+  ])("rejects petId %s with 400 invalid_pet_id", async (petId) => {
+    expectError(await patch(petId, { quantity: 1 }), 400, "invalid_pet_id");
+  });
+
+  it("rejects a body over the size limit with 413", async () => {
+    const response = await patch("1", JSON.stringify({ quantity: 1, pad: "x".repeat(20_000) }));
+    expectError(response, 413, "payload_too_large");
+  });
+
+  it("checks the key before anything else (rule 4)", async () => {
+    const response = await t.app.inject({
+      method: "PATCH",
+      url: "/v1/inventory/abc",
+      headers: { "content-type": "application/json" },
+      payload: "not json",
+    });
+    expectError(response, 401, "unauthorized");
+  });
+});
