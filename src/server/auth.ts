@@ -7,7 +7,7 @@ const REALM = 'Bearer realm="petstore"';
 
 /** Builds an onRequest hook that rejects requests without one of the accepted keys. */
 export function bearerAuth(isAcceptedKey: (key: string) => boolean) {
-  return function authenticate(request: FastifyRequest): Promise<void> {
+  return async function authenticate(request: FastifyRequest): Promise<void> {
     const header = request.headers.authorization;
     if (header === undefined || header === "") {
       throw new HttpError(
@@ -25,6 +25,5 @@ export function bearerAuth(isAcceptedKey: (key: string) => boolean) {
         "www-authenticate": `${REALM}, error="invalid_token"`,
       });
     }
-    return Promise.resolve();
   };
 }

@@ -44,7 +44,12 @@ export interface TestApp {
 /** A temp directory removed by the returned cleanup function. */
 export function tempDir(): { dir: string; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), "petstore-test-"));
-  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    remove: () => {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 /** An app over a seeded SQLite store whose log lines are collected in `logs`. */

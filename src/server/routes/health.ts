@@ -3,8 +3,7 @@ import type { FastifyPluginAsync } from "fastify";
 import { healthSchema } from "../../api/schemas.js";
 import { rejectOtherMethods } from "./method-not-allowed.js";
 
-export const healthRoutes: FastifyPluginAsync = (app) => {
+export const healthRoutes: FastifyPluginAsync = async (app) => {
   app.get("/healthz", { schema: { response: { 200: healthSchema } } }, () => ({ status: "ok" }));
   rejectOtherMethods(app, "/healthz", ["GET"]);
-  return Promise.resolve();
 };

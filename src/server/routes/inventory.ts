@@ -18,7 +18,7 @@ export function serializeInventory(items: readonly InventoryItem[]): string {
     .join(",")}]`;
 }
 
-export const inventoryRoutes: FastifyPluginAsync<{ store: Store }> = (app, { store }) => {
+export const inventoryRoutes: FastifyPluginAsync<{ store: Store }> = async (app, { store }) => {
   // The serialized inventory, reused until the store's revision changes.
   let cached: { revision: string; body: Buffer } | undefined;
 
@@ -53,5 +53,4 @@ export const inventoryRoutes: FastifyPluginAsync<{ store: Store }> = (app, { sto
 
   rejectOtherMethods(app, "/inventory", ["GET"]);
   rejectOtherMethods(app, "/inventory/:petId", ["PATCH"]);
-  return Promise.resolve();
 };

@@ -17,7 +17,7 @@ const deprecationHeaders = {
   sunset: PET_LOOKUP_SUNSET_AT.toUTCString(),
 };
 
-export const petRoutes: FastifyPluginAsync<{ store: Store }> = (app, { store }) => {
+export const petRoutes: FastifyPluginAsync<{ store: Store }> = async (app, { store }) => {
   app.get<{ Params: { petId: string } }>(
     "/pets/:petId",
     {
@@ -35,5 +35,4 @@ export const petRoutes: FastifyPluginAsync<{ store: Store }> = (app, { store }) 
     },
   );
   rejectOtherMethods(app, "/pets/:petId", ["GET"]);
-  return Promise.resolve();
 };

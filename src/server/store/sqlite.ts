@@ -110,40 +110,38 @@ class SqliteStore implements Store {
     );
   }
 
-  listInventory(): Promise<InventoryItem[]> {
-    return Promise.resolve(this.#list.all().map(toItem));
+  async listInventory(): Promise<InventoryItem[]> {
+    return this.#list.all().map(toItem);
   }
 
-  updateQuantity(petId: bigint, quantity: number): Promise<InventoryItem | undefined> {
+  async updateQuantity(petId: bigint, quantity: number): Promise<InventoryItem | undefined> {
     const row = this.#update.get(BigInt(quantity), petId);
     if (row) this.#writes++;
-    return Promise.resolve(row && toItem(row));
+    return row && toItem(row);
   }
 
-  getPet(petId: bigint): Promise<Pet | undefined> {
+  async getPet(petId: bigint): Promise<Pet | undefined> {
     const row = this.#pet.get(petId);
-    return Promise.resolve(row && toPet(row));
+    return row && toPet(row);
   }
 
-  listOrders(): Promise<Order[]> {
-    return Promise.resolve(
-      this.#orders.all().map((row) => ({
-        id: row.id,
-        petId: row.pet_id,
-        quantity: Number(row.quantity),
-        shipDate: row.ship_date,
-        status: row.status,
-        complete: row.complete === 1n,
-      })),
-    );
+  async listOrders(): Promise<Order[]> {
+    return this.#orders.all().map((row) => ({
+      id: row.id,
+      petId: row.pet_id,
+      quantity: Number(row.quantity),
+      shipDate: row.ship_date,
+      status: row.status,
+      complete: row.complete === 1n,
+    }));
   }
 
-  revision(): Promise<string> {
+  async revision(): Promise<string> {
     const dataVersion = this.#db.pragma("data_version", { simple: true }) as bigint;
-    return Promise.resolve(`${dataVersion}:${this.#writes}`);
+    return `${dataVersion}:${this.#writes}`;
   }
 
-  seedIfEmpty(pets: readonly SeedPet[], orders: readonly Order[] = []): Promise<boolean> {
+  async seedIfEmpty(pets: readonly SeedPet[], orders: readonly Order[] = []): Promise<boolean> {
     const seeded = this.#db
       .transaction(() => {
         if ((this.#count.get()?.n ?? 0n) > 0n) return false;
@@ -174,12 +172,11 @@ class SqliteStore implements Store {
       })
       .immediate();
     if (seeded) this.#writes++;
-    return Promise.resolve(seeded);
+    return seeded;
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
     this.#db.close();
-    return Promise.resolve();
   }
 }
 

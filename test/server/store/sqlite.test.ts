@@ -1,0 +1,94 @@
+import Database from "better-sqlite3";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MIGRATIONS } from "../../../src/server/store/migrations.js";
+import { openSqliteStore } from "../../../src/server/store/sqlite.js";
+import { PETS, tempDir } from "../fixture.js";
+
+let temp: ReturnType<typeof tempDir>;
+let dbPath: string;
+beforeEach(() => {
+  temp = tempDir();
+  dbPath = join(temp.dir, "store.db");
+});
+afterEach(() => {
+  temp.remove();
+});
+
+describe("openSqliteStore", () => {
+  it("creates the schema at the latest version, in WAL mode with synchronous=FULL", async () => {
+    const store = openSqliteStore(dbPath);
+    await store.close();
+    const db = new Database(dbPath);
+    expect(db.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
+    expect(db.pragma("journal_mode", { simple: true })).toBe("wal");
+    db.close();
+  });
+
+  it("keeps data across a reopen", async () => {
+    const first = openSqliteStore(dbPath);
+    await first.seedIfEmpty(PETS);
+    await first.updateQuantity(9223372036854775807n, 12);
+    await first.close();
+    const second = openSqliteStore(dbPath);
+    expect(await second.listInventory()).toEqual([
+      { petId: 1n, quantity: 3, status: "available" },
+      { petId: 2n, quantity: 0, status: "sold" },
+      { petId: 9223372036854775807n, quantity: 12, status: "pending" },
+    ]);
+    await second.close();
+  });
+
+  it("refuses a database whose schema is newer than it knows", async () => {
+    const db = new Database(dbPath);
+    db.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+    db.close();
+    expect(() => openSqliteStore(dbPath)).toThrow(/newer than this petstore supports/);
+  });
+
+  it("seeds only an empty store, all or nothing", async () => {
+    const [pet] = PETS;
+    if (!pet) throw new Error("fixture has no pet");
+    const store = openSqliteStore(dbPath);
+    expect(await store.seedIfEmpty(PETS)).toBe(true);
+    expect(await store.seedIfEmpty([{ ...pet, id: 50n }])).toBe(false);
+    expect(await store.listInventory()).toHaveLength(PETS.length);
+    await store.close();
+
+    const other = openSqliteStore(join(temp.dir, "other.db"));
+    await expect(other.seedIfEmpty([pet, pet])).rejects.toThrow();
+    expect(await other.listInventory()).toEqual([]);
+    await other.close();
+  });
+
+  it("returns undefined for an unknown pet and changes nothing", async () => {
+    const store = openSqliteStore(dbPath);
+    await store.seedIfEmpty(PETS);
+    const revision = await store.revision();
+    expect(await store.updateQuantity(404n, 1)).toBeUndefined();
+    expect(await store.getPet(404n)).toBeUndefined();
+    expect(await store.revision()).toBe(revision);
+    await store.close();
+  });
+
+  it("changes its revision on its own writes and on other connections' writes", async () => {
+    const store = openSqliteStore(dbPath);
+    await store.seedIfEmpty(PETS);
+    const r1 = await store.revision();
+    await store.updateQuantity(1n, 9);
+    const r2 = await store.revision();
+    expect(r2).not.toBe(r1);
+    const other = openSqliteStore(dbPath);
+    await other.updateQuantity(1n, 10);
+    await other.close();
+    expect(await store.revision()).not.toBe(r2);
+    await store.close();
+  });
+
+  it("rejects an out-of-range quantity at the database level too", async () => {
+    const store = openSqliteStore(dbPath);
+    await store.seedIfEmpty(PETS);
+    await expect(store.updateQuantity(1n, -1)).rejects.toThrow(/CHECK/);
+    await store.close();
+  });
+});
