@@ -1,19 +1,21 @@
-/** Entry point of `petstore` (placeholder until the CLI issue: only `serve`). */
-import { Command } from "commander";
-import { serveCommand } from "./commands/serve.js";
-import { CliError } from "./errors.js";
+/** Entry point of `petstore`: wires the real process into run() and sets the exit code. */
+import { readFile } from "node:fs/promises";
+import { setTimeout as sleep } from "node:timers/promises";
+import { run } from "./commands/run.js";
 
-const program = new Command("petstore").addCommand(
-  serveCommand({ env: process.env, stdout: process.stdout, stderr: process.stderr }),
-);
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
-  if (error instanceof CliError) {
-    process.stderr.write(`error: ${error.message}\n`);
-    if (error.hint) process.stderr.write(`hint: ${error.hint}\n`);
-    process.exitCode = error.exitCode;
-  } else {
-    throw error;
-  }
-}
+// A reader that stops early (`petstore inventory list | head -1`) is not an error.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
+process.exitCode = await run(process.argv.slice(2), {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdoutIsTTY: process.stdout.isTTY,
+  env: process.env,
+  readFile: (path) => readFile(path, "utf8"),
+  sleep: (ms) => sleep(ms),
+  random: Math.random,
+  now: Date.now,
+});

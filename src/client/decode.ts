@@ -1,0 +1,160 @@
+/**
+ * Lossless JSON parsing and minimal shape checks of response bodies. Numbers stay
+ * exact (int64 ids become bigint), and a body of the wrong shape is reported by path.
+ */
+import { isLosslessNumber, parse } from "lossless-json";
+import { MAX_PET_ID } from "../api/limits.js";
+import {
+  ORDER_STATUSES,
+  PET_STATUSES,
+  type ApiErrorBody,
+  type Category,
+  type InventoryItem,
+  type Order,
+  type OrderStatus,
+  type Pet,
+  type PetStatus,
+  type Tag,
+} from "../api/types.js";
+
+/** A body that does not have the shape the spec promises; `path` locates the bad value. */
+export class ShapeError extends Error {
+  constructor(path: string, expected: string) {
+    super(`${path === "" ? "the body" : path} is not ${expected}`);
+    this.name = "ShapeError";
+  }
+}
+
+/** Parses JSON keeping every number exact (as a LosslessNumber); throws ShapeError on bad JSON. */
+export function parseJson(text: string): unknown {
+  try {
+    return parse(text);
+  } catch {
+    throw new ShapeError("", "valid JSON");
+  }
+}
+
+type Fields = Readonly<Record<string, unknown>>;
+
+function object(value: unknown, path: string): Fields {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new ShapeError(path, "an object");
+  }
+  return value as Fields;
+}
+
+function array(value: unknown, path: string): readonly unknown[] {
+  if (!Array.isArray(value)) throw new ShapeError(path, "an array");
+  return value;
+}
+
+function string(value: unknown, path: string): string {
+  if (typeof value !== "string") throw new ShapeError(path, "a string");
+  return value;
+}
+
+function integerText(value: unknown, path: string): string {
+  if (!isLosslessNumber(value) || !/^-?(0|[1-9][0-9]*)$/.test(value.value)) {
+    throw new ShapeError(path, "an integer");
+  }
+  return value.value;
+}
+
+/** An int64 id, exact. */
+function int64(value: unknown, path: string): bigint {
+  const id = BigInt(integerText(value, path));
+  if (id < -MAX_PET_ID - 1n || id > MAX_PET_ID) throw new ShapeError(path, "an int64");
+  return id;
+}
+
+/** A count that fits a JS number exactly. */
+function safeInteger(value: unknown, path: string): number {
+  const number = Number(integerText(value, path));
+  if (!Number.isSafeInteger(number)) throw new ShapeError(path, "a safe integer");
+  return number;
+}
+
+function oneOf<T extends string>(allowed: readonly T[], value: unknown, path: string): T {
+  const text = string(value, path);
+  const match = allowed.find((candidate) => candidate === text);
+  if (match === undefined) throw new ShapeError(path, `one of ${allowed.join(", ")}`);
+  return match;
+}
+
+/** Checks one InventoryItem. */
+export function decodeInventoryItem(value: unknown, path = ""): InventoryItem {
+  const fields = object(value, path);
+  return {
+    petId: int64(fields.petId, `${path}.petId`),
+    quantity: safeInteger(fields.quantity, `${path}.quantity`),
+    status: oneOf<PetStatus>(PET_STATUSES, fields.status, `${path}.status`),
+  };
+}
+
+/** Checks the body of `GET /inventory`. */
+export function decodeInventoryList(value: unknown): InventoryItem[] {
+  return array(value, "").map((item, index) => decodeInventoryItem(item, `[${index}]`));
+}
+
+function decodeNamedRef(value: unknown, path: string): Category | Tag {
+  const fields = object(value, path);
+  return { id: int64(fields.id, `${path}.id`), name: string(fields.name, `${path}.name`) };
+}
+
+/** Checks a Pet; `photoUrls` and `tags` default to empty when a server leaves them out. */
+export function decodePet(value: unknown): Pet {
+  const fields = object(value, "");
+  const pet: Pet = {
+    id: int64(fields.id, ".id"),
+    name: string(fields.name, ".name"),
+    status: oneOf<PetStatus>(PET_STATUSES, fields.status, ".status"),
+    photoUrls:
+      fields.photoUrls === undefined
+        ? []
+        : array(fields.photoUrls, ".photoUrls").map((url, i) => string(url, `.photoUrls[${i}]`)),
+    tags:
+      fields.tags === undefined
+        ? []
+        : array(fields.tags, ".tags").map((tag, i) => decodeNamedRef(tag, `.tags[${i}]`)),
+  };
+  if (fields.category !== undefined && fields.category !== null) {
+    pet.category = decodeNamedRef(fields.category, ".category");
+  }
+  return pet;
+}
+
+/** Checks one Order. */
+export function decodeOrder(value: unknown, path = ""): Order {
+  const fields = object(value, path);
+  const complete = fields.complete;
+  if (typeof complete !== "boolean") throw new ShapeError(`${path}.complete`, "a boolean");
+  return {
+    id: int64(fields.id, `${path}.id`),
+    petId: int64(fields.petId, `${path}.petId`),
+    quantity: safeInteger(fields.quantity, `${path}.quantity`),
+    shipDate: string(fields.shipDate, `${path}.shipDate`),
+    status: oneOf<OrderStatus>(ORDER_STATUSES, fields.status, `${path}.status`),
+    complete,
+  };
+}
+
+/** Checks the body of `GET /store/orders`. */
+export function decodeOrderList(value: unknown): Order[] {
+  return array(value, "").map((order, index) => decodeOrder(order, `[${index}]`));
+}
+
+/** Reads an Error body leniently: whatever of `code` and `message` is usable, or undefined. */
+export function decodeErrorBody(text: string): Partial<ApiErrorBody> | undefined {
+  let value: unknown;
+  try {
+    value = parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  const fields = value as Fields;
+  const body: Partial<ApiErrorBody> = {};
+  if (typeof fields.code === "string" && fields.code !== "") body.code = fields.code;
+  if (typeof fields.message === "string" && fields.message !== "") body.message = fields.message;
+  return body.code === undefined && body.message === undefined ? undefined : body;
+}

@@ -1,0 +1,178 @@
+/** Which server the CLI talks to and with which key (PRODUCT.md, "Selecting the server and the key"). */
+import { UsageError } from "../errors.js";
+
+/** The environments `--env` accepts. */
+export const TARGET_ENVS = ["production", "staging", "local"] as const;
+export type TargetEnv = (typeof TARGET_ENVS)[number];
+
+/** Where `petstore serve` listens by default. */
+export const LOCAL_BASE_URL = "http://127.0.0.1:4010/v1";
+
+/** The selected server and key, plus where each came from (for hints). */
+export interface Target {
+  env: TargetEnv;
+  baseUrl: string;
+  /** `--base-url`, a variable name, or `--env local`. */
+  baseUrlSource: string;
+  apiKey: string;
+  /** The variable (or key file variable) the key came from. */
+  apiKeySource: string;
+}
+
+/** The flags that select the target. */
+export interface TargetOptions {
+  env?: string | undefined;
+  staging?: boolean | undefined;
+  baseUrl?: string | undefined;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+function isTargetEnv(value: string): value is TargetEnv {
+  return (TARGET_ENVS as readonly string[]).includes(value);
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === "" ? undefined : trimmed;
+}
+
+/** Picks the environment: `--staging`, then `--env`, then PETSTORE_ENV, else production. */
+export function resolveTargetEnv(options: TargetOptions, env: Env): TargetEnv {
+  const flag = options.env;
+  if (options.staging === true) {
+    if (flag !== undefined && flag !== "staging") {
+      throw new UsageError(`--staging conflicts with --env ${flag}`, "pass only one of them");
+    }
+    return "staging";
+  }
+  if (flag !== undefined) {
+    if (!isTargetEnv(flag)) {
+      throw new UsageError(
+        `invalid --env "${flag}": expected one of ${TARGET_ENVS.join(", ")}`,
+        "for example: petstore --env staging inventory list",
+      );
+    }
+    return flag;
+  }
+  const fromEnv = nonEmpty(env.PETSTORE_ENV);
+  if (fromEnv === undefined) return "production";
+  if (!isTargetEnv(fromEnv)) {
+    throw new UsageError(
+      `invalid PETSTORE_ENV "${fromEnv}": expected one of ${TARGET_ENVS.join(", ")}`,
+      "fix or unset PETSTORE_ENV",
+    );
+  }
+  return fromEnv;
+}
+
+function checkBaseUrl(text: string, source: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new UsageError(
+      `invalid base URL "${text}" (from ${source})`,
+      "expected an absolute http(s) URL ending in /v1, e.g. https://petstore.example.com/v1",
+    );
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new UsageError(
+      `invalid base URL "${text}" (from ${source}): only http and https are supported`,
+    );
+  }
+  if (url.search !== "" || url.hash !== "") {
+    throw new UsageError(
+      `invalid base URL "${text}" (from ${source}): it must not have a query or fragment`,
+    );
+  }
+  return url.href.replace(/\/+$/, "");
+}
+
+function resolveBaseUrl(
+  targetEnv: TargetEnv,
+  options: TargetOptions,
+  env: Env,
+): { baseUrl: string; source: string } {
+  const flag = nonEmpty(options.baseUrl);
+  if (flag !== undefined)
+    return { baseUrl: checkBaseUrl(flag, "--base-url"), source: "--base-url" };
+  if (targetEnv === "local") return { baseUrl: LOCAL_BASE_URL, source: "--env local" };
+  const variable = targetEnv === "staging" ? "PETSTORE_STAGING_URL" : "PETSTORE_BASE_URL";
+  const value = nonEmpty(env[variable]);
+  if (value === undefined) {
+    throw new UsageError(
+      `no ${targetEnv} base URL: set ${variable} (or pass --base-url)`,
+      `for example: export ${variable}=https://petstore.example.com/v1` +
+        (targetEnv === "production" ? "; or use --env local for a local petstore serve" : ""),
+    );
+  }
+  return { baseUrl: checkBaseUrl(value, variable), source: variable };
+}
+
+async function resolveApiKey(
+  targetEnv: TargetEnv,
+  env: Env,
+  readFile: (path: string) => Promise<string>,
+): Promise<{ apiKey: string; source: string }> {
+  const candidates =
+    targetEnv === "staging"
+      ? ["PETSTORE_STAGING_API_KEY", "PETSTORE_API_KEY"]
+      : ["PETSTORE_API_KEY"];
+  for (const variable of candidates) {
+    const value = nonEmpty(env[variable]);
+    if (value !== undefined) return { apiKey: checkKey(value, variable), source: variable };
+  }
+  const file = nonEmpty(env.PETSTORE_API_KEY_FILE);
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(file);
+    } catch (error) {
+      const reason = error instanceof Error && "code" in error ? String(error.code) : "unreadable";
+      throw new UsageError(
+        `cannot read the API key file ${file} (PETSTORE_API_KEY_FILE): ${reason}`,
+        "point PETSTORE_API_KEY_FILE at a readable file holding the key",
+      );
+    }
+    const key = nonEmpty(text);
+    if (key === undefined) {
+      throw new UsageError(`the API key file ${file} (PETSTORE_API_KEY_FILE) is empty`);
+    }
+    return { apiKey: checkKey(key, "PETSTORE_API_KEY_FILE"), source: "PETSTORE_API_KEY_FILE" };
+  }
+  throw new UsageError(
+    `no API key: set ${candidates.join(" or ")} (or PETSTORE_API_KEY_FILE)`,
+    "the key is never accepted as a flag, so it stays out of shell history and ps",
+  );
+}
+
+function checkKey(key: string, source: string): string {
+  // A header value cannot hold control characters; say so instead of failing in the HTTP layer.
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(key)) {
+    throw new UsageError(`the API key in ${source} contains control characters or line breaks`);
+  }
+  return key;
+}
+
+/**
+ * Resolves base URL then key from flags and variables. Throws UsageError naming the
+ * variable to set when either is missing, so no request is ever sent without them.
+ */
+export async function resolveTarget(
+  options: TargetOptions,
+  env: Env,
+  readFile: (path: string) => Promise<string>,
+): Promise<Target> {
+  const targetEnv = resolveTargetEnv(options, env);
+  const { baseUrl, source } = resolveBaseUrl(targetEnv, options, env);
+  const key = await resolveApiKey(targetEnv, env, readFile);
+  return {
+    env: targetEnv,
+    baseUrl,
+    baseUrlSource: source,
+    apiKey: key.apiKey,
+    apiKeySource: key.source,
+  };
+}

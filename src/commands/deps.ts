@@ -1,0 +1,21 @@
+/** Everything a CLI run takes from the outside world, injected so tests can fake it. */
+import type { Dispatcher } from "undici";
+import type { Env } from "../client/target.js";
+
+export interface Deps {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+  /** Whether stdout is a terminal (tables and totals) or a pipe or file (plain lines). */
+  stdoutIsTTY: boolean;
+  env: Env;
+  /** Reads a text file (PETSTORE_API_KEY_FILE). */
+  readFile: (path: string) => Promise<string>;
+  /** HTTP dispatcher; when absent, the run creates one EnvHttpProxyAgent and closes it after. */
+  dispatcher?: Dispatcher | undefined;
+  /** Waits between retries. */
+  sleep: (ms: number) => Promise<void>;
+  /** Jitter source, in [0, 1). */
+  random: () => number;
+  /** Clock in milliseconds since the epoch (Retry-After dates, trace timings). */
+  now: () => number;
+}

@@ -1,0 +1,95 @@
+/**
+ * The one place that turns injected dependencies and global options into what commands use:
+ * the IO streams object and, on demand, the API client for the selected target.
+ */
+import type { Dispatcher } from "undici";
+import type { ApiClient, DeprecationNotice } from "../client/api-client.js";
+import { resolveTarget, type Target } from "../client/target.js";
+import { createIoStreams, type IoStreams } from "../output/io-streams.js";
+import { formatDeprecationWarning } from "../output/messages.js";
+import { formatTraceEvent } from "../output/trace.js";
+import type { Deps } from "./deps.js";
+import type { GlobalOptions } from "./global-options.js";
+import { USER_AGENT } from "./version.js";
+
+/** What a command's run function gets: where to write, and how to reach the API. */
+export interface CommandContext {
+  io: IoStreams;
+  /** Resolves the target (UsageError when URL or key is missing) and builds the client. */
+  apiClient(): Promise<ApiClient>;
+}
+
+/** Builds command contexts for one run and cleans up after it. */
+export class Factory {
+  readonly deps: Deps;
+  /** The selected target once resolved, for error hints. */
+  target: Target | undefined;
+  #ownDispatcher: Dispatcher | undefined;
+  #warnedDeprecation = false;
+
+  constructor(deps: Deps) {
+    this.deps = deps;
+  }
+
+  /** The IO streams object for these options; colour is decided here, once. */
+  io(globals: Pick<GlobalOptions, "color">): IoStreams {
+    return createIoStreams({
+      out: this.deps.stdout,
+      err: this.deps.stderr,
+      isTTY: this.deps.stdoutIsTTY,
+      env: this.deps.env,
+      colorFlag: globals.color,
+    });
+  }
+
+  /** The context a command runs with. */
+  context(globals: GlobalOptions): CommandContext {
+    return { io: this.io(globals), apiClient: () => this.#apiClient(globals) };
+  }
+
+  async #apiClient(globals: GlobalOptions): Promise<ApiClient> {
+    const target = await resolveTarget(globals, this.deps.env, this.deps.readFile);
+    this.target = target;
+    // undici is loaded only by commands that talk HTTP, to keep `petstore --version` fast.
+    const [{ createApiClient }, dispatcher] = await Promise.all([
+      import("../client/api-client.js"),
+      this.#dispatcher(globals.timeout),
+    ]);
+    const stderr = this.deps.stderr;
+    return createApiClient({
+      baseUrl: target.baseUrl,
+      apiKey: target.apiKey,
+      dispatcher,
+      timeoutMs: globals.timeout,
+      retry: { retries: globals.retries, sleep: this.deps.sleep, random: this.deps.random },
+      now: this.deps.now,
+      userAgent: USER_AGENT,
+      trace: globals.verbose ? (event) => stderr.write(formatTraceEvent(event)) : undefined,
+      onDeprecation: (notice) => {
+        this.#warnDeprecation(notice);
+      },
+    });
+  }
+
+  async #dispatcher(timeoutMs: number): Promise<Dispatcher> {
+    if (this.deps.dispatcher !== undefined) return this.deps.dispatcher;
+    if (this.#ownDispatcher === undefined) {
+      const { createDispatcher } = await import("../client/dispatcher.js");
+      this.#ownDispatcher = createDispatcher(this.deps.env, timeoutMs);
+    }
+    return this.#ownDispatcher;
+  }
+
+  #warnDeprecation(notice: DeprecationNotice): void {
+    if (this.#warnedDeprecation) return;
+    this.#warnedDeprecation = true;
+    this.deps.stderr.write(formatDeprecationWarning(notice));
+  }
+
+  /** Closes what this run opened (the dispatcher it created, not an injected one). */
+  async close(): Promise<void> {
+    const dispatcher = this.#ownDispatcher;
+    this.#ownDispatcher = undefined;
+    await dispatcher?.close();
+  }
+}
