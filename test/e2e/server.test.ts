@@ -1,0 +1,181 @@
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tempDir } from "../server/fixture.js";
+import { E2E_KEY, runServeToExit, startServer, type ServerProcess } from "./server-process.js";
+
+const auth = { authorization: `Bearer ${E2E_KEY}` };
+const MAX_ID = "9223372036854775807";
+
+let temp: ReturnType<typeof tempDir>;
+let db: string;
+let seed: string;
+let running: ServerProcess[] = [];
+
+beforeEach(() => {
+  temp = tempDir();
+  db = join(temp.dir, "petstore.db");
+  seed = join(temp.dir, "pets.json");
+  const pets = Array.from({ length: 20 }, (_, i) => ({
+    petId: i + 1,
+    name: `Pet ${i + 1}`,
+    status: "available",
+    quantity: 0,
+  }));
+  writeFileSync(
+    seed,
+    JSON.stringify(pets).replace(
+      /]$/,
+      `,{"petId":${MAX_ID},"name":"Max","status":"sold","quantity":1}]`,
+    ),
+  );
+});
+afterEach(async () => {
+  await Promise.all(running.map((server) => server.stop("SIGKILL")));
+  running = [];
+  temp.remove();
+});
+
+async function start(args: readonly string[] = ["--seed", seed], env?: Record<string, string>) {
+  const server = await startServer(db, args, env);
+  running.push(server);
+  return server;
+}
+
+const setQuantity = (url: string, petId: string | number, quantity: number) =>
+  fetch(`${url}/inventory/${petId}`, {
+    method: "PATCH",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify({ quantity }),
+  });
+
+const inventoryText = async (url: string) =>
+  (await fetch(`${url}/inventory`, { headers: auth })).text();
+
+describe("petstore serve", () => {
+  it("prints one listening line on stdout and serves the spec over HTTP", async () => {
+    const server = await start();
+    expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    expect(server.stdout()).toBe(`listening on ${server.url}\n`);
+    const response = await fetch(`${server.url}/inventory`, { headers: auth });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain(`{"petId":${MAX_ID},"quantity":1,"status":"sold"}`);
+    expect((await fetch(`${server.url.replace(/\/v1$/, "")}/healthz`)).status).toBe(200);
+  });
+
+  it("keeps data across a SIGTERM and a restart, and exits 0", async () => {
+    const first = await start();
+    expect((await setQuantity(first.url, MAX_ID, 77)).status).toBe(200);
+    expect(await first.stop("SIGTERM")).toBe(0);
+    const second = await start([]);
+    expect(await inventoryText(second.url)).toContain(`{"petId":${MAX_ID},"quantity":77,`);
+  });
+
+  it("exits 0 on SIGINT", async () => {
+    const server = await start();
+    expect(await server.stop("SIGINT")).toBe(0);
+  });
+
+  it("loses no acknowledged write when killed with SIGKILL", async () => {
+    const server = await start();
+    const expected = new Map<number, number>();
+    for (let i = 0; i < 200; i++) {
+      const petId = (i % 20) + 1;
+      const response = await setQuantity(server.url, petId, i);
+      expect(response.status).toBe(200);
+      expected.set(petId, i);
+    }
+    expect(await server.stop("SIGKILL")).toBeNull();
+    const restarted = await start([]);
+    const items = JSON.parse(await inventoryText(restarted.url)) as {
+      petId: number;
+      quantity: number;
+    }[];
+    for (const [petId, quantity] of expected) {
+      expect(items.find((item) => item.petId === petId)?.quantity, `pet ${petId}`).toBe(quantity);
+    }
+  });
+
+  it("seeds the demo set into an empty store only", async () => {
+    const server = await start(["--demo"]);
+    const items = JSON.parse(await inventoryText(server.url)) as unknown[];
+    expect(items.length).toBeGreaterThan(3);
+    expect(await server.stop()).toBe(0);
+    const again = await start(["--seed", seed]);
+    expect(JSON.parse(await inventoryText(again.url))).toEqual(items);
+    expect(again.stderr()).toContain("already holds pets; --seed");
+  });
+
+  it("accepts keys from --api-keys-file", async () => {
+    const keys = join(temp.dir, "keys.txt");
+    writeFileSync(keys, "# comment\nfile-key\n");
+    const server = await start(["--api-keys-file", keys], {});
+    const ok = await fetch(`${server.url}/inventory`, {
+      headers: { authorization: "Bearer file-key" },
+    });
+    expect(ok.status).toBe(200);
+    expect((await fetch(`${server.url}/inventory`, { headers: auth })).status).toBe(401);
+  });
+
+  it("never writes a key or the Authorization header to its logs", async () => {
+    const server = await start();
+    await fetch(`${server.url}/inventory`, { headers: auth });
+    await fetch(`${server.url}/inventory`, { headers: { authorization: "Bearer guessed-key" } });
+    await server.stop();
+    expect(server.stderr()).toContain('"route":"/v1/inventory"');
+    expect(server.stderr()).not.toContain(E2E_KEY);
+    expect(server.stderr()).not.toContain("guessed-key");
+  });
+
+  it("refuses to start without a key, saying how to configure one", async () => {
+    const result = await runServeToExit(["--db", db], {});
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain("error: no API key configured");
+    expect(result.stderr).toContain("PETSTORE_API_KEYS");
+    expect(result.stderr).toContain("--api-keys-file");
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it.each([
+    ["not JSON", "[{", "not valid JSON"],
+    [
+      "a bad entry",
+      '[{"petId": 1, "name": "A", "status": "lost", "quantity": 1}]',
+      "entry 1: petId 1: status must be one of",
+    ],
+  ])("fails clearly on a seed file that is %s, creating nothing", async (_what, text, message) => {
+    writeFileSync(seed, text);
+    const result = await runServeToExit(["--db", db, "--seed", seed], {
+      PETSTORE_API_KEYS: E2E_KEY,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`error: seed file ${seed}: ${message}`);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(db)).toBe(false);
+  });
+
+  it("fails clearly on a missing seed file and on a port in use", async () => {
+    const missing = await runServeToExit(["--db", db, "--seed", join(temp.dir, "nope.json")], {
+      PETSTORE_API_KEYS: E2E_KEY,
+    });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("error: cannot read seed file");
+
+    const server = await start();
+    const port = new URL(server.url).port;
+    const busy = await runServeToExit(["--db", join(temp.dir, "b.db"), "--port", port], {
+      PETSTORE_API_KEYS: E2E_KEY,
+    });
+    expect(busy.code).toBe(2);
+    expect(busy.stderr).toContain(`cannot listen on 127.0.0.1:${port} (EADDRINUSE)`);
+  });
+
+  it("rejects a bad --port as a usage error", async () => {
+    const result = await runServeToExit(["--db", db, "--port", "http"], {
+      PETSTORE_API_KEYS: E2E_KEY,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("port");
+  });
+});
