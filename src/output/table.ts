@@ -16,7 +16,7 @@ export function renderTable(spec: TableSpec, style: ChalkInstance): string {
     head: spec.head.map((title) => style.bold(title)),
     colAligns: spec.head.map((_, index) => (right.has(index) ? "right" : "left")),
     // Styling off: cli-table3 would otherwise colour by its own terminal detection.
-    style: { head: [], border: [] },
+    style: { head: [], border: [], compact: true },
   });
   for (const row of spec.rows) table.push([...row]);
   return `${table.toString()}\n`;

@@ -1,0 +1,88 @@
+/** Fakes for in-process runs of the CLI: captured streams, a MockAgent, a recorded clock. */
+import { Writable } from "node:stream";
+import { MockAgent } from "undici";
+import type { Deps } from "../../src/commands/deps.js";
+import { run } from "../../src/commands/run.js";
+
+export const ORIGIN = "http://petstore.test";
+export const BASE_URL = `${ORIGIN}/v1`;
+export const KEY = "test-key-8d2e";
+
+/** The environment of a correctly configured production run. */
+export const CONFIGURED_ENV = { PETSTORE_BASE_URL: BASE_URL, PETSTORE_API_KEY: KEY };
+
+/** A writable stream that keeps what was written. */
+export function captureStream(): { stream: Writable; text: () => string } {
+  const chunks: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, callback) {
+      chunks.push(chunk.toString());
+      callback();
+    },
+  });
+  return { stream, text: () => chunks.join("") };
+}
+
+export interface FakeRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** Delays the retry loop asked to sleep, in order. */
+  sleeps: number[];
+}
+
+export interface FakeOptions {
+  env?: Record<string, string | undefined>;
+  isTTY?: boolean;
+  agent?: MockAgent;
+  files?: Record<string, string>;
+  now?: number;
+}
+
+/** A MockAgent that refuses real connections and records calls. */
+export function mockAgent(): MockAgent {
+  const agent = new MockAgent({ enableCallHistory: true });
+  agent.disableNetConnect();
+  return agent;
+}
+
+/** Runs the CLI in-process on fakes and returns what it printed and its exit code. */
+export async function runFake(
+  argv: readonly string[],
+  options: FakeOptions = {},
+): Promise<FakeRun> {
+  const stdout = captureStream();
+  const stderr = captureStream();
+  const sleeps: number[] = [];
+  const files = options.files ?? {};
+  const deps: Deps = {
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    stdoutIsTTY: options.isTTY ?? false,
+    env: options.env ?? CONFIGURED_ENV,
+    readFile: (path) => {
+      const text = files[path];
+      if (text === undefined) {
+        return Promise.reject(Object.assign(new Error(`ENOENT: ${path}`), { code: "ENOENT" }));
+      }
+      return Promise.resolve(text);
+    },
+    dispatcher: options.agent ?? mockAgent(),
+    sleep: (ms) => {
+      sleeps.push(ms);
+      return Promise.resolve();
+    },
+    random: () => 0.5,
+    now: () => options.now ?? Date.parse("2025-06-01T12:00:00Z"),
+  };
+  const code = await run(argv, deps);
+  return { code, stdout: stdout.text(), stderr: stderr.text(), sleeps };
+}
+
+/** The calls the agent received, as "METHOD path". */
+export function callsOf(agent: MockAgent): string[] {
+  return (agent.getCallHistory()?.calls() ?? []).map((call) => `${call.method} ${call.path}`);
+}
+
+/** JSON response options for MockAgent replies. */
+export const json = { headers: { "content-type": "application/json" } };

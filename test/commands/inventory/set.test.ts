@@ -1,0 +1,153 @@
+import { describe, expect, it } from "vitest";
+import { BASE_URL, callsOf, json, mockAgent, ORIGIN, runFake } from "../fake-deps.js";
+
+const MAX_ID = "9223372036854775807";
+
+function patching(petId: string, reply: { status: number; body: string }) {
+  const agent = mockAgent();
+  agent
+    .get(ORIGIN)
+    .intercept({ path: `/v1/inventory/${petId}`, method: "PATCH" })
+    .reply(reply.status, reply.body, json);
+  return agent;
+}
+
+describe("inventory set", () => {
+  it("PATCHes {quantity} as JSON and prints the updated entry as one line when piped", async () => {
+    const agent = patching("42", {
+      status: 200,
+      body: '{"petId":42,"quantity":7,"status":"available"}',
+    });
+    const result = await runFake(["inventory", "set", "42", "7"], { agent });
+    expect(result).toMatchObject({ code: 0, stdout: "42\t7\tavailable\n", stderr: "" });
+    const call = agent.getCallHistory()?.lastCall();
+    expect(call?.method).toBe("PATCH");
+    expect(call?.body).toBe('{"quantity":7}');
+    expect(call?.headers).toMatchObject({ "content-type": "application/json" });
+  });
+
+  it("prints a one-row table without totals on a terminal", async () => {
+    const agent = patching("42", {
+      status: 200,
+      body: '{"petId":42,"quantity":7,"status":"available"}',
+    });
+    const result = await runFake(["--no-color", "inventory", "set", "42", "7"], {
+      agent,
+      isTTY: true,
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/│ +42 │ +7 │ available │/);
+    expect(result.stdout).not.toContain("in stock");
+  });
+
+  it("round-trips the largest int64 petId exactly with --json", async () => {
+    const agent = patching(MAX_ID, {
+      status: 200,
+      body: `{"petId":${MAX_ID},"quantity":2147483647,"status":"sold"}`,
+    });
+    const result = await runFake(["inventory", "set", MAX_ID, "2147483647", "--json"], { agent });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(
+      `{\n  "petId": ${MAX_ID},\n  "quantity": 2147483647,\n  "status": "sold"\n}\n`,
+    );
+    expect(callsOf(agent)).toEqual([`PATCH /v1/inventory/${MAX_ID}`]);
+  });
+
+  it.each([
+    ["abc", "1", 'invalid petId "abc"'],
+    ["0", "1", 'invalid petId "0"'],
+    ["-5", "1", 'invalid petId "-5"'],
+    ["1.5", "1", 'invalid petId "1.5"'],
+    ["007", "1", 'invalid petId "007"'],
+    ["9223372036854775808", "1", 'invalid petId "9223372036854775808"'],
+    ["42", "-1", 'invalid quantity "-1"'],
+    ["42", "2147483648", 'invalid quantity "2147483648"'],
+    ["42", "1e3", 'invalid quantity "1e3"'],
+    ["42", "2.5", 'invalid quantity "2.5"'],
+    ["42", "seven", 'invalid quantity "seven"'],
+  ])(
+    "rejects set %s %s locally with exit 2 and sends nothing",
+    async (petId, quantity, message) => {
+      const agent = mockAgent();
+      const result = await runFake(["inventory", "set", petId, quantity], { agent });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(
+        new RegExp(`^error: ${message.replace(/[.]/g, "\\.")}: expected a whole number from`),
+      );
+      expect(result.stdout).toBe("");
+      expect(callsOf(agent)).toEqual([]);
+    },
+  );
+
+  it("validates the arguments before asking for a key", async () => {
+    const result = await runFake(["inventory", "set", "x", "1"], { env: {} });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('invalid petId "x"');
+  });
+
+  it("needs both arguments (exit 2)", async () => {
+    const result = await runFake(["inventory", "set", "42"]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("error: missing required argument 'quantity'");
+    expect(result.stderr).toContain("hint: see petstore inventory set --help");
+  });
+
+  it("maps 404 to exit 5 with the server's code and a hint", async () => {
+    const agent = patching("99", {
+      status: 404,
+      body: '{"code":"pet_not_found","message":"no pet with id 99","status":404}',
+    });
+    const result = await runFake(["inventory", "set", "99", "1"], { agent });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toBe(
+      "error: no pet with id 99 (pet_not_found, HTTP 404)\n" +
+        "hint: check the petId; petstore inventory list shows the known ones\n",
+    );
+    expect(result.stdout).toBe("");
+  });
+
+  it("points at the base URL when the route itself is unknown", async () => {
+    const agent = patching("99", {
+      status: 404,
+      body: '{"code":"not_found","message":"no route PATCH /inventory/99","status":404}',
+    });
+    const result = await runFake(["inventory", "set", "99", "1"], { agent });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain(
+      `hint: the server has no such route: check that the base URL ${BASE_URL} (from PETSTORE_BASE_URL) is right and ends in /v1`,
+    );
+  });
+
+  it("maps 400 to exit 6 with the server's message", async () => {
+    const agent = patching("42", {
+      status: 400,
+      body: '{"code":"invalid_body","message":"quantity must be at most 1000","status":400}',
+    });
+    const result = await runFake(["inventory", "set", "42", "5000"], { agent });
+    expect(result.code).toBe(6);
+    expect(result.stderr).toBe("error: quantity must be at most 1000 (invalid_body, HTTP 400)\n");
+  });
+
+  it("maps 401 to exit 4 naming the variable that holds the key", async () => {
+    const agent = patching("42", {
+      status: 401,
+      body: '{"code":"unauthorized","message":"invalid API key","status":401}',
+    });
+    const result = await runFake(["inventory", "set", "42", "1"], { agent });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toBe(
+      "error: invalid API key (unauthorized, HTTP 401)\n" +
+        "hint: check the API key for --env production: it comes from PETSTORE_API_KEY\n",
+    );
+  });
+
+  it("does not retry a 4xx", async () => {
+    const agent = patching("42", {
+      status: 400,
+      body: '{"code":"invalid_body","message":"no","status":400}',
+    });
+    const result = await runFake(["inventory", "set", "42", "1"], { agent });
+    expect(result.sleeps).toEqual([]);
+    expect(callsOf(agent)).toHaveLength(1);
+  });
+});

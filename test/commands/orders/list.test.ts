@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { json, mockAgent, ORIGIN, runFake } from "../fake-deps.js";
+
+const ORDERS =
+  '[{"id":1,"petId":9223372036854775807,"quantity":2,"shipDate":"2025-05-01T10:00:00.000Z","status":"placed","complete":false},' +
+  '{"id":2,"petId":42,"quantity":1,"shipDate":"2025-05-02T10:00:00.000Z","status":"delivered","complete":true}]';
+
+function ordersAgent(body = ORDERS) {
+  const agent = mockAgent();
+  agent.get(ORIGIN).intercept({ path: "/v1/store/orders", method: "GET" }).reply(200, body, json);
+  return agent;
+}
+
+describe("orders list", () => {
+  it("prints one tab-separated line per order when piped", async () => {
+    const result = await runFake(["orders", "list"], { agent: ordersAgent() });
+    expect(result).toMatchObject({
+      code: 0,
+      stdout:
+        "1\t9223372036854775807\t2\t2025-05-01T10:00:00.000Z\tplaced\tfalse\n" +
+        "2\t42\t1\t2025-05-02T10:00:00.000Z\tdelivered\ttrue\n",
+      stderr: "",
+    });
+  });
+
+  it("prints a table with a count on a terminal", async () => {
+    const result = await runFake(["--no-color", "orders", "list"], {
+      agent: ordersAgent(),
+      isTTY: true,
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(
+      /│ +1 │ 9223372036854775807 │ +2 │ 2025-05-01T10:00:00.000Z │ placed +│ no +│/,
+    );
+    expect(result.stdout).toContain("2 orders");
+  });
+
+  it("prints the orders as JSON with exact ids", async () => {
+    const result = await runFake(["orders", "list", "--json"], { agent: ordersAgent() });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('"petId": 9223372036854775807');
+    expect(result.stdout).toContain('"complete": true');
+  });
+
+  it("rejects an order with an unknown status as a malformed response", async () => {
+    const result = await runFake(["orders", "list"], {
+      agent: ordersAgent(ORDERS.replace('"placed"', '"lost"')),
+    });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain("[0].status is not one of placed, approved, delivered");
+  });
+});

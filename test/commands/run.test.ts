@@ -1,0 +1,293 @@
+/** Flag parsing, target and key selection, and the mapping of failures to exit codes. */
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import type { Deps } from "../../src/commands/deps.js";
+import { run } from "../../src/commands/run.js";
+import { VERSION } from "../../src/commands/version.js";
+import { callsOf, captureStream, json, KEY, mockAgent, ORIGIN, runFake } from "./fake-deps.js";
+
+function listAt(origin: string, path = "/v1/inventory") {
+  const agent = mockAgent();
+  agent.get(origin).intercept({ path, method: "GET" }).reply(200, "[]", json);
+  return agent;
+}
+
+function authorizationOf(agent: ReturnType<typeof mockAgent>): unknown {
+  return agent.getCallHistory()?.lastCall()?.headers?.authorization;
+}
+
+describe("commander parsing", () => {
+  it("prints the version on stdout (exit 0)", async () => {
+    const result = await runFake(["--version"]);
+    expect(result).toMatchObject({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
+  });
+
+  it("prints help with examples on stdout (exit 0)", async () => {
+    const result = await runFake(["inventory", "list", "--help"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("Examples:\n  petstore inventory list");
+  });
+
+  it.each([
+    [["inventory", "set", "--help"], "petstore inventory set 42 7"],
+    [["pets", "get", "--help"], "petstore pets get 42"],
+    [["orders", "list", "--help"], "petstore orders list --json"],
+    [["--help"], "Exit codes:"],
+  ])("has examples in %j", async (argv, example) => {
+    const result = await runFake(argv);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(example);
+  });
+
+  it.each([
+    [["bogus"], "error: unknown command 'bogus'"],
+    [["inventory", "lst"], "error: unknown command 'lst'\n(Did you mean list?)"],
+    [["inventory", "list", "--jsno"], "error: unknown option '--jsno'\n(Did you mean --json?)"],
+    [
+      ["--timeout", "soon", "inventory", "list"],
+      "error: option '--timeout <ms>' argument 'soon' is invalid",
+    ],
+    [["--timeout", "0", "inventory", "list"], "expected a whole number of milliseconds from 1"],
+    [
+      ["--retries", "-1", "inventory", "list"],
+      "error: option '--retries <n>' argument '-1' is invalid",
+    ],
+    [["--retries", "11", "inventory", "list"], "expected a whole number of retries from 0 to 10"],
+    [["--env", "prod", "inventory", "list"], "Allowed choices are production, staging, local"],
+    [["inventory", "list", "extra"], "error: too many arguments for 'list'"],
+    [["--api-key", "k", "inventory", "list"], "error: unknown option '--api-key'"],
+  ])("rejects %j with exit 2", async (argv, message) => {
+    const agent = mockAgent();
+    const result = await runFake(argv, { agent });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(result.stdout).toBe("");
+    expect(callsOf(agent)).toEqual([]);
+  });
+
+  it("shows the help on stderr with exit 2 when no command is given", async () => {
+    const result = await runFake([]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("Usage: petstore [options] [command]");
+    expect(result.stdout).toBe("");
+  });
+
+  it("accepts global options after the command", async () => {
+    const agent = listAt("http://other.test");
+    const result = await runFake(["inventory", "list", "--base-url", "http://other.test/v1"], {
+      agent,
+    });
+    expect(result.code).toBe(0);
+    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
+  });
+});
+
+describe("selecting the server", () => {
+  it("uses PETSTORE_BASE_URL and PETSTORE_API_KEY for production", async () => {
+    const agent = listAt(ORIGIN);
+    const result = await runFake(["inventory", "list"], { agent });
+    expect(result.code).toBe(0);
+    expect(authorizationOf(agent)).toBe(`Bearer ${KEY}`);
+  });
+
+  it("lets --base-url win over PETSTORE_BASE_URL and ignores a trailing slash", async () => {
+    const agent = listAt("http://flag.test");
+    const result = await runFake(["--base-url", "http://flag.test/v1/", "inventory", "list"], {
+      agent,
+    });
+    expect(result.code).toBe(0);
+    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
+  });
+
+  it("targets http://127.0.0.1:4010/v1 with --env local", async () => {
+    const agent = listAt("http://127.0.0.1:4010");
+    const result = await runFake(["--env", "local", "inventory", "list"], {
+      agent,
+      env: { PETSTORE_API_KEY: KEY },
+    });
+    expect(result.code).toBe(0);
+    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
+  });
+
+  it("takes the environment from PETSTORE_ENV", async () => {
+    const agent = listAt("http://127.0.0.1:4010");
+    const result = await runFake(["inventory", "list"], {
+      agent,
+      env: { PETSTORE_ENV: "local", PETSTORE_API_KEY: KEY },
+    });
+    expect(result.code).toBe(0);
+  });
+
+  it("lets --env win over PETSTORE_ENV", async () => {
+    const agent = listAt(ORIGIN);
+    const result = await runFake(["--env", "production", "inventory", "list"], {
+      agent,
+      env: { PETSTORE_ENV: "local", PETSTORE_BASE_URL: `${ORIGIN}/v1`, PETSTORE_API_KEY: KEY },
+    });
+    expect(result.code).toBe(0);
+    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
+  });
+
+  it("uses PETSTORE_STAGING_URL and prefers PETSTORE_STAGING_API_KEY with --staging", async () => {
+    const agent = listAt("http://staging.test");
+    const result = await runFake(["--staging", "inventory", "list"], {
+      agent,
+      env: {
+        PETSTORE_BASE_URL: `${ORIGIN}/v1`,
+        PETSTORE_STAGING_URL: "http://staging.test/v1",
+        PETSTORE_API_KEY: KEY,
+        PETSTORE_STAGING_API_KEY: "staging-key",
+      },
+    });
+    expect(result.code).toBe(0);
+    expect(authorizationOf(agent)).toBe("Bearer staging-key");
+  });
+
+  it("falls back to PETSTORE_API_KEY for staging", async () => {
+    const agent = listAt("http://staging.test");
+    const result = await runFake(["--env", "staging", "inventory", "list"], {
+      agent,
+      env: { PETSTORE_STAGING_URL: "http://staging.test/v1", PETSTORE_API_KEY: KEY },
+    });
+    expect(result.code).toBe(0);
+    expect(authorizationOf(agent)).toBe(`Bearer ${KEY}`);
+  });
+
+  it("reads the key from PETSTORE_API_KEY_FILE when the variable is unset", async () => {
+    const agent = listAt(ORIGIN);
+    const result = await runFake(["inventory", "list"], {
+      agent,
+      env: { PETSTORE_BASE_URL: `${ORIGIN}/v1`, PETSTORE_API_KEY_FILE: "/run/secrets/key" },
+      files: { "/run/secrets/key": "file-key\n" },
+    });
+    expect(result.code).toBe(0);
+    expect(authorizationOf(agent)).toBe("Bearer file-key");
+  });
+
+  it.each([
+    [
+      "no production URL",
+      [],
+      { PETSTORE_API_KEY: KEY },
+      "error: no production base URL: set PETSTORE_BASE_URL (or pass --base-url)\n",
+    ],
+    [
+      "no staging URL",
+      ["--staging"],
+      { PETSTORE_BASE_URL: `${ORIGIN}/v1`, PETSTORE_API_KEY: KEY },
+      "error: no staging base URL: set PETSTORE_STAGING_URL (or pass --base-url)\n",
+    ],
+    [
+      "no key",
+      [],
+      { PETSTORE_BASE_URL: `${ORIGIN}/v1` },
+      "error: no API key: set PETSTORE_API_KEY (or PETSTORE_API_KEY_FILE)\n",
+    ],
+    [
+      "no staging key",
+      ["--env", "staging"],
+      { PETSTORE_STAGING_URL: `${ORIGIN}/v1` },
+      "error: no API key: set PETSTORE_STAGING_API_KEY or PETSTORE_API_KEY (or PETSTORE_API_KEY_FILE)\n",
+    ],
+    [
+      "an unreadable key file",
+      [],
+      { PETSTORE_BASE_URL: `${ORIGIN}/v1`, PETSTORE_API_KEY_FILE: "/nope" },
+      "error: cannot read the API key file /nope (PETSTORE_API_KEY_FILE): ENOENT\n",
+    ],
+    [
+      "a bad PETSTORE_ENV",
+      [],
+      { PETSTORE_ENV: "prod", PETSTORE_API_KEY: KEY },
+      'error: invalid PETSTORE_ENV "prod": expected one of production, staging, local\n',
+    ],
+    [
+      "a bad base URL",
+      ["--base-url", "petstore.example.com"],
+      { PETSTORE_API_KEY: KEY },
+      'error: invalid base URL "petstore.example.com" (from --base-url)\n',
+    ],
+    [
+      "--staging with --env local",
+      ["--staging", "--env", "local"],
+      { PETSTORE_API_KEY: KEY },
+      "error: --staging conflicts with --env local\n",
+    ],
+  ])("stops with exit 2 before any request on %s", async (_case, flags, env, message) => {
+    const agent = mockAgent();
+    const result = await runFake([...flags, "inventory", "list"], { agent, env });
+    expect(result.code).toBe(2);
+    expect(result.stderr.startsWith(message)).toBe(true);
+    expect(callsOf(agent)).toEqual([]);
+  });
+
+  it("names the staging key variable in the 401 hint", async () => {
+    const agent = mockAgent();
+    agent
+      .get(ORIGIN)
+      .intercept({ path: "/v1/inventory", method: "GET" })
+      .reply(401, '{"code":"unauthorized","message":"invalid API key","status":401}', {
+        headers: {
+          "content-type": "application/json",
+          "www-authenticate": 'Bearer realm="petstore"',
+        },
+      });
+    const result = await runFake(["--staging", "inventory", "list"], {
+      agent,
+      env: { PETSTORE_STAGING_URL: `${ORIGIN}/v1`, PETSTORE_STAGING_API_KEY: "sk" },
+    });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain(
+      "hint: check the API key for --env staging: it comes from PETSTORE_STAGING_API_KEY\n",
+    );
+  });
+});
+
+describe("unexpected failures", () => {
+  /** Deps whose stdout throws on write: the CLI has no answer for that, so it is a bug (exit 1). */
+  function brokenStdout(): { deps: Deps; stderr: () => string } {
+    const stderr = captureStream();
+    const agent = mockAgent();
+    agent
+      .get(ORIGIN)
+      .intercept({ path: "/v1/inventory", method: "GET" })
+      .reply(200, '[{"petId":1,"quantity":1,"status":"sold"}]', json);
+    const stdout = new Writable({
+      write() {
+        throw new Error("disk on fire");
+      },
+    });
+    return {
+      stderr: stderr.text,
+      deps: {
+        stdout,
+        stderr: stderr.stream,
+        stdoutIsTTY: false,
+        env: { PETSTORE_BASE_URL: `${ORIGIN}/v1`, PETSTORE_API_KEY: KEY },
+        readFile: () => Promise.reject(new Error("unused")),
+        dispatcher: agent,
+        sleep: () => Promise.resolve(),
+        random: () => 0,
+        now: () => 0,
+      },
+    };
+  }
+
+  it("says a failure it did not expect is a bug (exit 1), without a stack trace", async () => {
+    const { deps, stderr } = brokenStdout();
+    const code = await run(["inventory", "list"], deps);
+    expect(code).toBe(1);
+    expect(stderr()).toBe(
+      "error: unexpected failure: disk on fire\n" +
+        "hint: this is a bug in petstore, please report it (--verbose shows the stack trace)\n",
+    );
+  });
+
+  it("prints the stack trace of a bug with --verbose", async () => {
+    const { deps, stderr } = brokenStdout();
+    const code = await run(["--verbose", "inventory", "list"], deps);
+    expect(code).toBe(1);
+    expect(stderr()).toContain("error: unexpected failure: disk on fire\n");
+    expect(stderr()).toMatch(/\n {4}at /);
+  });
+});

@@ -1,0 +1,264 @@
+/**
+ * End-to-end helpers: spawn the real `petstore serve` on a temporary SQLite file, run the
+ * real CLI binary, and stand up tiny fake HTTP servers for faults the real server never
+ * produces. Everything runs the built bundle (`npm run build` first).
+ */
+import { spawn, spawnSync, type ChildProcessByStdio } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Readable, Writable } from "node:stream";
+import { stringify } from "lossless-json";
+
+export const ROOT = join(import.meta.dirname, "..", "..");
+export const BIN = join(ROOT, "bin", "petstore.js");
+/** The key the helpers configure on servers they start. */
+export const API_KEY = "e2e-key-4b9f2c";
+
+type Env = Record<string, string | undefined>;
+
+/** Only what a child needs from this process: no PETSTORE_*, proxy or colour settings leak in. */
+function baseEnv(): Env {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, TMPDIR: process.env.TMPDIR };
+}
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** Throws unless dist/ exists and is newer than every file under src/. */
+export function assertBuilt(): void {
+  const bundle = join(ROOT, "dist", "cli.js");
+  if (!existsSync(bundle)) throw new Error("dist/cli.js is missing: run `npm run build` first");
+  if (newestMtime(join(ROOT, "src")) > statSync(bundle).mtimeMs) {
+    throw new Error("dist/cli.js is older than src/: run `npm run build` first");
+  }
+}
+
+/** A temporary directory, removed by `remove()`. */
+export function tempDir(prefix = "petstore-e2e-"): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return {
+    dir,
+    remove: () => {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A seed record; `petId` may be a bigint to go beyond 2^53 exactly. */
+export interface SeedPet {
+  petId: number | bigint;
+  name: string;
+  status: "available" | "pending" | "sold";
+  quantity: number;
+}
+
+export interface ServerOptions {
+  /** Pets to load with --seed (written to a temp file), or the path of a seed file. */
+  seed?: readonly SeedPet[] | string;
+  /** Extra environment; PETSTORE_API_KEYS defaults to API_KEY. */
+  env?: Env;
+  /** Extra arguments after `serve --port 0 --db <file>`. */
+  args?: readonly string[];
+  /** Use this database file instead of a new temporary one (e.g. to test restarts). */
+  dbPath?: string;
+}
+
+export interface RunningServer {
+  /** Base URL from the `listening on` line, ending in /v1. */
+  url: string;
+  port: number;
+  dbPath: string;
+  process: ChildProcessByStdio<null, Readable, Readable>;
+  stdout(): string;
+  stderr(): string;
+  /** Sends `signal` (SIGTERM by default), waits for exit, removes temp files; resolves the exit code. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+const LISTENING = /^listening on (http:\/\/[^\s]+)\n/m;
+
+/** Starts `petstore serve --port 0` on a temporary database and waits until it listens. */
+export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
+  assertBuilt();
+  const temp = tempDir();
+  const dbPath = options.dbPath ?? join(temp.dir, "petstore.db");
+  const args = ["serve", "--port", "0", "--db", dbPath];
+  if (typeof options.seed === "string") {
+    args.push("--seed", options.seed);
+  } else if (options.seed !== undefined) {
+    const seedPath = join(temp.dir, "pets.json");
+    writeFileSync(seedPath, stringify(options.seed) ?? "[]");
+    args.push("--seed", seedPath);
+  }
+  args.push(...(options.args ?? []));
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...baseEnv(), PETSTORE_API_KEYS: API_KEY, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (err += chunk.toString()));
+  const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`petstore serve did not print its listening line in 15 s; stderr:\n${err}`));
+    }, 15_000);
+    child.stdout.on("data", () => {
+      const match = LISTENING.exec(out);
+      if (match?.[1] !== undefined) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+    });
+    void exited.then(([code]) => {
+      clearTimeout(timer);
+      reject(new Error(`petstore serve exited with ${String(code)}; stderr:\n${err}`));
+    });
+  });
+
+  return {
+    url,
+    port: Number(new URL(url).port),
+    dbPath,
+    process: child,
+    stdout: () => out,
+    stderr: () => err,
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      const [code] = await exited;
+      temp.remove();
+      return code;
+    },
+  };
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliOptions {
+  /** The child's whole environment besides PATH/HOME/TMPDIR (nothing else is inherited). */
+  env?: Env;
+  /** Written to stdin, then closed. */
+  input?: string;
+  /** Kill the child after this long (default 20 s). */
+  timeoutMs?: number;
+}
+
+/** Runs `node bin/petstore.js ...args` with stdout and stderr piped. */
+export async function runCli(
+  args: readonly string[],
+  options: CliOptions = {},
+): Promise<CliResult> {
+  assertBuilt();
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...baseEnv(), ...options.env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  writeInput(child.stdin, options.input);
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 20_000);
+  const [code] = (await once(child, "close")) as [number | null];
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+function writeInput(stdin: Writable, input: string | undefined): void {
+  stdin.on("error", () => undefined); // the CLI may exit without reading stdin
+  stdin.end(input ?? "");
+}
+
+/** Whether `script` (util-linux) is available to run a command on a pseudo-terminal. */
+export const HAS_SCRIPT =
+  process.platform === "linux" && spawnSync("script", ["--version"]).status === 0;
+
+function shellQuote(word: string): string {
+  return `'${word.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * Runs the CLI on a pseudo-terminal (under `script -qec`), as a person at a terminal would.
+ * stdout and stderr both go to the terminal, so they arrive together in `output`, with CRLF
+ * line ends turned back into LF.
+ */
+export async function runCliInTty(
+  args: readonly string[],
+  options: Omit<CliOptions, "input"> = {},
+): Promise<{ code: number | null; output: string }> {
+  assertBuilt();
+  const command = [process.execPath, BIN, ...args].map(shellQuote).join(" ");
+  const child = spawn("script", ["-qec", command, "/dev/null"], {
+    env: { ...baseEnv(), TERM: "xterm-256color", ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 20_000);
+  const [code] = (await once(child, "close")) as [number | null];
+  clearTimeout(timer);
+  return { code, output: output.replaceAll("\r\n", "\n") };
+}
+
+export interface FakeServer {
+  /** Base URL ending in /v1. */
+  url: string;
+  /** Requests received so far, as "METHOD path". */
+  requests: string[];
+  stop(): Promise<void>;
+}
+
+/**
+ * A throwaway HTTP server for behaviour the bundled server never shows (a 400 the CLI cannot
+ * provoke, a 503, a server that never answers): `handle` writes each response.
+ */
+export async function startFakeServer(
+  handle: (request: IncomingMessage, response: ServerResponse) => void,
+): Promise<FakeServer> {
+  const requests: string[] = [];
+  const server = createServer((request, response) => {
+    requests.push(`${request.method ?? ""} ${request.url ?? ""}`);
+    handle(request, response);
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    async stop() {
+      server.closeAllConnections();
+      server.close();
+      await once(server, "close");
+    },
+  };
+}
+
+/** Sends a JSON response with an exact body text. */
+export function replyJson(
+  response: ServerResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, { "content-type": "application/json", ...headers });
+  response.end(body);
+}
