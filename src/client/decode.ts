@@ -37,7 +37,12 @@ export function parseJson(text: string): unknown {
 type Fields = Readonly<Record<string, unknown>>;
 
 function object(value: unknown, path: string): Fields {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+  if (
+    typeof value !== "object" ||
+    value === null ||
+    Array.isArray(value) ||
+    isLosslessNumber(value)
+  ) {
     throw new ShapeError(path, "an object");
   }
   return value as Fields;
@@ -152,6 +157,7 @@ export function decodeErrorBody(text: string): Partial<ApiErrorBody> | undefined
     return undefined;
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return undefined;
+  if (isLosslessNumber(value)) return undefined;
   const fields = value as Fields;
   const body: Partial<ApiErrorBody> = {};
   if (typeof fields.code === "string" && fields.code !== "") body.code = fields.code;

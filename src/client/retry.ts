@@ -46,6 +46,9 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   if (value === undefined) return undefined;
   const text = value.trim();
   if (/^[0-9]+$/.test(text)) return Number(text) * 1000;
+  // An HTTP-date starts with the day name ("Sun, 06 Nov 1994 08:49:37 GMT"); Date.parse
+  // alone would also accept "-5" or "1.5".
+  if (!/^[A-Za-z]{3,9},? /.test(text)) return undefined;
   const date = Date.parse(text);
   if (Number.isNaN(date)) return undefined;
   return Math.max(0, date - now);

@@ -1,0 +1,97 @@
+import { describe, expect, it } from "vitest";
+import {
+  decodeErrorBody,
+  decodeInventoryList,
+  decodeOrderList,
+  decodePet,
+  parseJson,
+} from "../../src/client/decode.js";
+
+describe("decodeInventoryList", () => {
+  it("keeps int64 petIds exact as bigint", () => {
+    const items = decodeInventoryList(
+      parseJson('[{"petId":9223372036854775807,"quantity":2147483647,"status":"sold"}]'),
+    );
+    expect(items).toEqual([{ petId: 9223372036854775807n, quantity: 2147483647, status: "sold" }]);
+  });
+
+  it.each([
+    ['{"petId":1}', "the body is not an array"],
+    ["[1]", "[0] is not an object"],
+    ['[{"quantity":1,"status":"sold"}]', "[0].petId is not an integer"],
+    ['[{"petId":1.5,"quantity":1,"status":"sold"}]', "[0].petId is not an integer"],
+    ['[{"petId":1e3,"quantity":1,"status":"sold"}]', "[0].petId is not an integer"],
+    ['[{"petId":9223372036854775808,"quantity":1,"status":"sold"}]', "[0].petId is not an int64"],
+    ['[{"petId":1,"quantity":"5","status":"sold"}]', "[0].quantity is not an integer"],
+    ['[{"petId":1,"quantity":1e30,"status":"sold"}]', "[0].quantity is not an integer"],
+    [
+      '[{"petId":1,"quantity":1,"status":"gone"}]',
+      "[0].status is not one of available, pending, sold",
+    ],
+  ])("rejects %s", (text, message) => {
+    expect(() => decodeInventoryList(parseJson(text))).toThrow(message);
+  });
+
+  it("rejects text that is not JSON", () => {
+    expect(() => parseJson("<html>")).toThrow("the body is not valid JSON");
+  });
+});
+
+describe("decodePet", () => {
+  it("reads the classic Petstore shape", () => {
+    const pet = decodePet(
+      parseJson(
+        '{"id":7,"name":"Rex","status":"pending","category":{"id":1,"name":"Dogs"},"photoUrls":["u"],"tags":[{"id":2,"name":"t"}]}',
+      ),
+    );
+    expect(pet).toEqual({
+      id: 7n,
+      name: "Rex",
+      status: "pending",
+      category: { id: 1n, name: "Dogs" },
+      photoUrls: ["u"],
+      tags: [{ id: 2n, name: "t" }],
+    });
+  });
+
+  it("defaults missing photoUrls and tags to empty lists", () => {
+    expect(decodePet(parseJson('{"id":7,"name":"Rex","status":"sold"}'))).toEqual({
+      id: 7n,
+      name: "Rex",
+      status: "sold",
+      photoUrls: [],
+      tags: [],
+    });
+  });
+
+  it("rejects a tag without a name", () => {
+    expect(() =>
+      decodePet(parseJson('{"id":7,"name":"Rex","status":"sold","tags":[{"id":1}]}')),
+    ).toThrow(".tags[0].name is not a string");
+  });
+});
+
+describe("decodeOrderList", () => {
+  it("rejects a non-boolean complete", () => {
+    expect(() =>
+      decodeOrderList(
+        parseJson(
+          '[{"id":1,"petId":2,"quantity":1,"shipDate":"2025-01-01T00:00:00Z","status":"placed","complete":"no"}]',
+        ),
+      ),
+    ).toThrow("[0].complete is not a boolean");
+  });
+});
+
+describe("decodeErrorBody", () => {
+  it("reads code and message", () => {
+    expect(decodeErrorBody('{"code":"x","message":"y","status":400}')).toEqual({
+      code: "x",
+      message: "y",
+    });
+  });
+
+  it.each([["not json"], ["[]"], ['{"status":500}'], [""]])("gives up on %j", (text) => {
+    expect(decodeErrorBody(text)).toBeUndefined();
+  });
+});
