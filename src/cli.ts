@@ -12,7 +12,7 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 process.exitCode = await run(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
-  stdoutIsTTY: process.stdout.isTTY,
+  stdoutIsTTY: process.stdout.isTTY === true,
   env: process.env,
   readFile: (path) => readFile(path, "utf8"),
   sleep: (ms) => sleep(ms),
