@@ -12,8 +12,7 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
 process.exitCode = await run(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
-  // isTTY is undefined, not false, on a pipe, although Node's types say boolean.
-  stdoutIsTTY: Boolean(process.stdout.isTTY),
+  stdoutIsTTY: process.stdout.isTTY,
   env: process.env,
   readFile: (path) => readFile(path, "utf8"),
   sleep: (ms) => sleep(ms),

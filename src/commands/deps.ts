@@ -5,8 +5,11 @@ import type { Env } from "../client/target.js";
 export interface Deps {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
-  /** Whether stdout is a terminal (tables and totals) or a pipe or file (plain lines). */
-  stdoutIsTTY: boolean;
+  /**
+   * Whether stdout is a terminal (tables and totals) or a pipe or file (plain lines).
+   * Node leaves `isTTY` undefined, not false, on a pipe, whatever its types say.
+   */
+  stdoutIsTTY: boolean | undefined;
   env: Env;
   /** Reads a text file (PETSTORE_API_KEY_FILE). */
   readFile: (path: string) => Promise<string>;

@@ -36,7 +36,7 @@ export class Factory {
     return createIoStreams({
       out: this.deps.stdout,
       err: this.deps.stderr,
-      isTTY: this.deps.stdoutIsTTY,
+      isTTY: this.deps.stdoutIsTTY ?? false,
       env: this.deps.env,
       colorFlag: globals.color,
     });
