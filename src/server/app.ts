@@ -2,6 +2,7 @@
 import { randomUUID } from "node:crypto";
 import rateLimit from "@fastify/rate-limit";
 import Fastify, { LogController, type FastifyInstance } from "fastify";
+import type { DestinationStream } from "pino";
 import { ERROR_CODES } from "../api/error-codes.js";
 import { createKeyChecker } from "./api-keys.js";
 import { bearerAuth } from "./auth.js";
@@ -19,7 +20,7 @@ export interface AppOptions {
   /** Accepted API keys; at least one. */
   apiKeys: readonly string[];
   /** Where structured JSON logs go; no logging when absent. */
-  logStream?: NodeJS.WritableStream;
+  logStream?: DestinationStream;
   logLevel?: string;
   /** Requests per minute per client address; no limit when absent or 0. */
   rateLimitPerMinute?: number;

@@ -1,5 +1,6 @@
 /** Starts the bundled server: keys, store, seed, listen(), signals and graceful close. */
 import type { FastifyInstance } from "fastify";
+import { destination, type DestinationStream } from "pino";
 import type { ServeIo, ServeOptions } from "../commands/serve.js";
 import { CliError, EXIT_CODES, UsageError } from "../errors.js";
 import { loadApiKeys } from "./api-keys.js";
@@ -35,7 +36,7 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
     app = await buildApp({
       store,
       apiKeys,
-      logStream: io.stderr,
+      logStream: logDestination(io.stderr),
       logLevel: io.env.PETSTORE_LOG_LEVEL ?? "info",
     });
     await listen(app, options);
@@ -46,6 +47,15 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
   }
   io.stdout.write(`listening on ${baseUrl(app, options.host)}\n`);
   await closeOnSignal(app, store, io);
+}
+
+/**
+ * Request logs go to stderr. When it is a real file descriptor, they are
+ * written asynchronously so a burst of requests does not wait on each line.
+ */
+function logDestination(stderr: NodeJS.WritableStream): DestinationStream {
+  const fd = (stderr as { fd?: unknown }).fd;
+  return typeof fd === "number" ? destination({ dest: fd, sync: false }) : stderr;
 }
 
 async function readSeed(file: string): Promise<SeedPet[]> {

@@ -81,6 +81,7 @@ class SqliteStore implements Store {
   readonly #pet: Database.Statement<[bigint], PetRow>;
   readonly #orders: Database.Statement<[], OrderRow>;
   readonly #count: Database.Statement<[], { n: bigint }>;
+  readonly #dataVersion: Database.Statement<[], bigint>;
   readonly #insertPet: Database.Statement<
     [bigint, string, string, bigint, bigint | null, string | null, string, string]
   >;
@@ -101,6 +102,7 @@ class SqliteStore implements Store {
       "SELECT id, pet_id, quantity, ship_date, status, complete FROM orders ORDER BY id",
     );
     this.#count = db.prepare("SELECT count(*) AS n FROM pets");
+    this.#dataVersion = db.prepare<[], bigint>("PRAGMA data_version").pluck();
     this.#insertPet = db.prepare(
       `INSERT INTO pets (id, name, status, quantity, category_id, category_name, photo_urls, tags)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -137,8 +139,7 @@ class SqliteStore implements Store {
   }
 
   async revision(): Promise<string> {
-    const dataVersion = this.#db.pragma("data_version", { simple: true }) as bigint;
-    return `${dataVersion}:${this.#writes}`;
+    return `${this.#dataVersion.get() ?? 0n}:${this.#writes}`;
   }
 
   async seedIfEmpty(pets: readonly SeedPet[], orders: readonly Order[] = []): Promise<boolean> {
