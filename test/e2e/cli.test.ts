@@ -41,7 +41,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await server.stop();
+  // Undefined when beforeAll failed (for example on a stale build).
+  await (server as RunningServer | undefined)?.stop();
 });
 
 describe("exit 0 and output formats", () => {
