@@ -1,4 +1,18 @@
 /** Builds the OpenAPI 3.1 document of the service from the shared schemas. */
+import { PET_LOOKUP_DEPRECATION_HEADERS, PET_LOOKUP_SUNSET_AT } from "./deprecation.js";
+import {
+  inventoryItemExamples,
+  inventoryListExamples,
+  inventoryUpdateExamples,
+  invalidBodyExamples,
+  invalidPetIdExamples,
+  orderListExamples,
+  otherErrorExamples,
+  petExamples,
+  petNotFoundExamples,
+  unauthorizedExamples,
+  type Example,
+} from "./openapi-examples.js";
 import {
   errorSchema,
   inventoryItemSchema,
@@ -11,24 +25,46 @@ import {
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-const errorResponse = (description: string) => ({
+const json = (schema: object, examples: Record<string, Example>) => ({
+  "application/json": { schema, examples },
+});
+
+/** An error response whose body is the Error schema with `status` equal to the HTTP status. */
+const errorResponse = (
+  status: number,
+  description: string,
+  examples: Record<string, Example>,
+) => ({
   description,
-  content: { "application/json": { schema: ref("Error") } },
+  content: json({ allOf: [ref("Error"), { properties: { status: { const: status } } }] }, examples),
 });
 
 const responses = {
-  badRequest: errorResponse("The body is missing required fields or contains invalid values"),
+  badRequest: errorResponse(
+    400,
+    "The body is missing required fields or contains invalid values, or the petId is not a positive int64",
+    invalidBodyExamples,
+  ),
   unauthorized: {
-    ...errorResponse("The API key is missing or invalid"),
+    ...errorResponse(401, "The API key is missing or invalid", unauthorizedExamples),
     headers: {
       "WWW-Authenticate": {
-        description: 'Bearer challenge, e.g. `Bearer realm="petstore"`',
-        schema: { type: "string" },
+        description:
+          'The Bearer challenge (RFC 6750): `Bearer realm="petstore"`, with `error="invalid_token"` when a key was sent but is not accepted',
+        required: true,
+        schema: { type: "string", pattern: "^Bearer ", examples: ['Bearer realm="petstore"'] },
       },
     },
   },
-  notFound: errorResponse("The requested resource (the pet) could not be found"),
-  other: errorResponse("Any other error: unsupported media type, body too large, server error"),
+  notFound: errorResponse(
+    404,
+    "The requested resource (the pet) could not be found",
+    petNotFoundExamples,
+  ),
+  other: {
+    description: "Any other error: unsupported media type, body too large, server error",
+    content: json(ref("Error"), otherErrorExamples),
+  },
 };
 
 const petIdParameter = (description: string) => ({
@@ -38,6 +74,29 @@ const petIdParameter = (description: string) => ({
   description,
   schema: { type: "integer", format: "int64", minimum: 1 },
 });
+
+/** The headers every answer of the deprecated pet lookup carries. */
+const deprecationHeaders = {
+  Deprecation: {
+    description: "When the operation was deprecated, as `@<unix-seconds>` (RFC 9745)",
+    required: true,
+    schema: {
+      type: "string",
+      pattern: "^@[0-9]+$",
+      examples: [PET_LOOKUP_DEPRECATION_HEADERS.deprecation],
+    },
+  },
+  Sunset: {
+    description: "When the operation stops working, as an HTTP-date (RFC 8594)",
+    required: true,
+    schema: {
+      type: "string",
+      pattern:
+        "^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), [0-9]{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$",
+      examples: [PET_LOOKUP_DEPRECATION_HEADERS.sunset],
+    },
+  },
+};
 
 /** The document served at `/v1/openapi.json`. */
 export function buildOpenApiDocument() {
@@ -49,6 +108,7 @@ export function buildOpenApiDocument() {
       description: "Stock levels for the animals (pets) of a pet store.",
       license: { name: "MIT", identifier: "MIT" },
     },
+    // Relative: resolved against where this document is served, `<origin>/v1/openapi.json`.
     servers: [{ url: "/v1", description: "This server" }],
     security: [{ bearerAuth: [] }],
     tags: [
@@ -65,7 +125,7 @@ export function buildOpenApiDocument() {
           responses: {
             "200": {
               description: "An array of inventory entries",
-              content: { "application/json": { schema: ref("InventoryList") } },
+              content: json(ref("InventoryList"), inventoryListExamples),
             },
             "401": responses.unauthorized,
             default: responses.other,
@@ -83,12 +143,12 @@ export function buildOpenApiDocument() {
           parameters: [petIdParameter("The ID of the pet whose stock is updated")],
           requestBody: {
             required: true,
-            content: { "application/json": { schema: ref("InventoryUpdate") } },
+            content: json(ref("InventoryUpdate"), inventoryUpdateExamples),
           },
           responses: {
             "200": {
               description: "The updated inventory entry",
-              content: { "application/json": { schema: ref("InventoryItem") } },
+              content: json(ref("InventoryItem"), inventoryItemExamples),
             },
             "400": responses.badRequest,
             "401": responses.unauthorized,
@@ -102,26 +162,24 @@ export function buildOpenApiDocument() {
           operationId: "getPetById",
           tags: ["pets"],
           summary: "Returns one pet",
+          description: `Deprecated: stops working after ${PET_LOOKUP_SUNSET_AT.toISOString()}. Every answer but a 401 carries the Deprecation and Sunset headers.`,
           deprecated: true,
           parameters: [petIdParameter("The ID of the pet")],
           responses: {
             "200": {
               description: "The pet",
-              headers: {
-                Deprecation: {
-                  description: "When the operation was deprecated (RFC 9745)",
-                  schema: { type: "string" },
-                },
-                Sunset: {
-                  description: "When the operation will stop working (RFC 8594)",
-                  schema: { type: "string" },
-                },
-              },
-              content: { "application/json": { schema: ref("Pet") } },
+              headers: deprecationHeaders,
+              content: json(ref("Pet"), petExamples),
             },
-            "400": errorResponse("The pet ID is not a positive int64"),
+            "400": {
+              ...errorResponse(400, "The pet ID is not a positive int64", invalidPetIdExamples),
+              headers: deprecationHeaders,
+            },
             "401": responses.unauthorized,
-            "404": errorResponse("No pet with this ID exists"),
+            "404": {
+              ...errorResponse(404, "No pet with this ID exists", petNotFoundExamples),
+              headers: deprecationHeaders,
+            },
             default: responses.other,
           },
         },
@@ -134,9 +192,7 @@ export function buildOpenApiDocument() {
           responses: {
             "200": {
               description: "An array of orders",
-              content: {
-                "application/json": { schema: { type: "array", items: ref("Order") } },
-              },
+              content: json({ type: "array", items: ref("Order") }, orderListExamples),
             },
             "401": responses.unauthorized,
             default: responses.other,

@@ -1,0 +1,123 @@
+/**
+ * Example bodies of the OpenAPI document: what the server really answers. Readers see them,
+ * `redocly lint` checks them against the schemas, and a mock server (`prism mock`) answers
+ * with them, so a client tried against the mock sees realistic data and error bodies.
+ */
+import { ERROR_CODES } from "./error-codes.js";
+import type { ApiErrorBody } from "./types.js";
+
+/** A named example of an OpenAPI media type. */
+export interface Example {
+  summary: string;
+  value: unknown;
+}
+
+const error = (summary: string, body: ApiErrorBody): Example => ({ summary, value: body });
+
+export const inventoryListExamples = {
+  inventory: {
+    summary: "Three stock entries",
+    value: [
+      { petId: 1, quantity: 3, status: "available" },
+      { petId: 2, quantity: 0, status: "pending" },
+      { petId: 42, quantity: 7, status: "sold" },
+    ],
+  },
+} satisfies Record<string, Example>;
+
+export const inventoryUpdateExamples = {
+  counted: { summary: "Seven counted on the shelf", value: { quantity: 7 } },
+} satisfies Record<string, Example>;
+
+export const inventoryItemExamples = {
+  updated: {
+    summary: "The entry after setting its quantity to 7",
+    value: { petId: 42, quantity: 7, status: "sold" },
+  },
+} satisfies Record<string, Example>;
+
+export const petExamples = {
+  rex: {
+    summary: "A pet with a category and a tag",
+    value: {
+      id: 1,
+      name: "Rex",
+      status: "available",
+      category: { id: 1, name: "Dogs" },
+      photoUrls: ["https://example.com/rex.jpg"],
+      tags: [{ id: 1, name: "puppy" }],
+    },
+  },
+} satisfies Record<string, Example>;
+
+export const orderListExamples = {
+  orders: {
+    summary: "One approved order",
+    value: [
+      {
+        id: 1,
+        petId: 3,
+        quantity: 1,
+        shipDate: "2026-11-20T10:00:00.000Z",
+        status: "approved",
+        complete: false,
+      },
+    ],
+  },
+} satisfies Record<string, Example>;
+
+export const invalidBodyExamples = {
+  invalidBody: error("quantity is not an integer from 0 to 2147483647", {
+    code: ERROR_CODES.invalidBody,
+    message: "body/quantity must be >= 0",
+    status: 400,
+  }),
+  invalidPetId: error("petId is not a positive int64", {
+    code: ERROR_CODES.invalidPetId,
+    message: 'petId must be a positive 64-bit integer, got "abc"',
+    status: 400,
+  }),
+  invalidJson: error("The body is not JSON", {
+    code: ERROR_CODES.invalidJson,
+    message: "Body is not valid JSON but content-type is set to 'application/json'",
+    status: 400,
+  }),
+} satisfies Record<string, Example>;
+
+export const invalidPetIdExamples = {
+  invalidPetId: invalidBodyExamples.invalidPetId,
+} satisfies Record<string, Example>;
+
+export const unauthorizedExamples = {
+  missingKey: error("No Authorization header", {
+    code: ERROR_CODES.unauthorized,
+    message: "missing API key: send Authorization: Bearer <API_KEY>",
+    status: 401,
+  }),
+  invalidKey: error("A key that is not accepted", {
+    code: ERROR_CODES.unauthorized,
+    message: "invalid API key",
+    status: 401,
+  }),
+} satisfies Record<string, Example>;
+
+export const petNotFoundExamples = {
+  petNotFound: error("No pet with this petId", {
+    code: ERROR_CODES.petNotFound,
+    message: "no pet with petId 42",
+    status: 404,
+  }),
+} satisfies Record<string, Example>;
+
+export const otherErrorExamples = {
+  unsupportedMediaType: error("The body is not application/json", {
+    code: ERROR_CODES.unsupportedMediaType,
+    message: "Unsupported Media Type",
+    status: 415,
+  }),
+  internalError: error("A fault in the server; details are only logged", {
+    code: ERROR_CODES.internalError,
+    message: "internal server error",
+    status: 500,
+  }),
+} satisfies Record<string, Example>;
