@@ -30,11 +30,7 @@ const json = (schema: object, examples: Record<string, Example>) => ({
 });
 
 /** An error response whose body is the Error schema with `status` equal to the HTTP status. */
-const errorResponse = (
-  status: number,
-  description: string,
-  examples: Record<string, Example>,
-) => ({
+const errorResponse = (status: number, description: string, examples: Record<string, Example>) => ({
   description,
   content: json({ allOf: [ref("Error"), { properties: { status: { const: status } } }] }, examples),
 });
