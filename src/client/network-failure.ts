@@ -38,9 +38,7 @@ export function describeNetworkFailure(
   if (aborted || (code !== undefined && TIMEOUT_CODES.has(code))) {
     return { failure: "timeout", message: `no answer within ${timeoutMs} ms` };
   }
-  const explanation = code === undefined ? undefined : EXPLANATIONS[code];
   const detail = error instanceof Error && error.message !== "" ? error.message : "network error";
-  if (explanation !== undefined)
-    return { failure: "unreachable", message: `${explanation} (${code ?? ""})` };
-  return { failure: "unreachable", message: code === undefined ? detail : `${detail} (${code})` };
+  if (code === undefined) return { failure: "unreachable", message: detail };
+  return { failure: "unreachable", message: `${EXPLANATIONS[code] ?? detail} (${code})` };
 }
