@@ -26,6 +26,8 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
   // Validate the seed before touching the database, so a bad file changes nothing.
   const seed = options.seed === undefined ? undefined : await readSeed(options.seed);
 
+  // Signals are caught from here on, so one that arrives while starting still closes cleanly.
+  const signalled = nextSignal();
   const store = openStore(options.db);
   let app: FastifyInstance | undefined;
   try {
@@ -41,12 +43,17 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
     });
     await listen(app, options);
   } catch (error) {
+    signalled.cancel();
     await app?.close();
     await store.close();
     throw error;
   }
   io.stdout.write(`listening on ${baseUrl(app, options.host)}\n`);
-  await closeOnSignal(app, store, io);
+  const signal = await signalled.promise;
+  io.stderr.write(`received ${signal}, closing\n`);
+  // Stops accepting connections, waits for requests in flight, then closes the store.
+  await app.close();
+  await store.close();
 }
 
 /**
@@ -100,19 +107,22 @@ function baseUrl(app: FastifyInstance, host: string): string {
   return `http://${shownHost}:${port}/v1`;
 }
 
-/** Resolves once a signal has stopped the server: no new connections, requests in flight finished, store closed. */
-function closeOnSignal(app: FastifyInstance, store: Store, io: ServeIo): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const stop = (signal: NodeJS.Signals) => {
-      process.off("SIGTERM", stop).off("SIGINT", stop);
-      // A second signal while closing ends the process at once.
+/**
+ * Resolves with the first SIGTERM or SIGINT. A second signal while the server
+ * is closing ends the process at once.
+ */
+function nextSignal(): { promise: Promise<NodeJS.Signals>; cancel(): void } {
+  let onSignal: (signal: NodeJS.Signals) => void = () => undefined;
+  const cancel = () => {
+    process.off("SIGTERM", onSignal).off("SIGINT", onSignal);
+  };
+  const promise = new Promise<NodeJS.Signals>((resolve) => {
+    onSignal = (signal) => {
+      cancel();
       process.once(signal, () => process.exit(EXIT_CODES.unexpected));
-      io.stderr.write(`received ${signal}, closing\n`);
-      app
-        .close()
-        .then(() => store.close())
-        .then(resolve, reject);
+      resolve(signal);
     };
-    process.on("SIGTERM", stop).on("SIGINT", stop);
+    process.on("SIGTERM", onSignal).on("SIGINT", onSignal);
   });
+  return { promise, cancel };
 }
