@@ -95,8 +95,13 @@ function flatHeaders(headers: Readonly<Record<string, string | string[] | undefi
 /** Builds a client for one target. */
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const { baseUrl, apiKey, dispatcher, timeoutMs, trace, onDeprecation } = options;
-  // Should a server ever echo the key back, the trace still never shows it.
-  const redact = (text: string) => text.replaceAll(apiKey, "[redacted]");
+  // Should a server ever echo the key back, the trace still never shows it. The key is
+  // matched as a whole token, so a short key does not mangle words that contain it.
+  const keyToken = new RegExp(
+    `(?<![\\w.~+/=-])${apiKey.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w.~+/=-])`,
+    "g",
+  );
+  const redact = (text: string) => text.replace(keyToken, "[redacted]");
 
   async function attempt<T>(call: Call<T>, url: string, attemptNumber: number): Promise<T> {
     const body = call.body === undefined ? undefined : JSON.stringify(call.body);

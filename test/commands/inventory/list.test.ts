@@ -128,6 +128,27 @@ describe("inventory list requests", () => {
     expect(result.stdout).not.toContain("attempt");
   });
 
+  it("redacts a key the server echoes back, without mangling words that contain a short key", async () => {
+    const agent = mockAgent();
+    agent
+      .get(ORIGIN)
+      .intercept({ path: "/v1/inventory", method: "GET" })
+      .reply(200, "[]", {
+        headers: {
+          "content-type": "application/json",
+          "x-echo": "Bearer k",
+          connection: "keep-alive",
+        },
+      });
+    const result = await runFake(["--verbose", "inventory", "list"], {
+      agent,
+      env: { PETSTORE_BASE_URL: BASE_URL, PETSTORE_API_KEY: "k" },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain("< x-echo: Bearer [redacted]");
+    expect(result.stderr).toContain("< connection: keep-alive");
+  });
+
   it("treats a body of the wrong shape as a malformed response (exit 3)", async () => {
     const result = await runFake(["inventory", "list"], {
       agent: serving('[{"petId":"7","quantity":1,"status":"available"}]'),
