@@ -1,0 +1,274 @@
+/**
+ * Server conformance, judged by a tool we did not write: the real `petstore serve` behind
+ * Stoplight Prism's validating proxy, which checks every request and response against
+ * openapi/inventory.json. Every operation goes through every status the document gives it.
+ *
+ * Two proxies stand in front of the one server:
+ * - strict, `prism proxy --errors`, for requests the document allows: Prism forwards them and
+ *   replaces any response that breaks the document with its own 500 listing the violations;
+ * - observing, `prism proxy` without `--errors`, for requests the document forbids (a bad
+ *   body or petId, no key): Prism forwards them anyway and lists what it found in an
+ *   `sl-violations` header. Request violations there show that the document rejects what the
+ *   server rejects; a response violation fails the test. (With `--errors` Prism would answer
+ *   such a request itself, 401 or 422, and the server would never see it.)
+ *
+ * The server runs with `--demo` rather than `--seed`: a seed file holds pets only, and the
+ * Order schema is only tested by a non-empty order list.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assertBuilt, tempDir } from "../e2e/helpers.js";
+import { E2E_KEY, startServer, type ServerProcess } from "../e2e/server-process.js";
+import { DOCUMENT, startPrism, stopAllPrisms, type PrismProcess } from "./prism.js";
+
+interface Violation {
+  location: string[];
+  severity: string;
+  code: string | number;
+  message: string;
+}
+
+interface Exchange {
+  status: number;
+  headers: Headers;
+  body: unknown;
+  /** What Prism's `sl-violations` header lists. */
+  violations: Violation[];
+}
+
+/** "response.body.0.petId: Response body property 0.petId must be >= 1", readable in a diff. */
+const describeViolations = (violations: readonly Violation[]) =>
+  violations.map((v) => `${v.location.join(".")}: ${v.message}`);
+
+interface Call {
+  method?: "GET" | "PATCH";
+  path: string;
+  /** The API key to send; null sends no Authorization header. */
+  key?: string | null;
+  /** A request body, sent as application/json. */
+  body?: string;
+}
+
+const temp = tempDir("petstore-conformance-");
+let server: ServerProcess | undefined;
+let strict: PrismProcess;
+let observing: PrismProcess;
+/** The demo pets' ids, and one that no pet has. */
+let petIds: number[];
+let unknownId: number;
+/** "operationId status" of every exchange that conformed. */
+const covered = new Set<string>();
+
+beforeAll(async () => {
+  assertBuilt();
+  server = await startServer(join(temp.dir, "petstore.db"), ["--demo"]);
+  [strict, observing] = await Promise.all([
+    startPrism(["proxy", DOCUMENT, server.url, "--errors"]),
+    startPrism(["proxy", DOCUMENT, server.url]),
+  ]);
+  const inventory = (await (
+    await fetch(`${server.url}/inventory`, { headers: { authorization: `Bearer ${E2E_KEY}` } })
+  ).json()) as { petId: number }[];
+  petIds = inventory.map((entry) => entry.petId);
+  unknownId = Math.max(...petIds) + 1000;
+}, 30_000);
+
+afterAll(async () => {
+  await stopAllPrisms();
+  await server?.stop();
+  temp.remove();
+});
+
+async function send(prism: PrismProcess, call: Call): Promise<Exchange> {
+  const headers: Record<string, string> = {};
+  const key = call.key === undefined ? E2E_KEY : call.key;
+  if (key !== null) headers.authorization = `Bearer ${key}`;
+  if (call.body !== undefined) headers["content-type"] = "application/json";
+  const response = await fetch(`${prism.url}${call.path}`, {
+    method: call.method ?? "GET",
+    headers,
+    ...(call.body === undefined ? {} : { body: call.body }),
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: text === "" ? undefined : JSON.parse(text),
+    violations: JSON.parse(response.headers.get("sl-violations") ?? "[]") as Violation[],
+  };
+}
+
+/** Checks that the answer is the server's own, with `status`, and records the coverage. */
+function expectServerAnswer(operationId: string, exchange: Exchange, status: number): void {
+  const context = `${operationId} ${status}: ${JSON.stringify(exchange.body)}`;
+  expect(exchange.status, context).toBe(status);
+  // The server sends x-request-id on every answer; Prism's own answers have none.
+  expect(exchange.headers.get("x-request-id"), context).toMatch(/^[0-9a-f-]{36}$/);
+  expect(exchange.headers.get("content-type"), context).toMatch(/^application\/json/);
+  if (status >= 400) expect(exchange.body, context).toMatchObject({ status });
+  covered.add(`${operationId} ${status}`);
+}
+
+/** Sends a request the document allows through the strict proxy; Prism must find nothing. */
+async function conforming(operationId: string, call: Call, status: number): Promise<Exchange> {
+  const exchange = await send(strict, call);
+  expect(describeViolations(exchange.violations), `${operationId} ${call.path}`).toEqual([]);
+  expectServerAnswer(operationId, exchange, status);
+  return exchange;
+}
+
+/** Sends a request the document forbids through the observing proxy. */
+async function forbidden(operationId: string, call: Call, status: number): Promise<Exchange> {
+  const exchange = await send(observing, call);
+  const where = (side: string) =>
+    describeViolations(exchange.violations.filter((v) => v.location[0] === side));
+  expect(where("response"), `${operationId} ${call.path}`).toEqual([]);
+  expect(where("request").length, `Prism accepted ${call.path} ${call.body ?? ""}`).toBeGreaterThan(
+    0,
+  );
+  expectServerAnswer(operationId, exchange, status);
+  return exchange;
+}
+
+describe("GET /inventory (listInventory) through prism proxy", () => {
+  it("200: every stock entry", async () => {
+    const { body } = await conforming("listInventory", { path: "/inventory" }, 200);
+    expect((body as unknown[]).length).toBe(petIds.length);
+  });
+
+  it("401: a key the server does not accept", async () => {
+    const { headers } = await conforming(
+      "listInventory",
+      { path: "/inventory", key: "not-a-key" },
+      401,
+    );
+    expect(headers.get("www-authenticate")).toBe('Bearer realm="petstore", error="invalid_token"');
+  });
+
+  it("401: no key", async () => {
+    await forbidden("listInventory", { path: "/inventory", key: null }, 401);
+  });
+});
+
+describe("PATCH /inventory/{petId} (updateInventory) through prism proxy", () => {
+  it("200: the updated entry, for the smallest and largest quantity too", async () => {
+    for (const quantity of [5, 0, 2147483647]) {
+      const petId = petIds[0];
+      const { body } = await conforming(
+        "updateInventory",
+        { method: "PATCH", path: `/inventory/${petId}`, body: JSON.stringify({ quantity }) },
+        200,
+      );
+      expect(body).toMatchObject({ petId, quantity });
+    }
+  });
+
+  it("400: a body or petId the document forbids as well", async () => {
+    const cases: [path: string, body: string, code: string][] = [
+      ["/inventory/1", '{"quantity":-4}', "invalid_body"],
+      ["/inventory/1", '{"quantity":2147483648}', "invalid_body"],
+      ["/inventory/1", '{"quantity":"5"}', "invalid_body"],
+      ["/inventory/1", '{"quantity":1.5}', "invalid_body"],
+      ["/inventory/1", "{}", "invalid_body"],
+      ["/inventory/1", '{"quantity":5,"status":"sold"}', "invalid_body"],
+      ["/inventory/abc", '{"quantity":5}', "invalid_pet_id"],
+      ["/inventory/0", '{"quantity":5}', "invalid_pet_id"],
+      ["/inventory/9223372036854775808", '{"quantity":5}', "invalid_pet_id"],
+    ];
+    for (const [path, body, code] of cases) {
+      const exchange = await forbidden("updateInventory", { method: "PATCH", path, body }, 400);
+      expect(exchange.body, `${path} ${body}`).toMatchObject({ code });
+    }
+  });
+
+  it("401: a key the server does not accept, or none", async () => {
+    const call = { method: "PATCH", path: "/inventory/1", body: '{"quantity":5}' } as const;
+    await conforming("updateInventory", { ...call, key: "not-a-key" }, 401);
+    await forbidden("updateInventory", { ...call, key: null }, 401);
+  });
+
+  it("404: no pet with this petId", async () => {
+    const { body } = await conforming(
+      "updateInventory",
+      { method: "PATCH", path: `/inventory/${unknownId}`, body: '{"quantity":5}' },
+      404,
+    );
+    expect(body).toMatchObject({ code: "pet_not_found" });
+  });
+});
+
+describe("GET /pets/{petId} (getPetById, deprecated) through prism proxy", () => {
+  it("200: every pet, with Deprecation and Sunset headers", async () => {
+    for (const petId of petIds) {
+      const { body, headers } = await conforming("getPetById", { path: `/pets/${petId}` }, 200);
+      expect(body).toMatchObject({ id: petId });
+      expect(headers.get("deprecation")).toMatch(/^@\d+$/);
+      expect(headers.get("sunset")).toMatch(/ GMT$/);
+    }
+  });
+
+  it("400: a petId that is not a positive int64", async () => {
+    for (const petId of ["abc", "0", "-1"]) {
+      const { body } = await forbidden("getPetById", { path: `/pets/${petId}` }, 400);
+      expect(body).toMatchObject({ code: "invalid_pet_id" });
+    }
+  });
+
+  it("401: a key the server does not accept, or none", async () => {
+    await conforming("getPetById", { path: "/pets/1", key: "not-a-key" }, 401);
+    await forbidden("getPetById", { path: "/pets/1", key: null }, 401);
+  });
+
+  it("404: no pet with this petId", async () => {
+    await conforming("getPetById", { path: `/pets/${unknownId}` }, 404);
+  });
+});
+
+describe("GET /store/orders (listOrders) through prism proxy", () => {
+  it("200: the orders", async () => {
+    const { body } = await conforming("listOrders", { path: "/store/orders" }, 200);
+    expect((body as unknown[]).length).toBeGreaterThan(0);
+  });
+
+  it("401: a key the server does not accept, or none", async () => {
+    await conforming("listOrders", { path: "/store/orders", key: "not-a-key" }, 401);
+    await forbidden("listOrders", { path: "/store/orders", key: null }, 401);
+  });
+});
+
+describe("the proxies themselves", () => {
+  it("strict: Prism answers a request the document forbids itself, without forwarding it", async () => {
+    const noKey = await send(strict, { path: "/inventory", key: null });
+    expect(noKey.status).toBe(401);
+    expect(noKey.headers.get("x-request-id")).toBeNull();
+    const badBody = await send(strict, {
+      method: "PATCH",
+      path: "/inventory/1",
+      body: '{"quantity":-4}',
+    });
+    expect(badBody.status).toBe(422);
+    expect(badBody.headers.get("x-request-id")).toBeNull();
+  });
+
+  it("covered every status the document gives every operation", () => {
+    const document = JSON.parse(readFileSync(DOCUMENT, "utf8")) as {
+      paths: Record<string, Record<string, { operationId: string; responses: object }>>;
+    };
+    const documented = Object.values(document.paths).flatMap((operations) =>
+      Object.values(operations).flatMap(({ operationId, responses }) =>
+        Object.keys(responses)
+          .filter((status) => status !== "default")
+          .map((status) => `${operationId} ${status}`),
+      ),
+    );
+    expect([...covered].sort()).toEqual(documented.sort());
+  });
+
+  it("logged no response violation", () => {
+    expect(strict.violationLines()).toEqual([]);
+    expect(
+      observing.violationLines().filter((line) => line.includes("Violation: response")),
+    ).toEqual([]);
+  });
+});
