@@ -1,0 +1,178 @@
+/**
+ * Client portability: the real `petstore` binary against a server we did not write, Stoplight
+ * Prism's mock of openapi/inventory.json. Prism validates each request the CLI sends against
+ * the document (a request it finds wrong is a test failure) and answers from the document:
+ * - static (`prism mock`): the document's examples, so the output can be checked exactly;
+ * - dynamic (`prism mock -d --seed ...`): random data that fits the schemas.
+ *
+ * Prism serves the document's paths at its root, so its URL is the base URL (see prism.ts).
+ * Error paths are those a mock can honestly produce from the CLI: a 400 for a petId Prism
+ * cannot represent, a 404 for a base URL it does not serve. A 401 cannot be produced: Prism
+ * accepts any `Bearer` token and the CLI always sends one (without a key it stops first, exit 2).
+ */
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assertBuilt, runCli, type CliResult } from "../e2e/helpers.js";
+import { DOCUMENT, startPrism, stopAllPrisms, type PrismProcess } from "./prism.js";
+
+const KEY = "any-key-prism-accepts";
+
+interface MediaType {
+  examples: Record<string, { value: unknown }>;
+}
+interface Operation {
+  responses: Record<string, { content: Record<string, MediaType> }>;
+}
+const document = JSON.parse(readFileSync(DOCUMENT, "utf8")) as {
+  paths: Record<string, Record<string, Operation>>;
+};
+
+/** The first example of an operation's JSON response: what the static mock answers with. */
+function example(path: string, method: string, status: string): unknown {
+  const media = document.paths[path]?.[method]?.responses[status]?.content["application/json"];
+  const first = Object.values(media?.examples ?? {})[0];
+  if (!first) throw new Error(`no example for ${method} ${path} ${status}`);
+  return first.value;
+}
+
+let mock: PrismProcess;
+let dynamic: PrismProcess;
+
+beforeAll(async () => {
+  assertBuilt();
+  [mock, dynamic] = await Promise.all([
+    startPrism(["mock", DOCUMENT]),
+    startPrism(["mock", DOCUMENT, "--dynamic", "--seed", "petstore"]),
+  ]);
+}, 30_000);
+
+afterAll(async () => {
+  await stopAllPrisms();
+});
+
+/**
+ * Runs `petstore --base-url <prism> ...args` and returns its result with the violations Prism
+ * logged while it ran.
+ */
+async function petstore(
+  prism: PrismProcess,
+  args: readonly string[],
+  baseUrl = prism.url,
+): Promise<CliResult & { violations: string[] }> {
+  const before = prism.violationLines().length;
+  const result = await runCli(["--base-url", baseUrl, ...args], {
+    env: { PETSTORE_API_KEY: KEY },
+  });
+  return { ...result, violations: prism.violationLines().slice(before) };
+}
+
+describe("petstore against prism mock (the document's examples)", () => {
+  it("inventory list --json prints the entries", async () => {
+    const result = await petstore(mock, ["inventory", "list", "--json"]);
+    expect(result).toMatchObject({ code: 0, stderr: "", violations: [] });
+    expect(JSON.parse(result.stdout)).toEqual(example("/inventory", "get", "200"));
+  });
+
+  it("inventory list --csv prints a header and one row per entry", async () => {
+    const result = await petstore(mock, ["inventory", "list", "--csv"]);
+    const rows = (example("/inventory", "get", "200") as Record<string, unknown>[]).map(
+      (entry) => `${String(entry.petId)},${String(entry.quantity)},${String(entry.status)}\n`,
+    );
+    expect(result).toEqual({
+      code: 0,
+      stdout: ["petId,quantity,status\n", ...rows].join(""),
+      stderr: "",
+      violations: [],
+    });
+  });
+
+  it("inventory set sends a PATCH the document accepts and prints the updated entry", async () => {
+    const piped = await petstore(mock, ["inventory", "set", "42", "7"]);
+    expect(piped).toEqual({ code: 0, stdout: "42\t7\tsold\n", stderr: "", violations: [] });
+    const json = await petstore(mock, ["inventory", "set", "42", "7", "--json"]);
+    expect(json).toMatchObject({ code: 0, stderr: "", violations: [] });
+    expect(JSON.parse(json.stdout)).toEqual(example("/inventory/{petId}", "patch", "200"));
+  });
+
+  it("pets get warns on stderr about Prism's own Deprecation header and prints the pet", async () => {
+    // Prism's mock sends `deprecation: true` (an early draft of RFC 9745) for every deprecated
+    // operation instead of the documented `@<unix-seconds>`, and reports that as a violation
+    // of its own response; the CLI still warns, with the Sunset date.
+    const result = await petstore(mock, ["pets", "get", "1"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe("1\tRex\tavailable\tDogs\tpuppy\thttps://example.com/rex.jpg\n");
+    expect(result.stderr).toBe(
+      `warning: the server marks GET ${mock.url}/pets/1 as deprecated; it stops working after 2027-07-01\n`,
+    );
+    expect(
+      result.violations.filter((line) => !line.includes("response.header.deprecation")),
+    ).toEqual([]);
+  });
+
+  it("orders list --json prints the orders", async () => {
+    const result = await petstore(mock, ["orders", "list", "--json"]);
+    expect(result).toMatchObject({ code: 0, stderr: "", violations: [] });
+    expect(JSON.parse(result.stdout)).toEqual(example("/store/orders", "get", "200"));
+  });
+
+  it("exit 6 with the server's code and message on a 400 (Prism rejects a petId beyond 2^53)", async () => {
+    // A valid int64, but Prism clamps int64 to Number.MAX_SAFE_INTEGER and answers with the
+    // document's 400 example.
+    const result = await petstore(mock, ["inventory", "set", "9007199254740992", "7"]);
+    expect(result.code).toBe(6);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toBe("error: body/quantity must be >= 0 (invalid_body, HTTP 400)\n");
+    expect(result.violations).toEqual([
+      expect.stringContaining(
+        "Violation: request.path.petid Request path parameter petid must be <=",
+      ),
+    ]);
+  });
+
+  it("exit 5 on a 404 that is not an Error body (a base URL the server does not serve)", async () => {
+    const result = await petstore(mock, ["inventory", "list"], `${mock.url}/v1`);
+    expect(result.code).toBe(5);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/^error: .*\(HTTP 404\)\n/);
+  });
+
+  it("exit 2 without a key, before any request reaches the server", async () => {
+    const before = mock.output().length;
+    const result = await runCli(["--base-url", mock.url, "inventory", "list"]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/^error: no API key: set PETSTORE_API_KEY/);
+    expect(mock.output().slice(before)).not.toContain("Request received");
+  });
+});
+
+describe("petstore against prism mock --dynamic (random data that fits the schemas)", () => {
+  const entry = {
+    petId: expect.any(Number) as unknown,
+    quantity: expect.any(Number) as unknown,
+    status: expect.stringMatching(/^(available|pending|sold)$/) as unknown,
+  };
+
+  it("inventory list --json prints every generated entry", async () => {
+    const result = await petstore(dynamic, ["inventory", "list", "--json"]);
+    expect(result).toMatchObject({ code: 0, stderr: "", violations: [] });
+    const entries = JSON.parse(result.stdout) as unknown[];
+    expect(entries.length).toBeGreaterThan(0);
+    for (const item of entries) expect(item).toEqual(entry);
+  });
+
+  it("inventory list --csv prints a row per generated entry", async () => {
+    const result = await petstore(dynamic, ["inventory", "list", "--csv"]);
+    expect(result).toMatchObject({ code: 0, stderr: "", violations: [] });
+    const [header, ...rows] = result.stdout.trimEnd().split("\n");
+    expect(header).toBe("petId,quantity,status");
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row).toMatch(/^[1-9]\d*,\d+,(available|pending|sold)$/);
+  });
+
+  it("inventory set --json prints whatever entry the server answers with", async () => {
+    const result = await petstore(dynamic, ["inventory", "set", "42", "7", "--json"]);
+    expect(result).toMatchObject({ code: 0, stderr: "", violations: [] });
+    expect(JSON.parse(result.stdout)).toEqual(entry);
+  });
+});
