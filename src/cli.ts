@@ -13,6 +13,8 @@ process.exitCode = await run(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   stdoutIsTTY: process.stdout.isTTY,
+  stderrIsTTY: process.stderr.isTTY,
+  stdin: process.stdin,
   env: process.env,
   readFile: (path) => readFile(path, "utf8"),
   sleep: (ms) => sleep(ms),

@@ -10,8 +10,12 @@ export interface Deps {
    * Node leaves `isTTY` undefined, not false, on a pipe, whatever its types say.
    */
   stdoutIsTTY: boolean | undefined;
+  /** Whether stderr is a terminal (progress bars); absent or undefined means it is not. */
+  stderrIsTTY?: boolean | undefined;
+  /** Where `-` input is read from (`inventory apply -`); absent means no stdin (empty input). */
+  stdin?: NodeJS.ReadableStream | undefined;
   env: Env;
-  /** Reads a text file (PETSTORE_API_KEY_FILE). */
+  /** Reads a text file (PETSTORE_API_KEY_FILE, the counts file of `inventory apply`). */
   readFile: (path: string) => Promise<string>;
   /** HTTP dispatcher; when absent, the run creates one EnvHttpProxyAgent and closes it after. */
   dispatcher?: Dispatcher | undefined;

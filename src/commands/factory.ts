@@ -17,6 +17,26 @@ export interface CommandContext {
   io: IoStreams;
   /** Resolves the target (UsageError when URL or key is missing) and builds the client. */
   apiClient(): Promise<ApiClient>;
+  /** Input files and stdin, for commands that read data (`inventory apply`). */
+  input: CommandInput;
+  /** The raw stderr stream and whether it is a terminal, for progress bars. */
+  progressStream: { stream: NodeJS.WritableStream; isTTY: boolean };
+}
+
+/** Where a command reads its input from. */
+export interface CommandInput {
+  readFile: (path: string) => Promise<string>;
+  /** Reads stdin to its end as UTF-8 text (empty when the run has no stdin). */
+  readStdin: () => Promise<string>;
+}
+
+async function readStream(stream: NodeJS.ReadableStream | undefined): Promise<string> {
+  if (stream === undefined) return "";
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) {
+    chunks.push(typeof chunk === "string" ? Buffer.from(chunk) : chunk);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** Builds command contexts for one run and cleans up after it. */
@@ -44,7 +64,12 @@ export class Factory {
 
   /** The context a command runs with. */
   context(globals: GlobalOptions): CommandContext {
-    return { io: this.io(globals), apiClient: () => this.#apiClient(globals) };
+    return {
+      io: this.io(globals),
+      apiClient: () => this.#apiClient(globals),
+      input: { readFile: this.deps.readFile, readStdin: () => readStream(this.deps.stdin) },
+      progressStream: { stream: this.deps.stderr, isTTY: this.deps.stderrIsTTY ?? false },
+    };
   }
 
   async #apiClient(globals: GlobalOptions): Promise<ApiClient> {

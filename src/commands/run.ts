@@ -29,7 +29,8 @@ The API key (never a flag):
 Exit codes:
   0 ok, 1 unexpected failure (a bug), 2 usage or configuration, 3 server unreachable,
   timed out or failing, 4 authentication failed (401), 5 not found (404),
-  6 request rejected as invalid (400)
+  6 request rejected as invalid (400),
+  7 apply finished with some rows failed
 
 Examples:
   petstore inventory list

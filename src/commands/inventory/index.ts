@@ -1,6 +1,7 @@
 /** `petstore inventory`: groups the inventory verbs. */
 import { Command } from "commander";
 import type { Factory } from "../factory.js";
+import { applyCommand } from "./apply.js";
 import { listCommand } from "./list.js";
 import { setCommand } from "./set.js";
 
@@ -9,5 +10,6 @@ export function inventoryCommand(factory: Factory): Command {
   return new Command("inventory")
     .description("read and set stock levels")
     .addCommand(listCommand(factory))
-    .addCommand(setCommand(factory));
+    .addCommand(setCommand(factory))
+    .addCommand(applyCommand(factory));
 }

@@ -1,0 +1,20 @@
+/** An apply that finished with some rows failed: exit 7, after the report has been printed. */
+import { CliError, EXIT_CODES } from "../errors.js";
+import type { ApplyReport } from "./execute.js";
+
+export class ApplyIncompleteError extends CliError {
+  constructor(report: ApplyReport) {
+    const attempted = report.changed + report.failed;
+    const applied = report.changed > 0 ? `; the other ${report.changed} were applied` : "";
+    const message =
+      report.stoppedAfter === undefined
+        ? `${report.failed} of ${attempted} changes failed (the report lists them)${applied}`
+        : `the server kept failing, so the run stopped after ${report.stoppedAfter} failures in a row: ` +
+          `${report.failed} of ${attempted} changes not applied${applied}`;
+    super(
+      message,
+      EXIT_CODES.partialFailure,
+      "run the same command again: it changes only what is still different",
+    );
+  }
+}

@@ -1,0 +1,56 @@
+/** Desired stock counts read from a file, and the problems found while validating one. */
+import { MAX_PET_ID, MAX_QUANTITY } from "../api/limits.js";
+
+/** Where a row came from: the file line (CSV), or the array entry and its line (JSON). */
+export interface RowLocation {
+  line: number;
+  /** 1-based position in the JSON array; absent for CSV. */
+  entry?: number | undefined;
+}
+
+/** One desired count: set `petId`'s stock to `quantity`. */
+export interface CountRow {
+  petId: bigint;
+  quantity: number;
+  location: RowLocation;
+}
+
+/** Something wrong with the file, located so the person fixing it can find it. */
+export interface CountProblem {
+  location: RowLocation;
+  message: string;
+}
+
+/** What parsing a counts file yields: every valid row, and every problem (none means valid). */
+export interface ParsedCounts {
+  rows: CountRow[];
+  problems: CountProblem[];
+}
+
+/** "line 3", or "entry 2 (line 5)" for a JSON array entry. */
+export function describeLocation(location: RowLocation): string {
+  return location.entry === undefined
+    ? `line ${location.line}`
+    : `entry ${location.entry} (line ${location.line})`;
+}
+
+export const PET_ID_EXPECTED = `expected a whole number from 1 to ${MAX_PET_ID}`;
+export const QUANTITY_EXPECTED = `expected a whole number from 0 to ${MAX_QUANTITY}`;
+
+/** Adds a problem for every petId seen before, naming where it was first seen. */
+export function findDuplicates(rows: readonly CountRow[]): CountProblem[] {
+  const first = new Map<bigint, RowLocation>();
+  const problems: CountProblem[] = [];
+  for (const row of rows) {
+    const seen = first.get(row.petId);
+    if (seen === undefined) {
+      first.set(row.petId, row.location);
+    } else {
+      problems.push({
+        location: row.location,
+        message: `duplicate petId ${row.petId} (first on ${describeLocation(seen)})`,
+      });
+    }
+  }
+  return problems;
+}

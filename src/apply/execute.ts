@@ -1,0 +1,103 @@
+/**
+ * Carries out an apply plan: PATCHes the rows that differ with bounded concurrency, and turns
+ * every outcome into a result in file order. A failing row fails alone; the run goes on.
+ */
+import pLimit from "p-limit";
+import type { ApplyPlan, PlannedRow } from "./plan.js";
+import { describeRowFailure, isServerWideFailure, type RowFailure } from "./row-failure.js";
+
+export const ROW_OUTCOMES = ["changed", "unchanged", "failed"] as const;
+export type RowOutcome = (typeof ROW_OUTCOMES)[number];
+
+/** What happened to one row. */
+export interface RowResult {
+  petId: bigint;
+  /** The quantity before the run; undefined when the inventory did not list the pet. */
+  previous: number | undefined;
+  desired: number;
+  outcome: RowOutcome;
+  failure?: RowFailure | undefined;
+}
+
+/** The outcome of a whole run: counts, then every row in file order. */
+export interface ApplyReport {
+  changed: number;
+  unchanged: number;
+  failed: number;
+  results: RowResult[];
+  /** Set when the run stopped starting PATCHes because the server kept failing. */
+  stoppedAfter?: number | undefined;
+}
+
+/**
+ * After this many server-wide failures in a row (each already retried), the server is taken to
+ * be down: the remaining rows are not attempted, so a dead server does not cost minutes of
+ * retries per row. A re-run picks them up.
+ */
+export const STOP_AFTER_SERVER_FAILURES = 10;
+
+export interface ExecuteOptions {
+  /** Sets one pet's stock (the client's PATCH, with its retries). */
+  update: (petId: bigint, quantity: number) => Promise<unknown>;
+  /** At most this many PATCHes in flight. */
+  concurrency: number;
+  /** Called as each changed row settles (for progress). */
+  onSettled?: ((result: RowResult) => void) | undefined;
+  stopAfterServerFailures?: number | undefined;
+}
+
+/** Applies the plan's changes and reports every row. */
+export async function executePlan(plan: ApplyPlan, options: ExecuteOptions): Promise<ApplyReport> {
+  const limit = pLimit(options.concurrency);
+  const stopAfter = options.stopAfterServerFailures ?? STOP_AFTER_SERVER_FAILURES;
+  // Shared by the rows in flight; an object so that the final read is not narrowed to false.
+  const state = { serverFailuresInARow: 0, stopped: false };
+
+  const result = (row: PlannedRow, outcome: RowOutcome, failure?: RowFailure): RowResult => ({
+    petId: row.petId,
+    previous: row.previous,
+    desired: row.desired,
+    outcome,
+    ...(failure === undefined ? {} : { failure }),
+  });
+
+  async function applyRow(row: PlannedRow): Promise<RowResult> {
+    let settled: RowResult;
+    if (state.stopped) {
+      settled = result(row, "failed", {
+        reason: `not attempted: the server kept failing (${stopAfter} changes in a row failed); run again later`,
+        notAttempted: true,
+      });
+    } else {
+      try {
+        await options.update(row.petId, row.desired);
+        state.serverFailuresInARow = 0;
+        settled = result(row, "changed");
+      } catch (error) {
+        if (isServerWideFailure(error)) {
+          state.serverFailuresInARow += 1;
+          if (state.serverFailuresInARow >= stopAfter) state.stopped = true;
+        } else {
+          state.serverFailuresInARow = 0;
+        }
+        settled = result(row, "failed", describeRowFailure(error));
+      }
+    }
+    options.onSettled?.(settled);
+    return settled;
+  }
+
+  const results = await Promise.all(
+    plan.rows.map((row) =>
+      row.change ? limit(() => applyRow(row)) : Promise.resolve(result(row, "unchanged")),
+    ),
+  );
+  const count = (outcome: RowOutcome) => results.filter((row) => row.outcome === outcome).length;
+  return {
+    changed: count("changed"),
+    unchanged: count("unchanged"),
+    failed: count("failed"),
+    results,
+    ...(state.stopped ? { stoppedAfter: stopAfter } : {}),
+  };
+}

@@ -1,0 +1,97 @@
+/**
+ * Reads a counts file (or stdin for `-`), picks CSV or JSON, and validates every row before
+ * anything is sent: any problem is a UsageError (exit 2) listing where, and nothing is applied.
+ */
+import { extname } from "node:path";
+import { UsageError } from "../errors.js";
+import { describeLocation, findDuplicates, type CountProblem, type CountRow } from "./counts.js";
+import { parseCsvCounts } from "./csv-counts.js";
+import { parseJsonCounts } from "./json-counts.js";
+
+export const COUNTS_FORMATS = ["csv", "json"] as const;
+export type CountsFormat = (typeof COUNTS_FORMATS)[number];
+
+/** How many problems an error lists before saying how many more there are. */
+const MAX_LISTED_PROBLEMS = 20;
+
+/** Where to read from. */
+export interface CountsSource {
+  readFile: (path: string) => Promise<string>;
+  readStdin: () => Promise<string>;
+}
+
+/** The file's name as messages show it. */
+export function sourceName(path: string): string {
+  return path === "-" ? "stdin" : path;
+}
+
+/** Reads the whole input; an unreadable file is a UsageError. */
+export async function readCountsText(path: string, source: CountsSource): Promise<string> {
+  if (path === "-") return source.readStdin();
+  try {
+    return await source.readFile(path);
+  } catch (error) {
+    const code =
+      typeof error === "object" &&
+      error !== null &&
+      "code" in error &&
+      typeof error.code === "string"
+        ? error.code
+        : undefined;
+    const reason =
+      code === "ENOENT"
+        ? "no such file"
+        : code === "EISDIR"
+          ? "it is a directory"
+          : code === "EACCES"
+            ? "permission denied"
+            : (code ?? (error instanceof Error ? error.message : String(error)));
+    throw new UsageError(
+      `cannot read ${path}: ${reason}`,
+      "give a readable CSV or JSON file, or - to read stdin",
+    );
+  }
+}
+
+/** `--format` when given, else the extension (.csv, .json), else the content's first character. */
+export function detectCountsFormat(
+  path: string,
+  text: string,
+  flag: CountsFormat | undefined,
+): CountsFormat {
+  if (flag !== undefined) return flag;
+  const extension = extname(path).toLowerCase();
+  if (extension === ".csv") return "csv";
+  if (extension === ".json") return "json";
+  const first = /^\uFEFF?\s*(\S)/.exec(text)?.[1];
+  return first === "[" || first === "{" ? "json" : "csv";
+}
+
+function problemsError(name: string, problems: readonly CountProblem[]): UsageError {
+  const sorted = [...problems].sort(
+    (a, b) =>
+      a.location.line - b.location.line || (a.location.entry ?? 0) - (b.location.entry ?? 0),
+  );
+  const hint = "fix the file and run again; nothing was applied";
+  const [only] = sorted;
+  if (only !== undefined && sorted.length === 1) {
+    return new UsageError(`${name} ${describeLocation(only.location)}: ${only.message}`, hint);
+  }
+  const listed = sorted
+    .slice(0, MAX_LISTED_PROBLEMS)
+    .map((problem) => `\n  ${describeLocation(problem.location)}: ${problem.message}`)
+    .join("");
+  const more =
+    sorted.length > MAX_LISTED_PROBLEMS
+      ? `\n  ... and ${sorted.length - MAX_LISTED_PROBLEMS} more`
+      : "";
+  return new UsageError(`${name} has ${sorted.length} problems:${listed}${more}`, hint);
+}
+
+/** Parses and validates counts text; throws a UsageError naming every bad line. */
+export function parseCounts(text: string, format: CountsFormat, name: string): CountRow[] {
+  const parsed = format === "csv" ? parseCsvCounts(text) : parseJsonCounts(text);
+  const problems = [...parsed.problems, ...findDuplicates(parsed.rows)];
+  if (problems.length > 0) throw problemsError(name, problems);
+  return parsed.rows;
+}

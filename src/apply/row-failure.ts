@@ -1,0 +1,62 @@
+/** Why one row of an apply failed, in words for the report, and whether the server seems down. */
+import { ApiError, CliError, MalformedResponseError, NetworkError } from "../errors.js";
+
+/** A row's failure as the report shows it. */
+export interface RowFailure {
+  reason: string;
+  /** The server's error code, when it sent one. */
+  code?: string | undefined;
+  /** The HTTP status of the final answer, when there was one. */
+  status?: number | undefined;
+  /** The row was never sent: the run had stopped because the server kept failing. */
+  notAttempted?: true | undefined;
+}
+
+function attemptsNote(attempts: number): string | undefined {
+  return attempts > 1 ? `after ${attempts} attempts` : undefined;
+}
+
+function withNotes(message: string, notes: readonly (string | undefined)[]): string {
+  const shown = notes.filter((note) => note !== undefined);
+  return shown.length === 0 ? message : `${message} (${shown.join(", ")})`;
+}
+
+/** Describes what a row's PATCH threw. */
+export function describeRowFailure(error: unknown): RowFailure {
+  if (error instanceof ApiError) {
+    // A 404 for the pet (not for an unknown route, code not_found) means the pet does not exist.
+    if (error.status === 404 && error.code !== "not_found") {
+      return { reason: "no such pet", code: error.code, status: 404 };
+    }
+    return {
+      reason: withNotes(error.message, [
+        error.code,
+        `HTTP ${error.status}`,
+        attemptsNote(error.attempts),
+      ]),
+      code: error.code,
+      status: error.status,
+    };
+  }
+  if (error instanceof NetworkError) {
+    return { reason: withNotes(error.message, [attemptsNote(error.attempts)]) };
+  }
+  if (error instanceof CliError) return { reason: error.message };
+  const message = error instanceof Error ? error.message : String(error);
+  return { reason: `unexpected failure: ${message} (a bug in petstore, please report it)` };
+}
+
+/**
+ * True when the failure says more about the server or the connection than about the row
+ * (unreachable, 5xx or 429 after retries, a rejected key, a non-petstore answer): enough of
+ * these in a row and the rest of the run is not worth attempting.
+ */
+export function isServerWideFailure(error: unknown): boolean {
+  if (error instanceof NetworkError || error instanceof MalformedResponseError) return true;
+  if (error instanceof ApiError) {
+    return (
+      error.status >= 500 || error.status === 429 || error.status === 401 || error.status === 403
+    );
+  }
+  return false;
+}

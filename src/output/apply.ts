@@ -1,0 +1,153 @@
+/** Printing what `inventory apply` planned (dry run) and what it did (the report). */
+import type { ApplyPlan } from "../apply/plan.js";
+import type { ApplyReport, RowResult } from "../apply/execute.js";
+import { tsvLine } from "./delimited.js";
+import type { OutputFormat } from "./format.js";
+import type { IoStreams } from "./io-streams.js";
+import { toJson } from "./json.js";
+import { renderTable } from "./table.js";
+
+/** How many changed rows a terminal shows before pointing at --json (failures are all shown). */
+const MAX_CHANGED_SHOWN_ON_TTY = 20;
+
+function plural(count: number, one: string, many = `${one}s`): string {
+  return `${count} ${count === 1 ? one : many}`;
+}
+
+function quantityText(value: number | undefined): string {
+  return value === undefined ? "not listed" : String(value);
+}
+
+/** The report as JSON: counts, then each row with its outcome and, for failures, why. */
+function reportJson(report: ApplyReport): unknown {
+  return {
+    changed: report.changed,
+    unchanged: report.unchanged,
+    failed: report.failed,
+    results: report.results.map((row) => ({
+      petId: row.petId,
+      previous: row.previous ?? null,
+      desired: row.desired,
+      outcome: row.outcome,
+      ...(row.failure === undefined
+        ? {}
+        : {
+            reason: row.failure.reason,
+            ...(row.failure.code === undefined ? {} : { code: row.failure.code }),
+            ...(row.failure.status === undefined ? {} : { status: row.failure.status }),
+          }),
+    })),
+  };
+}
+
+function changeLine(row: RowResult): string {
+  return `  pet ${row.petId}: ${quantityText(row.previous)} → ${row.desired}\n`;
+}
+
+/**
+ * Prints the report of a run: JSON with `--json`, else a summary line, the changes and every
+ * failure with its reason (the same text on a terminal, coloured, and in a cron log).
+ */
+export function writeApplyReport(
+  report: ApplyReport,
+  format: "json" | "text",
+  name: string,
+  io: IoStreams,
+): void {
+  if (format === "json") {
+    io.out.write(toJson(reportJson(report)));
+    return;
+  }
+  const { style } = io;
+  const failedCount = plural(report.failed, "failed", "failed");
+  let text =
+    `${name}: ${style.green(`${report.changed} changed`)}, ${report.unchanged} unchanged, ` +
+    `${report.failed > 0 ? style.red(failedCount) : failedCount}\n`;
+
+  const changed = report.results.filter((row) => row.outcome === "changed");
+  if (changed.length > 0) {
+    const shown = io.isTTY ? changed.slice(0, MAX_CHANGED_SHOWN_ON_TTY) : changed;
+    text += "changed:\n" + shown.map(changeLine).join("");
+    if (shown.length < changed.length) {
+      text += style.dim(`  … and ${changed.length - shown.length} more (--json lists every row)\n`);
+    }
+  }
+
+  const failed = report.results.filter((row) => row.outcome === "failed");
+  const attempted = failed.filter((row) => row.failure?.notAttempted !== true);
+  const skipped = failed.length - attempted.length;
+  if (failed.length > 0) {
+    text += "failed:\n";
+    text += attempted
+      .map((row) => `  pet ${row.petId}: ${style.red(row.failure?.reason ?? "failed")}\n`)
+      .join("");
+    if (skipped > 0) {
+      text += `  ${plural(skipped, "more row")} not attempted: the server kept failing; run again later\n`;
+    }
+  }
+  io.out.write(text);
+}
+
+function planJson(plan: ApplyPlan): unknown {
+  return {
+    dryRun: true,
+    wouldChange: plan.changes,
+    unchanged: plan.rows.length - plan.changes,
+    results: plan.rows.map((row) => ({
+      petId: row.petId,
+      previous: row.previous ?? null,
+      desired: row.desired,
+      outcome: row.change ? "would_change" : "unchanged",
+    })),
+  };
+}
+
+/** The one-line summary of a dry run. */
+export function dryRunSummary(plan: ApplyPlan): string {
+  if (plan.changes === 0) {
+    return `dry run: nothing to change (${plural(plan.rows.length, "row")} already right)\n`;
+  }
+  return `dry run: ${plan.changes} of ${plural(plan.rows.length, "row")} would change; nothing was changed\n`;
+}
+
+/**
+ * Prints a dry run's plan: on a terminal a table of the rows that would change (pet, current,
+ * desired) and a summary line; piped, one tab-separated line per such row; or JSON of every row.
+ */
+export function writeApplyPlan(
+  plan: ApplyPlan,
+  format: Exclude<OutputFormat, "csv">,
+  io: IoStreams,
+): void {
+  const changes = plan.rows.filter((row) => row.change);
+  switch (format) {
+    case "json":
+      io.out.write(toJson(planJson(plan)));
+      return;
+    case "tsv":
+      io.out.write(
+        changes.map((row) => tsvLine([row.petId, row.previous ?? "", row.desired])).join(""),
+      );
+      io.err.write(dryRunSummary(plan));
+      return;
+    case "table": {
+      const table =
+        changes.length === 0
+          ? ""
+          : renderTable(
+              {
+                head: ["petId", "current", "desired"],
+                rows: changes.map((row) => [
+                  row.petId.toString(),
+                  quantityText(row.previous),
+                  String(row.desired),
+                ]),
+                rightAligned: [0, 1, 2],
+              },
+              io.style,
+            );
+      io.out.write(table + io.style.dim(dryRunSummary(plan)));
+      return;
+    }
+  }
+}
