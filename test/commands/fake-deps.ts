@@ -1,5 +1,5 @@
 /** Fakes for in-process runs of the CLI: captured streams, a MockAgent, a recorded clock. */
-import { Writable } from "node:stream";
+import { Readable, Writable } from "node:stream";
 import { MockAgent } from "undici";
 import type { Deps } from "../../src/commands/deps.js";
 import { run } from "../../src/commands/run.js";
@@ -37,6 +37,10 @@ export interface FakeOptions {
   agent?: MockAgent;
   files?: Record<string, string>;
   now?: number;
+  /** What stdin holds (read by `inventory apply -`); no stdin when absent. */
+  stdin?: string;
+  /** Whether stderr is a terminal (progress bars). */
+  stderrIsTTY?: boolean;
 }
 
 /** A MockAgent that refuses real connections and records calls. */
@@ -59,6 +63,8 @@ export async function runFake(
     stdout: stdout.stream,
     stderr: stderr.stream,
     stdoutIsTTY: options.isTTY ?? false,
+    stderrIsTTY: options.stderrIsTTY ?? false,
+    stdin: options.stdin === undefined ? undefined : Readable.from([Buffer.from(options.stdin)]),
     env: options.env ?? CONFIGURED_ENV,
     readFile: (path) => {
       const text = files[path];

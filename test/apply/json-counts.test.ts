@@ -1,0 +1,109 @@
+import { describe, expect, it } from "vitest";
+import { arrayEntryLines, parseJsonCounts } from "../../src/apply/json-counts.js";
+
+const MAX_ID = "9223372036854775807";
+
+describe("arrayEntryLines", () => {
+  it("finds the line each top-level entry starts on, ignoring brackets inside strings", () => {
+    const text = '[\n  {"petId": 1, "note": "[a,\\"b]"},\n\n  {"petId": [2,\n3]},\n  4]';
+    expect(arrayEntryLines(text)).toEqual([2, 4, 6]);
+  });
+
+  it("finds none in an empty array", () => {
+    expect(arrayEntryLines("[ \n ]")).toEqual([]);
+  });
+});
+
+describe("parseJsonCounts", () => {
+  it("reads entries with their number and line, ignoring other fields", () => {
+    const text = `[\n  {"petId": 1, "quantity": 5, "status": "sold"},\n  {"quantity": 0, "petId": ${MAX_ID}}\n]\n`;
+    expect(parseJsonCounts(text)).toEqual({
+      rows: [
+        { petId: 1n, quantity: 5, location: { line: 2, entry: 1 } },
+        { petId: 9223372036854775807n, quantity: 0, location: { line: 3, entry: 2 } },
+      ],
+      problems: [],
+    });
+  });
+
+  it("accepts a BOM and an empty array", () => {
+    expect(parseJsonCounts("\uFEFF[]")).toEqual({ rows: [], problems: [] });
+  });
+
+  it.each([
+    [
+      '{"petId": 1, "quantity": "5"}',
+      'invalid quantity "5" (a string): expected a JSON integer from 0 to 2147483647',
+    ],
+    [
+      '{"petId": 1, "quantity": 2.5}',
+      "invalid quantity 2.5: expected a JSON integer from 0 to 2147483647",
+    ],
+    [
+      '{"petId": 1, "quantity": 5.0}',
+      "invalid quantity 5.0: expected a JSON integer from 0 to 2147483647",
+    ],
+    [
+      '{"petId": 1, "quantity": 1e3}',
+      "invalid quantity 1e3: expected a JSON integer from 0 to 2147483647",
+    ],
+    [
+      '{"petId": 1, "quantity": -1}',
+      "invalid quantity -1: expected a JSON integer from 0 to 2147483647",
+    ],
+    [
+      '{"petId": 1, "quantity": 2147483648}',
+      "invalid quantity 2147483648: expected a JSON integer from 0 to 2147483647",
+    ],
+    [
+      '{"petId": 1, "quantity": null}',
+      "invalid quantity null: expected a JSON integer from 0 to 2147483647",
+    ],
+    ['{"petId": 1}', "missing quantity"],
+    ['{"quantity": 1}', "missing petId"],
+    [
+      '{"petId": "1", "quantity": 1}',
+      'invalid petId "1" (a string): expected a JSON integer from 1 to 9223372036854775807',
+    ],
+    [
+      '{"petId": 0, "quantity": 1}',
+      "invalid petId 0: expected a JSON integer from 1 to 9223372036854775807",
+    ],
+    [
+      '{"petId": 9223372036854775808, "quantity": 1}',
+      "invalid petId 9223372036854775808: expected a JSON integer from 1 to 9223372036854775807",
+    ],
+    [
+      '{"petId": true, "quantity": 1}',
+      "invalid petId true: expected a JSON integer from 1 to 9223372036854775807",
+    ],
+    ["[1, 5]", 'expected an object {"petId": ..., "quantity": ...}, found an array'],
+    ["7", 'expected an object {"petId": ..., "quantity": ...}, found 7'],
+  ])("reports %s as entry 2 on line 3", (entry, message) => {
+    const parsed = parseJsonCounts(`[\n  {"petId": 9, "quantity": 1},\n  ${entry}\n]`);
+    expect(parsed.problems).toEqual([{ location: { line: 3, entry: 2 }, message }]);
+    expect(parsed.rows).toHaveLength(1);
+  });
+
+  it("refuses a document that is not an array", () => {
+    expect(parseJsonCounts('{"petId": 1, "quantity": 5}').problems).toEqual([
+      {
+        location: { line: 1 },
+        message: 'expected a JSON array of {"petId": ..., "quantity": ...} objects',
+      },
+    ]);
+  });
+
+  it("reports a syntax error with its line", () => {
+    expect(
+      parseJsonCounts('[\n  {"petId": 1, "quantity": 5},\n  {"petId": 2,}\n]').problems,
+    ).toEqual([
+      { location: { line: 3 }, message: "not valid JSON: Quoted object key expected but got '}'" },
+    ]);
+  });
+
+  it("reports a duplicate key as invalid JSON rather than picking one", () => {
+    const parsed = parseJsonCounts('[{"petId": 1, "quantity": 5, "quantity": 6}]');
+    expect(parsed.problems[0]?.message).toBe("not valid JSON: Duplicate key 'quantity'");
+  });
+});

@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import { detectCountsFormat, parseCounts, readCountsText } from "../../src/apply/read-counts.js";
+import { UsageError } from "../../src/errors.js";
+
+function thrown(action: () => unknown): unknown {
+  try {
+    action();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected it to throw");
+}
+
+describe("detectCountsFormat", () => {
+  it.each([
+    ["counts.csv", "[", undefined, "csv"],
+    ["COUNTS.JSON", "petId,quantity", undefined, "json"],
+    ["counts.txt", "  \n[{}]", undefined, "json"],
+    ["-", "\uFEFF{", undefined, "json"],
+    ["-", "petId,quantity", undefined, "csv"],
+    ["-", "", undefined, "csv"],
+    ["counts.json", "[]", "csv", "csv"],
+  ] as const)("%s holding %j with --format %s is %s", (path, text, flag, format) => {
+    expect(detectCountsFormat(path, text, flag)).toBe(format);
+  });
+});
+
+describe("readCountsText", () => {
+  const source = {
+    readFile: (path: string) =>
+      path === "counts.csv"
+        ? Promise.resolve("petId,quantity\n")
+        : Promise.reject(Object.assign(new Error("nope"), { code: "ENOENT" })),
+    readStdin: () => Promise.resolve("from stdin"),
+  };
+
+  it("reads a file, or stdin for -", async () => {
+    expect(await readCountsText("counts.csv", source)).toBe("petId,quantity\n");
+    expect(await readCountsText("-", source)).toBe("from stdin");
+  });
+
+  it("turns an unreadable file into a usage error naming it", async () => {
+    const error: unknown = await readCountsText("missing.csv", source).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error).toMatchObject({
+      message: "cannot read missing.csv: no such file",
+      hint: "give a readable CSV or JSON file, or - to read stdin",
+    });
+  });
+});
+
+describe("parseCounts", () => {
+  it("returns the rows of a valid file", () => {
+    expect(parseCounts("petId,quantity\n1,5\n", "csv", "counts.csv")).toEqual([
+      { petId: 1n, quantity: 5, location: { line: 2 } },
+    ]);
+  });
+
+  it("names the file and line of a single problem", () => {
+    const error = thrown(() => parseCounts("petId,quantity\n1,x\n", "csv", "counts.csv"));
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).message).toBe(
+      'counts.csv line 2: invalid quantity "x": expected a whole number from 0 to 2147483647',
+    );
+    expect((error as UsageError).hint).toBe("fix the file and run again; nothing was applied");
+  });
+
+  it("refuses a duplicate petId, naming both lines", () => {
+    expect(() => parseCounts("petId,quantity\n1,5\n2,5\n1,6\n", "csv", "c.csv")).toThrow(
+      "c.csv line 4: duplicate petId 1 (first on line 2)",
+    );
+  });
+
+  it("names JSON entries and their lines", () => {
+    const text = '[\n{"petId": 1, "quantity": 5},\n{"petId": 1, "quantity": 6}\n]';
+    expect(() => parseCounts(text, "json", "stdin")).toThrow(
+      "stdin entry 2 (line 3): duplicate petId 1 (first on entry 1 (line 2))",
+    );
+  });
+
+  it("lists every problem in line order, up to 20", () => {
+    const rows = Array.from({ length: 25 }, (_, i) => `${i + 1},bad`).join("\n");
+    const error = thrown(() => parseCounts(`petId,quantity\n1,1\n${rows}\n`, "csv", "c.csv"));
+    const message = (error as UsageError).message;
+    expect(message).toMatch(/^c\.csv has 25 problems:\n {2}line 3: invalid quantity "bad"/);
+    expect(message).toContain("\n  line 22: ");
+    expect(message).not.toContain("line 23:");
+    expect(message).toMatch(/\n {2}\.\.\. and 5 more$/);
+  });
+});

@@ -1,0 +1,408 @@
+/**
+ * `inventory apply` in-process on MockAgent: validation before any request, the plan, and the
+ * faults a real server cannot produce on demand (503 then 200, a row that keeps failing,
+ * resets, a server that goes away), plus the concurrency bound.
+ */
+import { describe, expect, it } from "vitest";
+import type { MockAgent } from "undici";
+import { callsOf, json, mockAgent, ORIGIN, runFake } from "../fake-deps.js";
+
+const MAX_ID = "9223372036854775807";
+const INVENTORY = `[{"petId":1,"quantity":3,"status":"available"},{"petId":2,"quantity":0,"status":"pending"},{"petId":3,"quantity":4,"status":"sold"},{"petId":${MAX_ID},"quantity":1,"status":"sold"}]`;
+const inventoryRoute = { path: "/v1/inventory", method: "GET" } as const;
+const patchRoute = (petId: string | number) =>
+  ({ path: `/v1/inventory/${String(petId)}`, method: "PATCH" }) as const;
+
+function entry(petId: string | number, quantity: number): string {
+  return `{"petId":${String(petId)},"quantity":${quantity},"status":"available"}`;
+}
+
+/** An agent that serves INVENTORY once and answers 200 to each listed PATCH once. */
+function serving(patches: readonly [string | number, number][] = []): MockAgent {
+  const agent = mockAgent();
+  const pool = agent.get(ORIGIN);
+  pool.intercept(inventoryRoute).reply(200, INVENTORY, json);
+  for (const [petId, quantity] of patches) {
+    pool.intercept(patchRoute(petId)).reply(200, entry(petId, quantity), json);
+  }
+  return agent;
+}
+
+function socketError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+function patchBodies(agent: MockAgent): string[] {
+  return (agent.getCallHistory()?.calls() ?? [])
+    .filter((call) => call.method === "PATCH")
+    .map((call) => `${call.path} ${String(call.body)}`)
+    .sort();
+}
+
+const COUNTS = `petId,quantity\n1,5\n2,0\n3,4\n${MAX_ID},2\n`;
+
+describe("inventory apply: validation comes first, and sends nothing", () => {
+  it.each([
+    ["petId,quantity\n1,5\n2,-1\n", 'counts.csv line 3: invalid quantity "-1"'],
+    ["petId,quantity\n1,5\n2,1.5\n", 'counts.csv line 3: invalid quantity "1.5"'],
+    ["petId,quantity\n1,5\nabc,1\n", 'counts.csv line 3: invalid petId "abc"'],
+    ["petId,quantity\n1,5\n1,6\n", "counts.csv line 3: duplicate petId 1 (first on line 2)"],
+    ["petId,count\n1,5\n", "counts.csv line 1: the header has no quantity column"],
+    ["petId,quantity\n1\n", "counts.csv line 2: missing quantity"],
+  ])("refuses %j with exit 2", async (text, message) => {
+    const agent = mockAgent();
+    const result = await runFake(["inventory", "apply", "counts.csv"], {
+      agent,
+      files: { "counts.csv": text },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`error: ${message}`);
+    expect(result.stderr).toContain("hint: fix the file and run again; nothing was applied\n");
+    expect(result.stdout).toBe("");
+    expect(callsOf(agent)).toEqual([]);
+  });
+
+  it("refuses a JSON string quantity, naming the entry and line", async () => {
+    const agent = mockAgent();
+    const result = await runFake(["inventory", "apply", "-"], {
+      agent,
+      stdin: '[\n  {"petId": 1, "quantity": 5},\n  {"petId": 2, "quantity": "5"}\n]\n',
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'error: stdin entry 2 (line 3): invalid quantity "5" (a string): expected a JSON integer',
+    );
+    expect(callsOf(agent)).toEqual([]);
+  });
+
+  it("says an unreadable file is a usage error", async () => {
+    const agent = mockAgent();
+    const result = await runFake(["inventory", "apply", "nope.csv"], { agent });
+    expect(result).toMatchObject({ code: 2, stdout: "" });
+    expect(result.stderr).toBe(
+      "error: cannot read nope.csv: no such file\n" +
+        "hint: give a readable CSV or JSON file, or - to read stdin\n",
+    );
+    expect(callsOf(agent)).toEqual([]);
+  });
+
+  it.each(["0", "65", "two"])("refuses --concurrency %s", async (value) => {
+    const agent = mockAgent();
+    const result = await runFake(["inventory", "apply", "--concurrency", value, "c.csv"], {
+      agent,
+      files: { "c.csv": COUNTS },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("expected a number of requests, a whole number from 1 to 64");
+    expect(callsOf(agent)).toEqual([]);
+  });
+
+  it("does no request at all for a header-only file", async () => {
+    const agent = mockAgent();
+    const result = await runFake(["inventory", "apply", "c.csv"], {
+      agent,
+      files: { "c.csv": "petId,quantity\r\n" },
+    });
+    expect(result).toEqual({
+      code: 0,
+      stdout: "c.csv: 0 changed, 0 unchanged, 0 failed\n",
+      stderr: "",
+      sleeps: [],
+    });
+    expect(callsOf(agent)).toEqual([]);
+  });
+});
+
+describe("inventory apply: plan and apply", () => {
+  it("fetches once, PATCHes only what differs, and reports in file order", async () => {
+    const agent = serving([
+      [1, 5],
+      [MAX_ID, 2],
+    ]);
+    const result = await runFake(["inventory", "apply", "counts.csv"], {
+      agent,
+      files: { "counts.csv": COUNTS },
+    });
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result.stdout).toBe(
+      "counts.csv: 2 changed, 2 unchanged, 0 failed\n" +
+        "changed:\n" +
+        "  pet 1: 3 → 5\n" +
+        `  pet ${MAX_ID}: 1 → 2\n`,
+    );
+    expect(callsOf(agent).filter((call) => call.startsWith("GET"))).toEqual(["GET /v1/inventory"]);
+    expect(patchBodies(agent)).toEqual([
+      '/v1/inventory/1 {"quantity":5}',
+      `/v1/inventory/${MAX_ID} {"quantity":2}`,
+    ]);
+  });
+
+  it("reads JSON from stdin and reports with --json, int64 ids exact", async () => {
+    const agent = serving([[MAX_ID, 7]]);
+    const result = await runFake(["inventory", "apply", "--json", "-"], {
+      agent,
+      stdin: `[{"petId": ${MAX_ID}, "quantity": 7}, {"petId": 2, "quantity": 0}]`,
+    });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout.replace(MAX_ID, '"max"'))).toEqual({
+      changed: 1,
+      unchanged: 1,
+      failed: 0,
+      results: [
+        { petId: "max", previous: 1, desired: 7, outcome: "changed" },
+        { petId: 2, previous: 0, desired: 0, outcome: "unchanged" },
+      ],
+    });
+    expect(result.stdout).toContain(`"petId": ${MAX_ID},`);
+  });
+
+  it("--dry-run prints the changes and sends no PATCH", async () => {
+    const agent = serving();
+    const result = await runFake(["inventory", "apply", "--dry-run", "-"], {
+      agent,
+      stdin: "petId,quantity\n1,5\n2,0\n99,4\n",
+    });
+    expect(result).toMatchObject({
+      code: 0,
+      stdout: "1\t3\t5\n99\t\t4\n",
+      stderr: "dry run: 2 of 3 rows would change; nothing was changed\n",
+    });
+    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
+  });
+
+  it("--dry-run on a terminal shows a table of pet, current and desired", async () => {
+    const agent = serving();
+    const result = await runFake(["--no-color", "inventory", "apply", "--dry-run", "-"], {
+      agent,
+      isTTY: true,
+      stdin: "petId,quantity\n1,5\n99,4\n",
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/│ petId │ +current │ desired │/);
+    expect(result.stdout).toMatch(/│ +99 │ not listed │ +4 │/);
+    expect(result.stdout).toContain("dry run: 2 of 2 rows would change; nothing was changed\n");
+  });
+
+  it("--max-changes refuses the whole run when more would change, after only the GET", async () => {
+    const agent = serving();
+    const result = await runFake(["inventory", "apply", "--max-changes", "1", "c.csv"], {
+      agent,
+      files: { "c.csv": COUNTS },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      "error: c.csv: 2 entries would change, more than --max-changes 1; nothing was applied\n",
+    );
+    expect(result.stdout).toBe("");
+    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
+  });
+
+  it("--max-changes lets a run through that stays within it", async () => {
+    const agent = serving([
+      [1, 5],
+      [MAX_ID, 2],
+    ]);
+    const result = await runFake(["inventory", "apply", "--max-changes", "2", "c.csv"], {
+      agent,
+      files: { "c.csv": COUNTS },
+    });
+    expect(result.code).toBe(0);
+  });
+
+  it("stops with the usual exit code when the key is refused on the GET", async () => {
+    const agent = mockAgent();
+    agent
+      .get(ORIGIN)
+      .intercept(inventoryRoute)
+      .reply(401, '{"code":"unauthorized","message":"invalid API key","status":401}', json);
+    const result = await runFake(["inventory", "apply", "c.csv"], {
+      agent,
+      files: { "c.csv": COUNTS },
+    });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain("error: invalid API key (unauthorized, HTTP 401)\n");
+    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
+  });
+
+  it("stops with exit 3 when the GET cannot get through", async () => {
+    const agent = mockAgent();
+    agent
+      .get(ORIGIN)
+      .intercept(inventoryRoute)
+      .replyWithError(socketError("ECONNREFUSED", "connect ECONNREFUSED"))
+      .times(3);
+    const result = await runFake(["inventory", "apply", "c.csv"], {
+      agent,
+      files: { "c.csv": COUNTS },
+    });
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe("");
+    expect(callsOf(agent)).toEqual(Array.from({ length: 3 }, () => "GET /v1/inventory"));
+  });
+});
+
+describe("inventory apply: faults during the run", () => {
+  it("retries a 503 on a row and succeeds", async () => {
+    const agent = serving([[MAX_ID, 2]]);
+    const pool = agent.get(ORIGIN);
+    pool
+      .intercept(patchRoute(1))
+      .reply(503, '{"code":"unavailable","message":"busy","status":503}', json);
+    pool.intercept(patchRoute(1)).reply(200, entry(1, 5), json);
+    const result = await runFake(["inventory", "apply", "c.csv"], {
+      agent,
+      files: { "c.csv": COUNTS },
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("c.csv: 2 changed, 2 unchanged, 0 failed\n");
+    expect(result.sleeps).toEqual([375]);
+    expect(callsOf(agent).filter((call) => call === "PATCH /v1/inventory/1")).toHaveLength(2);
+  });
+
+  it("reports a row that keeps answering 503 as failed (exit 7); the others still apply", async () => {
+    const agent = serving([[MAX_ID, 2]]);
+    agent
+      .get(ORIGIN)
+      .intercept(patchRoute(1))
+      .reply(503, '{"code":"unavailable","message":"busy","status":503}', json)
+      .times(3);
+    const result = await runFake(["inventory", "apply", "--json", "c.csv"], {
+      agent,
+      files: { "c.csv": COUNTS },
+    });
+    expect(result.code).toBe(7);
+    const report = JSON.parse(result.stdout.replace(MAX_ID, '"max"')) as Record<string, unknown>;
+    expect(report).toMatchObject({ changed: 1, unchanged: 2, failed: 1 });
+    expect(report.results).toEqual([
+      {
+        petId: 1,
+        previous: 3,
+        desired: 5,
+        outcome: "failed",
+        reason: "busy (unavailable, HTTP 503, after 3 attempts)",
+        code: "unavailable",
+        status: 503,
+      },
+      { petId: 2, previous: 0, desired: 0, outcome: "unchanged" },
+      { petId: 3, previous: 4, desired: 4, outcome: "unchanged" },
+      { petId: "max", previous: 1, desired: 2, outcome: "changed" },
+    ]);
+    expect(result.stderr).toBe(
+      "error: 1 of 2 changes failed (the report lists them); the other 1 were applied\n" +
+        "hint: run the same command again: it changes only what is still different\n",
+    );
+  });
+
+  it("reports a row whose connection keeps being reset as failed, not fatal", async () => {
+    const agent = serving([[MAX_ID, 2]]);
+    agent
+      .get(ORIGIN)
+      .intercept(patchRoute(1))
+      .replyWithError(socketError("ECONNRESET", "read ECONNRESET"))
+      .times(3);
+    const result = await runFake(["inventory", "apply", "c.csv"], {
+      agent,
+      files: { "c.csv": COUNTS },
+    });
+    expect(result.code).toBe(7);
+    expect(result.stdout).toBe(
+      "c.csv: 1 changed, 2 unchanged, 1 failed\n" +
+        "changed:\n" +
+        `  pet ${MAX_ID}: 1 → 2\n` +
+        "failed:\n" +
+        "  pet 1: cannot reach http://petstore.test/v1/inventory/1: connection reset by the server (ECONNRESET) (after 3 attempts)\n",
+    );
+  });
+
+  it("reports an unknown pet (404) and a rejected row (400) as their rows' failures", async () => {
+    const agent = serving([[1, 5]]);
+    const pool = agent.get(ORIGIN);
+    pool
+      .intercept(patchRoute(99))
+      .reply(404, '{"code":"pet_not_found","message":"no pet with petId 99","status":404}', json);
+    pool
+      .intercept(patchRoute(3))
+      .reply(400, '{"code":"invalid_body","message":"quantity too large","status":400}', json);
+    const result = await runFake(["inventory", "apply", "c.csv"], {
+      agent,
+      files: { "c.csv": "petId,quantity\n1,5\n99,1\n3,7\n" },
+    });
+    expect(result.code).toBe(7);
+    expect(result.stdout).toContain(
+      "failed:\n  pet 99: no such pet\n  pet 3: quantity too large (invalid_body, HTTP 400)\n",
+    );
+  });
+
+  it("stops after 10 server failures in a row when the server goes away, without retrying every row", async () => {
+    const agent = mockAgent();
+    const pool = agent.get(ORIGIN);
+    pool.intercept(inventoryRoute).reply(200, "[]", json);
+    pool
+      .intercept({ path: /^\/v1\/inventory\/\d+$/, method: "PATCH" })
+      .replyWithError(socketError("ECONNREFUSED", "connect ECONNREFUSED"))
+      .persist();
+    const rows = Array.from({ length: 200 }, (_, i) => `${i + 1},1`).join("\n");
+    const result = await runFake(["inventory", "apply", "--concurrency", "1", "c.csv"], {
+      agent,
+      files: { "c.csv": `petId,quantity\n${rows}\n` },
+    });
+    expect(result.code).toBe(7);
+    expect(callsOf(agent).filter((call) => call.startsWith("PATCH"))).toHaveLength(30);
+    expect(result.stdout).toContain("c.csv: 0 changed, 0 unchanged, 200 failed\n");
+    expect(result.stdout).toContain(
+      "  190 more rows not attempted: the server kept failing; run again later\n",
+    );
+    expect(result.stderr).toContain(
+      "error: the server kept failing, so the run stopped after 10 failures in a row: 200 of 200 changes not applied\n",
+    );
+  });
+
+  it("keeps at most --concurrency PATCHes in flight", async () => {
+    const delayMs = 25;
+    const agent = mockAgent();
+    const pool = agent.get(ORIGIN);
+    pool.intercept(inventoryRoute).reply(200, "[]", json);
+    const dispatched: number[] = [];
+    pool
+      .intercept({ path: /^\/v1\/inventory\/\d+$/, method: "PATCH" })
+      .reply(() => {
+        dispatched.push(performance.now());
+        return { statusCode: 200, data: entry(1, 1), responseOptions: json };
+      })
+      .delay(delayMs)
+      .persist();
+    const rows = Array.from({ length: 12 }, (_, i) => `${i + 1},1`).join("\n");
+    const result = await runFake(["inventory", "apply", "--concurrency", "3", "c.csv"], {
+      agent,
+      files: { "c.csv": `petId,quantity\n${rows}\n` },
+    });
+    expect(result.code).toBe(0);
+    expect(dispatched).toHaveLength(12);
+    // A request takes delayMs, so requests dispatched within less than that overlapped.
+    const overlapping = dispatched.map(
+      (start) => dispatched.filter((other) => other >= start && other < start + delayMs - 5).length,
+    );
+    expect(Math.max(...overlapping)).toBe(3);
+  });
+
+  it("draws a progress bar on stderr only when stderr is a terminal", async () => {
+    const files = { "c.csv": COUNTS };
+    const patches: [string | number, number][] = [
+      [1, 5],
+      [MAX_ID, 2],
+    ];
+    const onTerminal = await runFake(["inventory", "apply", "c.csv"], {
+      agent: serving(patches),
+      files,
+      stderrIsTTY: true,
+    });
+    expect(onTerminal.code).toBe(0);
+    expect(onTerminal.stderr).toContain("applying [");
+    expect(onTerminal.stdout).not.toContain("applying");
+    const piped = await runFake(["inventory", "apply", "c.csv"], {
+      agent: serving(patches),
+      files,
+    });
+    expect(piped.stderr).toBe("");
+  });
+});
