@@ -69,7 +69,7 @@ export function writeApplyReport(
     const shown = io.isTTY ? changed.slice(0, MAX_CHANGED_SHOWN_ON_TTY) : changed;
     text += "changed:\n" + shown.map(changeLine).join("");
     if (shown.length < changed.length) {
-      text += style.dim(`  … and ${changed.length - shown.length} more (--json lists every row)\n`);
+      text += `${style.dim(`  … and ${changed.length - shown.length} more (--json lists every row)`)}\n`;
     }
   }
 
@@ -146,7 +146,7 @@ export function writeApplyPlan(
               },
               io.style,
             );
-      io.out.write(table + io.style.dim(dryRunSummary(plan)));
+      io.out.write(`${table}${io.style.dim(dryRunSummary(plan).trimEnd())}\n`);
       return;
     }
   }

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import type { ApplyReport } from "../../src/apply/execute.js";
+import { writeApplyReport } from "../../src/output/apply.js";
+import { createIoStreams } from "../../src/output/io-streams.js";
+
+function io(isTTY: boolean) {
+  let out = "";
+  const streams = createIoStreams({
+    out: { write: (text: string) => (out += text) },
+    err: { write: () => undefined },
+    isTTY,
+    env: {},
+    colorFlag: false,
+  });
+  return { streams, out: () => out };
+}
+
+const many: ApplyReport = {
+  changed: 25,
+  unchanged: 0,
+  failed: 1,
+  results: [
+    ...Array.from({ length: 25 }, (_, i) => ({
+      petId: BigInt(i + 1),
+      previous: 0,
+      desired: 1,
+      outcome: "changed" as const,
+    })),
+    {
+      petId: 99n,
+      previous: undefined,
+      desired: 1,
+      outcome: "failed" as const,
+      failure: { reason: "no such pet" },
+    },
+  ],
+};
+
+describe("writeApplyReport", () => {
+  it("lists every change in a log, and caps them on a terminal (failures always all)", () => {
+    const piped = io(false);
+    writeApplyReport(many, "text", "c.csv", piped.streams);
+    expect(
+      piped
+        .out()
+        .split("\n")
+        .filter((line) => line.startsWith("  pet ")),
+    ).toHaveLength(26);
+
+    const terminal = io(true);
+    writeApplyReport(many, "text", "c.csv", terminal.streams);
+    expect(terminal.out()).toContain("  pet 20: 0 → 1\n  … and 5 more (--json lists every row)\n");
+    expect(terminal.out()).not.toContain("pet 21:");
+    expect(terminal.out()).toContain("failed:\n  pet 99: no such pet\n");
+  });
+
+  it("writes previous as null for a pet the inventory did not list", () => {
+    const json = io(false);
+    writeApplyReport(many, "json", "c.csv", json.streams);
+    expect(json.out()).toContain(
+      '"petId": 99,\n      "previous": null,\n      "desired": 1,\n      "outcome": "failed",\n      "reason": "no such pet"\n',
+    );
+  });
+});
