@@ -13,6 +13,10 @@ function times(count: number): string {
   return count === 1 ? "1 attempt" : `${count} attempts`;
 }
 
+function isPetUrl(url: string): boolean {
+  return /\/(inventory|pets)\/[^/]+$/.test(new URL(url).pathname);
+}
+
 function apiErrorHint(error: ApiError, target: TargetContext | undefined): string | undefined {
   switch (error.exitCode) {
     case EXIT_CODES.unauthorized:
@@ -20,10 +24,14 @@ function apiErrorHint(error: ApiError, target: TargetContext | undefined): strin
         ? "check the API key"
         : `check the API key for --env ${target.env}: it comes from ${target.apiKeySource}`;
     case EXIT_CODES.notFound:
-      if (error.code === "not_found" && target !== undefined) {
-        return `the server has no such route: check that the base URL ${target.baseUrl} (from ${target.baseUrlSource}) is right and ends in /v1`;
+      // A 404 on a pet's URL is about the pet, unless the server says the route is unknown;
+      // on any other URL (`inventory list`, `orders list`) it can only be the route.
+      if (isPetUrl(error.url) && error.code !== "not_found") {
+        return "check the petId; petstore inventory list shows the known ones";
       }
-      return "check the petId; petstore inventory list shows the known ones";
+      return target === undefined
+        ? "the server has no such route: check that the base URL is right and ends in /v1"
+        : `the server has no such route: check that the base URL ${target.baseUrl} (from ${target.baseUrlSource}) is right and ends in /v1`;
     case EXIT_CODES.unavailable:
       return `the server kept failing (${times(error.attempts)}); try again later, or raise --retries`;
     default:

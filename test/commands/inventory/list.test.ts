@@ -149,6 +149,15 @@ describe("inventory list requests", () => {
     expect(result.stderr).toContain("< connection: keep-alive");
   });
 
+  it("points a 404 at the base URL, whatever code the server sends (exit 5)", async () => {
+    const result = await runFake(["inventory", "list"], { agent: serving("Not Found", 404) });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain(
+      `hint: the server has no such route: check that the base URL ${BASE_URL} (from PETSTORE_BASE_URL) is right and ends in /v1`,
+    );
+    expect(result.stderr).not.toContain("petId");
+  });
+
   it("treats a body of the wrong shape as a malformed response (exit 3)", async () => {
     const result = await runFake(["inventory", "list"], {
       agent: serving('[{"petId":"7","quantity":1,"status":"available"}]'),
