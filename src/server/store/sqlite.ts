@@ -50,6 +50,8 @@ export function openSqliteStore(path: string): Store {
     db.pragma("synchronous = FULL");
     db.pragma("foreign_keys = ON");
     db.pragma("busy_timeout = 5000");
+    // Checkpoints reuse the WAL file; this bounds what it keeps on disk after one.
+    db.pragma("journal_size_limit = 16777216");
     db.defaultSafeIntegers(true);
     migrate(db);
   } catch (error) {
@@ -117,7 +119,9 @@ class SqliteStore implements Store {
   }
 
   async updateQuantity(petId: bigint, quantity: number): Promise<InventoryItem | undefined> {
-    const row = this.#update.get(BigInt(quantity), petId);
+    // all(), not get(): stepping an UPDATE ... RETURNING to completion before the reset lets
+    // the automatic checkpoint recycle the WAL; with get() it grows by a page per write.
+    const [row] = this.#update.all(BigInt(quantity), petId);
     if (row) this.#writes++;
     return row && toItem(row);
   }
