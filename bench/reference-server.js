@@ -59,7 +59,8 @@ if (mode === "static") {
         }
         if (!Number.isInteger(quantity) || quantity < 0)
           return send(response, 400, '{"status":400}');
-        const row = update.get(BigInt(quantity), BigInt(match[1]));
+        // all(): stepping to completion lets checkpoints recycle the WAL (as our store does).
+        const [row] = update.all(BigInt(quantity), BigInt(match[1]));
         if (!row) return send(response, 404, '{"status":404}');
         send(
           response,
