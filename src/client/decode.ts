@@ -2,7 +2,7 @@
  * Lossless JSON parsing and minimal shape checks of response bodies. Numbers stay
  * exact (int64 ids become bigint), and a body of the wrong shape is reported by path.
  */
-import { isLosslessNumber, parse } from "lossless-json";
+import { isLosslessNumber, LosslessNumber, parse } from "lossless-json";
 import { MAX_PET_ID } from "../api/limits.js";
 import {
   ORDER_STATUSES,
@@ -25,10 +25,23 @@ export class ShapeError extends Error {
   }
 }
 
+/**
+ * Could the text hold a number that JSON.parse would not keep exact, or whose form (a
+ * fraction or exponent) it would hide? Any run of 16 digits (above 2^53 is possible) or a
+ * digit next to ".", "e" or "E" says maybe; text inside strings can only cause a false
+ * "maybe", which costs the slower parser, never exactness.
+ */
+const MAYBE_INEXACT_NUMBER = /[0-9]{16}|[0-9][.eE]|[.eE][+-]?[0-9]/;
+
 /** Parses JSON keeping every number exact (as a LosslessNumber); throws ShapeError on bad JSON. */
 export function parseJson(text: string): unknown {
   try {
-    return parse(text);
+    if (MAYBE_INEXACT_NUMBER.test(text)) return parse(text);
+    // Every number is an integer of at most 15 digits: the native parser keeps it exact and
+    // is many times faster than lossless-json on a large inventory.
+    return JSON.parse(text, (_key, value: unknown) =>
+      typeof value === "number" ? new LosslessNumber(String(value)) : value,
+    );
   } catch {
     throw new ShapeError("", "valid JSON");
   }

@@ -1,3 +1,4 @@
+import { parse } from "lossless-json";
 import { describe, expect, it } from "vitest";
 import {
   decodeErrorBody,
@@ -34,6 +35,18 @@ describe("decodeInventoryList", () => {
 
   it("rejects text that is not JSON", () => {
     expect(() => parseJson("<html>")).toThrow("the body is not valid JSON");
+    expect(() => parseJson('[{"petId":1,')).toThrow("the body is not valid JSON");
+  });
+
+  it.each([
+    ['[{"petId":123456789012345,"quantity":0,"status":"sold"}]', 123456789012345n],
+    ['[{"petId":1234567890123456,"quantity":0,"status":"sold"}]', 1234567890123456n],
+    ['[{"petId":9007199254740993,"quantity":1,"status":"sold"}]', 9007199254740993n],
+    ['[{"petId":42,"quantity":3,"status":"sold","note":"v1.2e5"}]', 42n],
+  ])("decodes %s exactly, as the lossless parser does", (text, petId) => {
+    const items = decodeInventoryList(parseJson(text));
+    expect(items[0]?.petId).toBe(petId);
+    expect(items).toEqual(decodeInventoryList(parse(text)));
   });
 });
 
