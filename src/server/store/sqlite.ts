@@ -41,8 +41,17 @@ const toItem = (row: InventoryRow): InventoryItem => ({
   status: row.status,
 });
 
+export interface SqliteStoreOptions {
+  /**
+   * How often, at most, `revision()` asks SQLite whether another process wrote to the file
+   * (each check takes a read lock: three system calls). This store's own writes change the
+   * revision at once; another process's show within this many milliseconds.
+   */
+  externalCheckMs?: number;
+}
+
 /** Opens (creating if needed) the SQLite database at `path` and migrates it to the latest schema. */
-export function openSqliteStore(path: string): Store {
+export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
   const db = new Database(path);
   try {
     db.pragma("journal_mode = WAL");
@@ -58,7 +67,7 @@ export function openSqliteStore(path: string): Store {
     db.close();
     throw error;
   }
-  return new SqliteStore(db);
+  return new SqliteStore(db, options.externalCheckMs ?? 250);
 }
 
 function migrate(db: Database.Database): void {
@@ -90,9 +99,13 @@ class SqliteStore implements Store {
   readonly #insertOrder: Database.Statement<[bigint, bigint, bigint, string, string, bigint]>;
   /** Counts this connection's own writes: `data_version` only sees other connections'. */
   #writes = 0;
+  readonly #externalCheckMs: number;
+  #externalVersion = 0n;
+  #externalCheckedAt = -Infinity;
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, externalCheckMs: number) {
     this.#db = db;
+    this.#externalCheckMs = externalCheckMs;
     this.#list = db.prepare("SELECT id, quantity, status FROM pets ORDER BY id");
     this.#update = db.prepare(
       "UPDATE pets SET quantity = ? WHERE id = ? RETURNING id, quantity, status",
@@ -143,7 +156,12 @@ class SqliteStore implements Store {
   }
 
   async revision(): Promise<string> {
-    return `${this.#dataVersion.get() ?? 0n}:${this.#writes}`;
+    const now = performance.now();
+    if (now - this.#externalCheckedAt >= this.#externalCheckMs) {
+      this.#externalVersion = this.#dataVersion.get() ?? 0n;
+      this.#externalCheckedAt = now;
+    }
+    return `${this.#externalVersion}:${this.#writes}`;
   }
 
   async seedIfEmpty(pets: readonly SeedPet[], orders: readonly Order[] = []): Promise<boolean> {

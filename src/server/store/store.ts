@@ -17,8 +17,10 @@ export interface Store {
   /** All store orders, ordered by id. */
   listOrders(): Promise<Order[]>;
   /**
-   * A token that changes whenever the inventory may have changed, including by
-   * another process, so a serialized inventory can be cached between writes.
+   * A token that changes whenever the inventory may have changed, so a serialized
+   * inventory can be cached between writes. This store's own writes change it at once;
+   * a store may notice another process's writes a little later (the SQLite store within
+   * a quarter of a second).
    */
   revision(): Promise<string>;
   /** Loads pets (and orders) in one transaction when the store holds no pet; returns whether it did. */

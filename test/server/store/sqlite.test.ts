@@ -1,6 +1,7 @@
 import Database from "better-sqlite3";
 import { statSync } from "node:fs";
 import { join } from "node:path";
+import { setTimeout } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../../src/server/store/migrations.js";
 import { openSqliteStore } from "../../../src/server/store/sqlite.js";
@@ -72,18 +73,33 @@ describe("openSqliteStore", () => {
     await store.close();
   });
 
-  it("changes its revision on its own writes and on other connections' writes", async () => {
+  it("changes its revision at once on its own writes", async () => {
     const store = openSqliteStore(dbPath);
     await store.seedIfEmpty(PETS);
     const r1 = await store.revision();
     await store.updateQuantity(1n, 9);
-    const r2 = await store.revision();
-    expect(r2).not.toBe(r1);
+    expect(await store.revision()).not.toBe(r1);
+    await store.close();
+  });
+
+  it("notices another connection's writes once its check interval has passed", async () => {
+    const store = openSqliteStore(dbPath, { externalCheckMs: 200 });
+    await store.seedIfEmpty(PETS);
+    const before = await store.revision();
     const other = openSqliteStore(dbPath);
     await other.updateQuantity(1n, 10);
     await other.close();
-    expect(await store.revision()).not.toBe(r2);
+    await setTimeout(210);
+    expect(await store.revision()).not.toBe(before);
     await store.close();
+
+    const eager = openSqliteStore(dbPath, { externalCheckMs: 0 });
+    const r1 = await eager.revision();
+    const third = openSqliteStore(dbPath);
+    await third.updateQuantity(1n, 11);
+    await third.close();
+    expect(await eager.revision()).not.toBe(r1);
+    await eager.close();
   });
 
   it("keeps the WAL bounded over many writes (checkpoints recycle it)", async () => {
