@@ -38,12 +38,17 @@ const fmt = (n) => (n >= 100 ? Math.round(n).toLocaleString("en-US") : n.toFixed
 const spread = (values) => `${fmt(Math.min(...values))}–${fmt(Math.max(...values))}`;
 const log = (message) => process.stderr.write(`${message}\n`);
 
+/** Every server started, so a failed run still stops them all. */
+const children = new Set();
+
 /** Starts a server process (on core 1 when pinned) that prints `listening on URL`. */
 async function startProcess(args) {
   const [command, argv] = pinned
     ? ["taskset", ["-c", "1", process.execPath, ...args]]
     : [process.execPath, args];
   const child = spawn(command, argv, { env, stdio: ["ignore", "pipe", "ignore"] });
+  children.add(child);
+  child.once("exit", () => children.delete(child));
   const url = await new Promise((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}`)));
     child.stdout.on("data", (chunk) => {
@@ -394,5 +399,6 @@ try {
   await applyBenchmark();
   report();
 } finally {
+  for (const child of children) child.kill("SIGKILL");
   rmSync(dir, { recursive: true, force: true });
 }

@@ -1,6 +1,10 @@
 /** Desired stock counts read from a file, and the problems found while validating one. */
 import { MAX_PET_ID, MAX_QUANTITY } from "../api/limits.js";
 
+/** The formats a counts file can have. */
+export const COUNTS_FORMATS = ["csv", "json"] as const;
+export type CountsFormat = (typeof COUNTS_FORMATS)[number];
+
 /** Where a row came from: the file line (CSV), or the array entry and its line (JSON). */
 export interface RowLocation {
   line: number;

@@ -4,12 +4,15 @@
  */
 import { extname } from "node:path";
 import { UsageError } from "../errors.js";
-import { describeLocation, findDuplicates, type CountProblem, type CountRow } from "./counts.js";
+import {
+  describeLocation,
+  findDuplicates,
+  type CountProblem,
+  type CountRow,
+  type CountsFormat,
+} from "./counts.js";
 import { parseCsvCounts } from "./csv-counts.js";
 import { parseJsonCounts } from "./json-counts.js";
-
-export const COUNTS_FORMATS = ["csv", "json"] as const;
-export type CountsFormat = (typeof COUNTS_FORMATS)[number];
 
 /** How many problems an error lists before saying how many more there are. */
 const MAX_LISTED_PROBLEMS = 20;

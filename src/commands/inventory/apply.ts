@@ -1,21 +1,7 @@
 /** `petstore inventory apply <file>`: reconciles stock with a file of counted quantities. */
 import { Command, InvalidArgumentError, Option } from "commander";
-import { ApplyIncompleteError } from "../../apply/apply-incomplete-error.js";
-import { executePlan, type ApplyReport } from "../../apply/execute.js";
-import { planApply } from "../../apply/plan.js";
-import {
-  COUNTS_FORMATS,
-  detectCountsFormat,
-  parseCounts,
-  readCountsText,
-  sourceName,
-  type CountsFormat,
-} from "../../apply/read-counts.js";
-import { UsageError } from "../../errors.js";
-import { writeApplyPlan, writeApplyReport } from "../../output/apply.js";
-import { startApplyProgress } from "../../output/apply-progress.js";
-import { chooseRecordFormat } from "../../output/format.js";
-import type { CommandContext, Factory } from "../factory.js";
+import { COUNTS_FORMATS, type CountsFormat } from "../../apply/counts.js";
+import type { Factory } from "../factory.js";
 import { readGlobalOptions } from "../global-options.js";
 
 export const DEFAULT_CONCURRENCY = 8;
@@ -39,64 +25,6 @@ function wholeNumber(name: string, min: number, max: number) {
     }
     return value;
   };
-}
-
-const EMPTY_REPORT: ApplyReport = { changed: 0, unchanged: 0, failed: 0, results: [] };
-
-/**
- * Validates the whole file (nothing is sent if any row is bad), fetches the inventory once,
- * PATCHes only the rows that differ, and prints the report. Throws ApplyIncompleteError
- * (exit 7) after the report when some rows failed.
- */
-export async function runApply(
-  file: string,
-  options: ApplyOptions,
-  context: CommandContext,
-): Promise<void> {
-  const { io } = context;
-  const name = sourceName(file);
-  const text = await readCountsText(file, context.input);
-  const rows = parseCounts(text, detectCountsFormat(file, text, options.format), name);
-  const client = await context.apiClient();
-  const reportFormat = options.json === true ? "json" : "text";
-  if (rows.length === 0 && options.dryRun !== true) {
-    writeApplyReport(EMPTY_REPORT, reportFormat, name, io);
-    return;
-  }
-  const plan = planApply(rows, await client.listInventory());
-  const overLimit = options.maxChanges !== undefined && plan.changes > options.maxChanges;
-  const limitText = `${plan.changes} ${plan.changes === 1 ? "entry" : "entries"} would change, more than --max-changes ${options.maxChanges ?? 0}`;
-
-  if (options.dryRun === true) {
-    writeApplyPlan(plan, chooseRecordFormat(options, io), io);
-    if (overLimit) io.err.write(`warning: ${limitText}: a real run would refuse\n`);
-    return;
-  }
-  if (overLimit) {
-    throw new UsageError(
-      `${name}: ${limitText}; nothing was applied`,
-      "check the file (--dry-run shows every change); if the changes are expected, raise --max-changes",
-    );
-  }
-
-  const progress = startApplyProgress(
-    plan.changes,
-    options.verbose === true ? { ...context.progressStream, isTTY: false } : context.progressStream,
-  );
-  let report: ApplyReport;
-  try {
-    report = await executePlan(plan, {
-      update: (petId, quantity) => client.updateInventory(petId, quantity),
-      concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
-      onSettled: (result) => {
-        progress.tick(result.outcome === "failed");
-      },
-    });
-  } finally {
-    progress.stop();
-  }
-  writeApplyReport(report, reportFormat, name, io);
-  if (report.failed > 0) throw new ApplyIncompleteError(report);
 }
 
 /** Defines `inventory apply`. */
@@ -148,6 +76,8 @@ Examples:
     )
     .action(async (file: string, options: ApplyOptions, command: Command) => {
       const globals = readGlobalOptions(command);
+      // The CSV parser and progress bar load only when apply runs, not for every command.
+      const { runApply } = await import("./apply-run.js");
       await runApply(file, { ...options, verbose: globals.verbose }, factory.context(globals));
     });
 }

@@ -1,0 +1,74 @@
+/** `inventory apply`: validates a counts file, then applies only what differs. */
+import { ApplyIncompleteError } from "../../apply/apply-incomplete-error.js";
+import { executePlan, type ApplyReport } from "../../apply/execute.js";
+import { planApply } from "../../apply/plan.js";
+import {
+  detectCountsFormat,
+  parseCounts,
+  readCountsText,
+  sourceName,
+} from "../../apply/read-counts.js";
+import { UsageError } from "../../errors.js";
+import { writeApplyPlan, writeApplyReport } from "../../output/apply.js";
+import { startApplyProgress } from "../../output/apply-progress.js";
+import { chooseRecordFormat } from "../../output/format.js";
+import type { CommandContext } from "../factory.js";
+import { DEFAULT_CONCURRENCY, type ApplyOptions } from "./apply.js";
+
+const EMPTY_REPORT: ApplyReport = { changed: 0, unchanged: 0, failed: 0, results: [] };
+
+/**
+ * Validates the whole file (nothing is sent if any row is bad), fetches the inventory once,
+ * PATCHes only the rows that differ, and prints the report. Throws ApplyIncompleteError
+ * (exit 7) after the report when some rows failed.
+ */
+export async function runApply(
+  file: string,
+  options: ApplyOptions,
+  context: CommandContext,
+): Promise<void> {
+  const { io } = context;
+  const name = sourceName(file);
+  const text = await readCountsText(file, context.input);
+  const rows = parseCounts(text, detectCountsFormat(file, text, options.format), name);
+  const client = await context.apiClient();
+  const reportFormat = options.json === true ? "json" : "text";
+  if (rows.length === 0 && options.dryRun !== true) {
+    writeApplyReport(EMPTY_REPORT, reportFormat, name, io);
+    return;
+  }
+  const plan = planApply(rows, await client.listInventory());
+  const overLimit = options.maxChanges !== undefined && plan.changes > options.maxChanges;
+  const limitText = `${plan.changes} ${plan.changes === 1 ? "entry" : "entries"} would change, more than --max-changes ${options.maxChanges ?? 0}`;
+
+  if (options.dryRun === true) {
+    writeApplyPlan(plan, chooseRecordFormat(options, io), io);
+    if (overLimit) io.err.write(`warning: ${limitText}: a real run would refuse\n`);
+    return;
+  }
+  if (overLimit) {
+    throw new UsageError(
+      `${name}: ${limitText}; nothing was applied`,
+      "check the file (--dry-run shows every change); if the changes are expected, raise --max-changes",
+    );
+  }
+
+  const progress = startApplyProgress(
+    plan.changes,
+    options.verbose === true ? { ...context.progressStream, isTTY: false } : context.progressStream,
+  );
+  let report: ApplyReport;
+  try {
+    report = await executePlan(plan, {
+      update: (petId, quantity) => client.updateInventory(petId, quantity),
+      concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+      onSettled: (result) => {
+        progress.tick(result.outcome === "failed");
+      },
+    });
+  } finally {
+    progress.stop();
+  }
+  writeApplyReport(report, reportFormat, name, io);
+  if (report.failed > 0) throw new ApplyIncompleteError(report);
+}
