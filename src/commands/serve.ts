@@ -16,6 +16,7 @@ export interface ServeOptions {
   seed?: string;
   demo?: boolean;
   apiKeysFile?: string;
+  rateLimit: number;
 }
 
 function parsePort(text: string): number {
@@ -24,6 +25,13 @@ function parsePort(text: string): number {
     throw new InvalidArgumentError("expected a port number from 0 to 65535.");
   }
   return port;
+}
+
+function parseRateLimit(text: string): number {
+  if (!/^[0-9]{1,9}$/.test(text)) {
+    throw new InvalidArgumentError("expected a whole number of requests per minute.");
+  }
+  return Number(text);
 }
 
 /** Builds the `serve` command; the server code is loaded only when it runs. */
@@ -40,6 +48,11 @@ export function serveCommand(io: ServeIo): Command {
     .option("--seed <file>", "load pets from a JSON array into an empty store")
     .option("--demo", "seed a small built-in set of pets into an empty store")
     .option("--api-keys-file <file>", "file of accepted API keys, one per line")
+    .addOption(
+      new Option("--rate-limit <n>", "requests per minute per client address (0: no limit)")
+        .argParser(parseRateLimit)
+        .default(0),
+    )
     .addHelpText(
       "after",
       `

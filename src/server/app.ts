@@ -1,6 +1,5 @@
 /** buildApp(options) → a Fastify instance serving the inventory spec; it never listens. */
 import { randomUUID } from "node:crypto";
-import rateLimit from "@fastify/rate-limit";
 import Fastify, { LogController, type FastifyInstance } from "fastify";
 import type { DestinationStream } from "pino";
 import { ERROR_CODES } from "../api/error-codes.js";
@@ -86,6 +85,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   if (options.rateLimitPerMinute) {
+    const { default: rateLimit } = await import("@fastify/rate-limit");
     await app.register(rateLimit, {
       max: options.rateLimitPerMinute,
       timeWindow: 60_000,

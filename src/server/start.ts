@@ -41,6 +41,7 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
       apiKeys,
       logStream: logs.stream,
       logLevel: io.env.PETSTORE_LOG_LEVEL ?? "info",
+      rateLimitPerMinute: options.rateLimit,
     });
     await listen(app, options);
   } catch (error) {

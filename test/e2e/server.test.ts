@@ -179,3 +179,27 @@ describe("petstore serve", () => {
     expect(result.stderr).toContain("port");
   });
 });
+
+describe("petstore serve --rate-limit", () => {
+  it("answers 429 with the Error body once a client passes the limit", async () => {
+    const server = await start(["--seed", seed, "--rate-limit", "2"]);
+    const statuses: number[] = [];
+    let last: Response | undefined;
+    for (let i = 0; i < 3; i++) {
+      last = await fetch(`${server.url}/inventory`, { headers: auth });
+      statuses.push(last.status);
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+    expect(last?.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(Number(last?.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await last?.json()).toMatchObject({ code: "too_many_requests", status: 429 });
+  });
+
+  it("rejects a limit that is not a whole number", async () => {
+    const result = await runServeToExit(["--db", db, "--rate-limit", "ten"], {
+      PETSTORE_API_KEYS: E2E_KEY,
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("--rate-limit");
+  });
+});
