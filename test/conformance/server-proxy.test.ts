@@ -18,8 +18,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertBuilt, tempDir } from "../e2e/helpers.js";
-import { E2E_KEY, startServer, type ServerProcess } from "../e2e/server-process.js";
+import { API_KEY, assertBuilt, startServer, tempDir, type RunningServer } from "../e2e/helpers.js";
 import { DOCUMENT, startPrism, stopAllPrisms, type PrismProcess } from "./prism.js";
 
 interface Violation {
@@ -51,7 +50,7 @@ interface Call {
 }
 
 const temp = tempDir("petstore-conformance-");
-let server: ServerProcess | undefined;
+let server: RunningServer | undefined;
 let strict: PrismProcess;
 let observing: PrismProcess;
 /** The demo pets' ids, and one that no pet has. */
@@ -62,13 +61,13 @@ const covered = new Set<string>();
 
 beforeAll(async () => {
   assertBuilt();
-  server = await startServer(join(temp.dir, "petstore.db"), ["--demo"]);
+  server = await startServer({ dbPath: join(temp.dir, "petstore.db"), args: ["--demo"] });
   [strict, observing] = await Promise.all([
     startPrism(["proxy", DOCUMENT, server.url, "--errors"]),
     startPrism(["proxy", DOCUMENT, server.url]),
   ]);
   const inventory = (await (
-    await fetch(`${server.url}/inventory`, { headers: { authorization: `Bearer ${E2E_KEY}` } })
+    await fetch(`${server.url}/inventory`, { headers: { authorization: `Bearer ${API_KEY}` } })
   ).json()) as { petId: number }[];
   petIds = inventory.map((entry) => entry.petId);
   unknownId = Math.max(...petIds) + 1000;
@@ -82,7 +81,7 @@ afterAll(async () => {
 
 async function send(prism: PrismProcess, call: Call): Promise<Exchange> {
   const headers: Record<string, string> = {};
-  const key = call.key === undefined ? E2E_KEY : call.key;
+  const key = call.key === undefined ? API_KEY : call.key;
   if (key !== null) headers.authorization = `Bearer ${key}`;
   if (call.body !== undefined) headers["content-type"] = "application/json";
   const response = await fetch(`${prism.url}${call.path}`, {

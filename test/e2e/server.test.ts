@@ -1,16 +1,15 @@
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { tempDir } from "../server/fixture.js";
-import { E2E_KEY, runServeToExit, startServer, type ServerProcess } from "./server-process.js";
+import { API_KEY, runCli, startServer, tempDir, type RunningServer } from "./helpers.js";
 
-const auth = { authorization: `Bearer ${E2E_KEY}` };
+const auth = { authorization: `Bearer ${API_KEY}` };
 const MAX_ID = "9223372036854775807";
 
 let temp: ReturnType<typeof tempDir>;
 let db: string;
 let seed: string;
-let running: ServerProcess[] = [];
+let running: RunningServer[] = [];
 
 beforeEach(() => {
   temp = tempDir();
@@ -37,10 +36,14 @@ afterEach(async () => {
 });
 
 async function start(args: readonly string[] = ["--seed", seed], env?: Record<string, string>) {
-  const server = await startServer(db, args, env);
+  const server = await startServer({ dbPath: db, args, ...(env ? { env } : {}) });
   running.push(server);
   return server;
 }
+
+/** Runs `petstore serve --port 0 ...args` expecting it to exit on its own. */
+const serveToExit = (args: readonly string[], env: Record<string, string>) =>
+  runCli(["serve", "--port", "0", ...args], { env });
 
 const setQuantity = (url: string, petId: string | number, quantity: number) =>
   fetch(`${url}/inventory/${petId}`, {
@@ -109,7 +112,7 @@ describe("petstore serve", () => {
   it("accepts keys from --api-keys-file", async () => {
     const keys = join(temp.dir, "keys.txt");
     writeFileSync(keys, "# comment\nfile-key\n");
-    const server = await start(["--api-keys-file", keys], {});
+    const server = await start(["--api-keys-file", keys], { PETSTORE_API_KEYS: "" });
     const ok = await fetch(`${server.url}/inventory`, {
       headers: { authorization: "Bearer file-key" },
     });
@@ -123,12 +126,12 @@ describe("petstore serve", () => {
     await fetch(`${server.url}/inventory`, { headers: { authorization: "Bearer guessed-key" } });
     await server.stop();
     expect(server.stderr()).toContain('"route":"/v1/inventory"');
-    expect(server.stderr()).not.toContain(E2E_KEY);
+    expect(server.stderr()).not.toContain(API_KEY);
     expect(server.stderr()).not.toContain("guessed-key");
   });
 
   it("refuses to start without a key, saying how to configure one", async () => {
-    const result = await runServeToExit(["--db", db], {});
+    const result = await serveToExit(["--db", db], {});
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
     expect(result.stderr).toContain("error: no API key configured");
@@ -146,8 +149,8 @@ describe("petstore serve", () => {
     ],
   ])("fails clearly on a seed file that is %s, creating nothing", async (_what, text, message) => {
     writeFileSync(seed, text);
-    const result = await runServeToExit(["--db", db, "--seed", seed], {
-      PETSTORE_API_KEYS: E2E_KEY,
+    const result = await serveToExit(["--db", db, "--seed", seed], {
+      PETSTORE_API_KEYS: API_KEY,
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`error: seed file ${seed}: ${message}`);
@@ -156,24 +159,24 @@ describe("petstore serve", () => {
   });
 
   it("fails clearly on a missing seed file and on a port in use", async () => {
-    const missing = await runServeToExit(["--db", db, "--seed", join(temp.dir, "nope.json")], {
-      PETSTORE_API_KEYS: E2E_KEY,
+    const missing = await serveToExit(["--db", db, "--seed", join(temp.dir, "nope.json")], {
+      PETSTORE_API_KEYS: API_KEY,
     });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("error: cannot read seed file");
 
     const server = await start();
     const port = new URL(server.url).port;
-    const busy = await runServeToExit(["--db", join(temp.dir, "b.db"), "--port", port], {
-      PETSTORE_API_KEYS: E2E_KEY,
+    const busy = await serveToExit(["--db", join(temp.dir, "b.db"), "--port", port], {
+      PETSTORE_API_KEYS: API_KEY,
     });
     expect(busy.code).toBe(2);
     expect(busy.stderr).toContain(`cannot listen on 127.0.0.1:${port} (EADDRINUSE)`);
   });
 
   it("rejects a bad --port as a usage error", async () => {
-    const result = await runServeToExit(["--db", db, "--port", "http"], {
-      PETSTORE_API_KEYS: E2E_KEY,
+    const result = await serveToExit(["--db", db, "--port", "http"], {
+      PETSTORE_API_KEYS: API_KEY,
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("port");
@@ -196,8 +199,8 @@ describe("petstore serve --rate-limit", () => {
   });
 
   it("rejects a limit that is not a whole number", async () => {
-    const result = await runServeToExit(["--db", db, "--rate-limit", "ten"], {
-      PETSTORE_API_KEYS: E2E_KEY,
+    const result = await serveToExit(["--db", db, "--rate-limit", "ten"], {
+      PETSTORE_API_KEYS: API_KEY,
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("--rate-limit");
