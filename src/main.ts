@@ -1,4 +1,4 @@
-/** Entry point of `petstore`: wires the real process into run() and sets the exit code. */
+/** Wires the real process into run() and sets the exit code. */
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { run } from "./commands/run.js";
