@@ -1,6 +1,6 @@
 /** buildApp(options) → a Fastify instance serving the inventory spec; it never listens. */
 import { randomUUID } from "node:crypto";
-import Fastify, { LogController, type FastifyInstance } from "fastify";
+import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
 import type { DestinationStream } from "pino";
 import { ERROR_CODES } from "../api/error-codes.js";
 import { createKeyChecker } from "./api-keys.js";
@@ -84,48 +84,40 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done();
   });
 
-  if (options.rateLimitPerMinute) {
-    const { default: rateLimit } = await import("@fastify/rate-limit");
-    await app.register(rateLimit, {
-      max: options.rateLimitPerMinute,
-      timeWindow: 60_000,
-      errorResponseBuilder: (_request, context) =>
-        new HttpError(
-          429,
-          ERROR_CODES.tooManyRequests,
-          `rate limit exceeded, retry in ${context.after}`,
-        ),
-    });
-  }
-
   await app.register(healthRoutes);
   const isAcceptedKey = createKeyChecker(options.apiKeys);
   await app.register(
     async (v1) => {
-      v1.addHook("onRequest", bearerAuth(isAcceptedKey));
+      // The limiter's hooks are per route (onRequest), so authentication runs at preParsing
+      // to come after it: guessing keys is limited too. Both precede reading the body.
+      if (options.rateLimitPerMinute) {
+        const { default: rateLimit } = await import("@fastify/rate-limit");
+        await v1.register(rateLimit, {
+          max: options.rateLimitPerMinute,
+          timeWindow: 60_000,
+          errorResponseBuilder: (_request, context) =>
+            new HttpError(
+              429,
+              ERROR_CODES.tooManyRequests,
+              `rate limit exceeded, retry in ${context.after}`,
+            ),
+        });
+      }
+      v1.addHook("preParsing", bearerAuth(isAcceptedKey));
       await v1.register(inventoryRoutes, { store: options.store });
       await v1.register(petRoutes, { store: options.store });
       await v1.register(orderRoutes, { store: options.store });
       await v1.register(openApiRoutes);
-      v1.setNotFoundHandler((request) => {
-        throw new HttpError(
-          404,
-          ERROR_CODES.notFound,
-          `no route ${request.method} ${pathOf(request.url)}`,
-        );
-      });
+      v1.setNotFoundHandler(noSuchRoute);
     },
     { prefix: "/v1" },
   );
-  app.setNotFoundHandler((request) => {
-    throw new HttpError(
-      404,
-      ERROR_CODES.notFound,
-      `no route ${request.method} ${pathOf(request.url)}`,
-    );
-  });
+  app.setNotFoundHandler(noSuchRoute);
   return app;
 }
 
-/** The path of a request URL without its query string, which may hold anything. */
-const pathOf = (url: string) => url.split("?", 1)[0] ?? url;
+/** 404 for an unknown route; the query string, which may hold anything, is not echoed. */
+function noSuchRoute(request: FastifyRequest): never {
+  const path = request.url.split("?", 1)[0] ?? request.url;
+  throw new HttpError(404, ERROR_CODES.notFound, `no route ${request.method} ${path}`);
+}

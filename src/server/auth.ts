@@ -5,7 +5,7 @@ import { HttpError } from "./http-error.js";
 
 const REALM = 'Bearer realm="petstore"';
 
-/** Builds an onRequest hook that rejects requests without one of the accepted keys. */
+/** Builds a hook that rejects requests without one of the accepted keys. */
 export function bearerAuth(isAcceptedKey: (key: string) => boolean) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
     const header = request.headers.authorization;

@@ -97,6 +97,15 @@ describe("errors the spec leaves open", () => {
     const response = await limited.app.inject({ url: "/v1/inventory", headers: AUTH });
     expectError(response, 429, "too_many_requests");
     expect(Number(response.headers["retry-after"])).toBeGreaterThan(0);
+    // Wrong keys count too, and load balancers' health checks never do.
+    const guess = await limited.app.inject({
+      url: "/v1/inventory",
+      headers: { authorization: "Bearer guess" },
+    });
+    expectError(guess, 429, "too_many_requests");
+    for (let i = 0; i < 5; i++) {
+      expect((await limited.app.inject({ url: "/healthz" })).statusCode).toBe(200);
+    }
     await limited.close();
   });
 

@@ -29,6 +29,14 @@ interface OrderRow {
   complete: bigint;
 }
 
+/** An update waiting for the next group commit. */
+interface PendingUpdate {
+  petId: bigint;
+  quantity: number;
+  resolve: (item: InventoryItem | undefined) => void;
+  reject: (error: unknown) => void;
+}
+
 /** Tags are kept as JSON text with decimal-string ids, so int64 ids stay exact. */
 interface StoredTag {
   id: string;
@@ -99,6 +107,7 @@ class SqliteStore implements Store {
   readonly #insertOrder: Database.Statement<[bigint, bigint, bigint, string, string, bigint]>;
   /** Counts this connection's own writes: `data_version` only sees other connections'. */
   #writes = 0;
+  #pendingUpdates: PendingUpdate[] = [];
   readonly #externalCheckMs: number;
   #externalVersion = 0n;
   #externalCheckedAt = -Infinity;
@@ -131,12 +140,55 @@ class SqliteStore implements Store {
     return this.#list.all().map(toItem);
   }
 
-  async updateQuantity(petId: bigint, quantity: number): Promise<InventoryItem | undefined> {
-    // all(), not get(): stepping an UPDATE ... RETURNING to completion before the reset lets
-    // the automatic checkpoint recycle the WAL; with get() it grows by a page per write.
-    const [row] = this.#update.all(BigInt(quantity), petId);
-    if (row) this.#writes++;
-    return row && toItem(row);
+  /**
+   * Group commit: updates that arrive while the event loop is busy (often with the previous
+   * commit's fsync) are written in one transaction, so one fsync serves them all. Each
+   * promise settles only after its transaction has committed, so a 200 is still on disk.
+   */
+  updateQuantity(petId: bigint, quantity: number): Promise<InventoryItem | undefined> {
+    return new Promise((resolve, reject) => {
+      this.#pendingUpdates.push({ petId, quantity, resolve, reject });
+      if (this.#pendingUpdates.length === 1) {
+        setImmediate(() => {
+          this.#commitPendingUpdates();
+        });
+      }
+    });
+  }
+
+  #commitPendingUpdates(): void {
+    const batch = this.#pendingUpdates;
+    if (batch.length === 0) return;
+    this.#pendingUpdates = [];
+    try {
+      const rows = this.#db
+        .transaction(() => batch.map((update) => this.#apply(update)))
+        .immediate();
+      batch.forEach((update, index) => {
+        update.resolve(this.#settled(rows[index]));
+      });
+    } catch {
+      // One bad update must not fail the others: commit each on its own.
+      for (const update of batch) {
+        try {
+          update.resolve(this.#settled(this.#apply(update)));
+        } catch (error) {
+          update.reject(error);
+        }
+      }
+    }
+  }
+
+  /** Runs one UPDATE ... RETURNING; all(), not get(): stepping it to completion lets the
+   * automatic checkpoint recycle the WAL (with get() it grows by a page per write). */
+  #apply(update: PendingUpdate): InventoryRow | undefined {
+    return this.#update.all(BigInt(update.quantity), update.petId)[0];
+  }
+
+  #settled(row: InventoryRow | undefined): InventoryItem | undefined {
+    if (!row) return undefined;
+    this.#writes++;
+    return toItem(row);
   }
 
   async getPet(petId: bigint): Promise<Pet | undefined> {
@@ -199,6 +251,7 @@ class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    this.#commitPendingUpdates();
     this.#db.close();
   }
 }

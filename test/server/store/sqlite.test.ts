@@ -102,6 +102,52 @@ describe("openSqliteStore", () => {
     await eager.close();
   });
 
+  it("commits concurrent updates together, each answered with its own row", async () => {
+    const store = openSqliteStore(dbPath);
+    await store.seedIfEmpty(PETS);
+    const results = await Promise.all([
+      store.updateQuantity(1n, 10),
+      store.updateQuantity(2n, 20),
+      store.updateQuantity(404n, 30),
+      store.updateQuantity(1n, 11),
+    ]);
+    expect(results).toEqual([
+      { petId: 1n, quantity: 10, status: "available" },
+      { petId: 2n, quantity: 20, status: "sold" },
+      undefined,
+      { petId: 1n, quantity: 11, status: "available" },
+    ]);
+    await store.close();
+    const reopened = openSqliteStore(dbPath);
+    expect((await reopened.listInventory()).slice(0, 2).map((item) => item.quantity)).toEqual([
+      11, 20,
+    ]);
+    await reopened.close();
+  });
+
+  it("fails only the bad update of a batch", async () => {
+    const store = openSqliteStore(dbPath);
+    await store.seedIfEmpty(PETS);
+    const [good, bad] = await Promise.allSettled([
+      store.updateQuantity(1n, 5),
+      store.updateQuantity(2n, -1),
+    ]);
+    expect(good).toEqual({
+      status: "fulfilled",
+      value: { petId: 1n, quantity: 5, status: "available" },
+    });
+    expect(bad.status).toBe("rejected");
+    await store.close();
+  });
+
+  it("commits updates still pending when it closes", async () => {
+    const store = openSqliteStore(dbPath);
+    await store.seedIfEmpty(PETS);
+    const pending = store.updateQuantity(1n, 77);
+    await store.close();
+    expect(await pending).toEqual({ petId: 1n, quantity: 77, status: "available" });
+  });
+
   it("keeps the WAL bounded over many writes (checkpoints recycle it)", async () => {
     const store = openSqliteStore(dbPath);
     await store.seedIfEmpty(PETS);
