@@ -26,10 +26,10 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
   // Validate the seed before touching the database, so a bad file changes nothing.
   const seed = options.seed === undefined ? undefined : await readSeed(options.seed);
 
+  const store = openStore(options.db);
   // Signals are caught from here on, so one that arrives while starting still closes cleanly.
   const signalled = nextSignal();
   const logs = logDestination(io.stderr);
-  const store = openStore(options.db);
   let app: FastifyInstance | undefined;
   try {
     if (seed && !(await store.seedIfEmpty(seed))) {
