@@ -4,7 +4,7 @@
  * Everything else, `--version` among other arguments included, goes through main.ts.
  */
 import module from "node:module";
-import { VERSION } from "./commands/version.js";
+import { VERSION } from "./program/version.js";
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && argv[0] === "--version") {

@@ -1,7 +1,7 @@
 /** Wires the real process into run() and sets the exit code. */
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import { run } from "./commands/run.js";
+import { run } from "./program/run.js";
 
 // A reader that stops early (`petstore inventory list | head -1`) is not an error.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {

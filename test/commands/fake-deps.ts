@@ -1,8 +1,8 @@
 /** Fakes for in-process runs of the CLI: captured streams, a MockAgent, a recorded clock. */
 import { Readable, Writable } from "node:stream";
 import { MockAgent } from "undici";
-import type { Deps } from "../../src/commands/deps.js";
-import { run } from "../../src/commands/run.js";
+import type { Deps } from "../../src/program/deps.js";
+import { run } from "../../src/program/run.js";
 
 export const ORIGIN = "http://petstore.test";
 export const BASE_URL = `${ORIGIN}/v1`;

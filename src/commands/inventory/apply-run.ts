@@ -12,7 +12,7 @@ import { UsageError } from "../../errors.js";
 import { writeApplyPlan, writeApplyReport } from "../../output/apply.js";
 import { startApplyProgress } from "../../output/apply-progress.js";
 import { chooseRecordFormat } from "../../output/format.js";
-import type { CommandContext } from "../factory.js";
+import type { CommandContext } from "../../program/factory.js";
 import { DEFAULT_CONCURRENCY, type ApplyOptions } from "./apply.js";
 
 const EMPTY_REPORT: ApplyReport = { changed: 0, unchanged: 0, failed: 0, results: [] };

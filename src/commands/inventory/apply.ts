@@ -1,8 +1,8 @@
 /** `petstore inventory apply <file>`: reconciles stock with a file of counted quantities. */
 import { Command, InvalidArgumentError, Option } from "commander";
 import { COUNTS_FORMATS, type CountsFormat } from "../../apply/counts.js";
-import type { Factory } from "../factory.js";
-import { readGlobalOptions } from "../global-options.js";
+import type { Factory } from "../../program/factory.js";
+import { readGlobalOptions } from "../../program/global-options.js";
 
 export const DEFAULT_CONCURRENCY = 8;
 const MAX_CONCURRENCY = 64;

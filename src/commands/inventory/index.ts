@@ -1,6 +1,6 @@
 /** `petstore inventory`: groups the inventory verbs. */
 import { Command } from "commander";
-import type { Factory } from "../factory.js";
+import type { Factory } from "../../program/factory.js";
 import { applyCommand } from "./apply.js";
 import { listCommand } from "./list.js";
 import { setCommand } from "./set.js";

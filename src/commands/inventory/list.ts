@@ -3,8 +3,8 @@ import { Command, Option } from "commander";
 import { PET_STATUSES, type InventoryItem, type PetStatus } from "../../api/types.js";
 import { chooseFormat } from "../../output/format.js";
 import { writeInventoryList } from "../../output/inventory.js";
-import type { CommandContext, Factory } from "../factory.js";
-import { readGlobalOptions } from "../global-options.js";
+import type { CommandContext, Factory } from "../../program/factory.js";
+import { readGlobalOptions } from "../../program/global-options.js";
 
 export interface ListOptions {
   status?: PetStatus | undefined;

@@ -2,9 +2,9 @@
 import { Command } from "commander";
 import { chooseRecordFormat } from "../../output/format.js";
 import { writeInventoryItem } from "../../output/inventory.js";
-import { petIdArgument, quantityArgument } from "../arguments.js";
-import type { CommandContext, Factory } from "../factory.js";
-import { readGlobalOptions } from "../global-options.js";
+import { petIdArgument, quantityArgument } from "../../program/arguments.js";
+import type { CommandContext, Factory } from "../../program/factory.js";
+import { readGlobalOptions } from "../../program/global-options.js";
 
 export interface SetArguments {
   petId: string;

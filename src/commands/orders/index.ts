@@ -1,6 +1,6 @@
 /** `petstore orders`: groups the order verbs. */
 import { Command } from "commander";
-import type { Factory } from "../factory.js";
+import type { Factory } from "../../program/factory.js";
 import { ordersListCommand } from "./list.js";
 
 /** Defines `orders` and its verbs. */

@@ -2,8 +2,8 @@
 import { Command } from "commander";
 import { chooseRecordFormat } from "../../output/format.js";
 import { writeOrders } from "../../output/orders.js";
-import type { CommandContext, Factory } from "../factory.js";
-import { readGlobalOptions } from "../global-options.js";
+import type { CommandContext, Factory } from "../../program/factory.js";
+import { readGlobalOptions } from "../../program/global-options.js";
 
 export interface OrdersListOptions {
   json?: boolean | undefined;

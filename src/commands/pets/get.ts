@@ -2,9 +2,9 @@
 import { Command } from "commander";
 import { chooseRecordFormat } from "../../output/format.js";
 import { writePet } from "../../output/pet.js";
-import { petIdArgument } from "../arguments.js";
-import type { CommandContext, Factory } from "../factory.js";
-import { readGlobalOptions } from "../global-options.js";
+import { petIdArgument } from "../../program/arguments.js";
+import type { CommandContext, Factory } from "../../program/factory.js";
+import { readGlobalOptions } from "../../program/global-options.js";
 
 export interface GetOptions {
   json?: boolean | undefined;

@@ -1,6 +1,6 @@
 /** `petstore pets`: groups the pet verbs. */
 import { Command } from "commander";
-import type { Factory } from "../factory.js";
+import type { Factory } from "../../program/factory.js";
 import { getCommand } from "./get.js";
 
 /** Defines `pets` and its verbs. */

@@ -1,10 +1,18 @@
 /** Flag parsing, target and key selection, and the mapping of failures to exit codes. */
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { Deps } from "../../src/commands/deps.js";
-import { run } from "../../src/commands/run.js";
-import { VERSION } from "../../src/commands/version.js";
-import { callsOf, captureStream, json, KEY, mockAgent, ORIGIN, runFake } from "./fake-deps.js";
+import type { Deps } from "../../src/program/deps.js";
+import { run } from "../../src/program/run.js";
+import { VERSION } from "../../src/program/version.js";
+import {
+  callsOf,
+  captureStream,
+  json,
+  KEY,
+  mockAgent,
+  ORIGIN,
+  runFake,
+} from "../commands/fake-deps.js";
 
 function listAt(origin: string, path = "/v1/inventory") {
   const agent = mockAgent();

@@ -8,10 +8,10 @@ import { formatError } from "../output/messages.js";
 import type { Deps } from "./deps.js";
 import { Factory } from "./factory.js";
 import { addGlobalOptions } from "./global-options.js";
-import { inventoryCommand } from "./inventory/index.js";
-import { ordersCommand } from "./orders/index.js";
-import { petsCommand } from "./pets/index.js";
-import { serveCommand } from "./serve.js";
+import { inventoryCommand } from "../commands/inventory/index.js";
+import { ordersCommand } from "../commands/orders/index.js";
+import { petsCommand } from "../commands/pets/index.js";
+import { serveCommand } from "../commands/serve.js";
 import { VERSION } from "./version.js";
 
 const ROOT_HELP = `
