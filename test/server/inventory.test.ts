@@ -1,8 +1,8 @@
-import { setTimeout } from "node:timers/promises";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/server/store/sqlite.js";
 import { expectError } from "./expect-error.js";
-import { AUTH, MAX_ID, createTestApp, type TestApp } from "./fixture.js";
+import { AUTH, MAX_ID, PETS, createTestApp, tempDir, type TestApp } from "./fixture.js";
 
 let t: TestApp;
 beforeEach(async () => {
@@ -45,13 +45,23 @@ describe("GET /v1/inventory", () => {
   });
 
   it("reflects a write made by another process to the database within a quarter second", async () => {
-    await t.app.inject({ url: "/v1/inventory", headers: AUTH });
-    const other = openSqliteStore(t.dbPath);
+    let now = 0;
+    const temp = tempDir();
+    const dbPath = join(temp.dir, "petstore.db");
+    const store = openSqliteStore(dbPath, { now: () => now });
+    await store.seedIfEmpty(PETS);
+    const watched = await createTestApp({ store });
+    const get = () => watched.app.inject({ url: "/v1/inventory", headers: AUTH });
+    await get();
+    const other = openSqliteStore(dbPath);
     await other.updateQuantity(2n, 99);
     await other.close();
-    await setTimeout(260);
-    const response = await t.app.inject({ url: "/v1/inventory", headers: AUTH });
-    expect(response.body).toContain('{"petId":2,"quantity":99,"status":"sold"}');
+    now = 249;
+    expect((await get()).body).toContain('{"petId":2,"quantity":0,"status":"sold"}');
+    now = 250;
+    expect((await get()).body).toContain('{"petId":2,"quantity":99,"status":"sold"}');
+    await watched.close();
+    temp.remove();
   });
 
   it("answers HEAD like GET without a body", async () => {

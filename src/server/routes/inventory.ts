@@ -45,9 +45,13 @@ export const inventoryRoutes: FastifyPluginAsync<{ store: Store }> = async (app,
     },
     async (request) => {
       const petId = petIdOf(request);
-      const item = await store.updateQuantity(petId, request.body.quantity);
-      if (!item) throw new HttpError(404, ERROR_CODES.petNotFound, `no pet with petId ${petId}`);
-      return item;
+      const result = await store.updateQuantity(petId, request.body.quantity);
+      switch (result.kind) {
+        case "updated":
+          return result.item;
+        case "not_found":
+          throw new HttpError(404, ERROR_CODES.petNotFound, `no pet with petId ${petId}`);
+      }
     },
   );
 

@@ -2,7 +2,7 @@
 import Database from "better-sqlite3";
 import type { InventoryItem, Order, OrderStatus, Pet, PetStatus, Tag } from "../../api/types.js";
 import { MIGRATIONS } from "./migrations.js";
-import type { SeedPet, Store } from "./store.js";
+import type { SeedPet, Store, UpdateResult } from "./store.js";
 
 interface InventoryRow {
   id: bigint;
@@ -33,7 +33,7 @@ interface OrderRow {
 interface PendingUpdate {
   petId: bigint;
   quantity: number;
-  resolve: (item: InventoryItem | undefined) => void;
+  resolve: (result: UpdateResult) => void;
   reject: (error: unknown) => void;
 }
 
@@ -56,6 +56,8 @@ export interface SqliteStoreOptions {
    * revision at once; another process's show within this many milliseconds.
    */
   externalCheckMs?: number;
+  /** Monotonic clock in milliseconds for that interval (tests drive it by hand). */
+  now?: () => number;
 }
 
 /** Opens (creating if needed) the SQLite database at `path` and migrates it to the latest schema. */
@@ -75,7 +77,11 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     db.close();
     throw error;
   }
-  return new SqliteStore(db, options.externalCheckMs ?? 250);
+  return new SqliteStore(
+    db,
+    options.externalCheckMs ?? 250,
+    options.now ?? (() => performance.now()),
+  );
 }
 
 function migrate(db: Database.Database): void {
@@ -109,12 +115,14 @@ class SqliteStore implements Store {
   #writes = 0;
   #pendingUpdates: PendingUpdate[] = [];
   readonly #externalCheckMs: number;
+  readonly #now: () => number;
   #externalVersion = 0n;
   #externalCheckedAt = -Infinity;
 
-  constructor(db: Database.Database, externalCheckMs: number) {
+  constructor(db: Database.Database, externalCheckMs: number, now: () => number) {
     this.#db = db;
     this.#externalCheckMs = externalCheckMs;
+    this.#now = now;
     this.#list = db.prepare("SELECT id, quantity, status FROM pets ORDER BY id");
     this.#update = db.prepare(
       "UPDATE pets SET quantity = ? WHERE id = ? RETURNING id, quantity, status",
@@ -145,7 +153,7 @@ class SqliteStore implements Store {
    * commit's fsync) are written in one transaction, so one fsync serves them all. Each
    * promise settles only after its transaction has committed, so a 200 is still on disk.
    */
-  updateQuantity(petId: bigint, quantity: number): Promise<InventoryItem | undefined> {
+  updateQuantity(petId: bigint, quantity: number): Promise<UpdateResult> {
     return new Promise((resolve, reject) => {
       this.#pendingUpdates.push({ petId, quantity, resolve, reject });
       if (this.#pendingUpdates.length === 1) {
@@ -185,10 +193,10 @@ class SqliteStore implements Store {
     return this.#update.all(BigInt(update.quantity), update.petId)[0];
   }
 
-  #settled(row: InventoryRow | undefined): InventoryItem | undefined {
-    if (!row) return undefined;
+  #settled(row: InventoryRow | undefined): UpdateResult {
+    if (!row) return { kind: "not_found" };
     this.#writes++;
-    return toItem(row);
+    return { kind: "updated", item: toItem(row) };
   }
 
   async getPet(petId: bigint): Promise<Pet | undefined> {
@@ -208,7 +216,7 @@ class SqliteStore implements Store {
   }
 
   async revision(): Promise<string> {
-    const now = performance.now();
+    const now = this.#now();
     if (now - this.#externalCheckedAt >= this.#externalCheckMs) {
       this.#externalVersion = this.#dataVersion.get() ?? 0n;
       this.#externalCheckedAt = now;

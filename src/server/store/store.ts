@@ -6,12 +6,18 @@ export interface SeedPet extends Pet {
   quantity: number;
 }
 
+/**
+ * What a write of one entry came to. Expected outcomes are values, not exceptions, so a
+ * route maps each to its answer; later kinds (a failed precondition) join this union.
+ */
+export type UpdateResult = { kind: "updated"; item: InventoryItem } | { kind: "not_found" };
+
 /** Persistent storage of pets, their stock and store orders. */
 export interface Store {
   /** All stock entries, ordered by `petId`. */
   listInventory(): Promise<InventoryItem[]>;
-  /** Sets the stock of one pet durably; undefined when no pet has this id. */
-  updateQuantity(petId: bigint, quantity: number): Promise<InventoryItem | undefined>;
+  /** Sets the stock of one pet durably; `not_found` (and nothing written) when no pet has this id. */
+  updateQuantity(petId: bigint, quantity: number): Promise<UpdateResult>;
   /** One pet record; undefined when no pet has this id. */
   getPet(petId: bigint): Promise<Pet | undefined>;
   /** All store orders, ordered by id. */
