@@ -1,23 +1,17 @@
-/** `petstore serve`: parses the server's flags and hands them to the server's start function. */
+/**
+ * `petstore serve`: parses the server's flags, hands them to the server's start function,
+ * and turns its start-up failures into exit codes.
+ */
 import { Command, InvalidArgumentError, Option } from "commander";
+import { CliError, EXIT_CODES, type ExitCode } from "../errors.js";
+import type { ServeIo, ServeOptions } from "../server/start.js";
+import type { StartupFailure } from "../server/startup-error.js";
 
-/** What `serve` needs from the process: its environment and output streams. */
-export interface ServeIo {
-  env: Readonly<Record<string, string | undefined>>;
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-}
-
-/** Flags of `petstore serve`, after parsing. */
-export interface ServeOptions {
-  host: string;
-  port: number;
-  db: string;
-  seed?: string;
-  demo?: boolean;
-  apiKeysFile?: string;
-  rateLimit: number;
-}
+/** Exit code for each kind of start-up failure (PRODUCT.md: 2 usage, 3 unreachable). */
+const STARTUP_EXIT_CODES: Readonly<Record<StartupFailure, ExitCode>> = {
+  configuration: EXIT_CODES.usage,
+  unavailable: EXIT_CODES.unavailable,
+};
 
 function parsePort(text: string): number {
   const port = Number(text);
@@ -65,7 +59,15 @@ Examples:
   petstore serve --api-keys-file /run/secrets/petstore-keys --seed pets.json`,
     )
     .action(async (options: ServeOptions) => {
-      const { runServer } = await import("../server/start.js");
-      await runServer(options, io);
+      const [{ runServer }, { StartupError }] = await Promise.all([
+        import("../server/start.js"),
+        import("../server/startup-error.js"),
+      ]);
+      try {
+        await runServer(options, io);
+      } catch (error) {
+        if (!(error instanceof StartupError)) throw error;
+        throw new CliError(error.message, STARTUP_EXIT_CODES[error.failure], error.hint);
+      }
     });
 }

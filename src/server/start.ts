@@ -1,24 +1,49 @@
 /** Starts the bundled server: keys, store, seed, listen(), signals and graceful close. */
+import { existsSync, rmSync } from "node:fs";
 import type { FastifyInstance } from "fastify";
 import { destination, type DestinationStream } from "pino";
-import type { ServeIo, ServeOptions } from "../commands/serve.js";
-import { CliError, EXIT_CODES, UsageError } from "../errors.js";
 import { loadApiKeys } from "./api-keys.js";
 import { buildApp } from "./app.js";
 import { DEMO_ORDERS, DEMO_PETS } from "./demo-data.js";
 import { SeedError, loadSeed } from "./seed.js";
 import { openSqliteStore } from "./store/sqlite.js";
 import type { SeedPet, Store } from "./store/store.js";
+import { StartupError } from "./startup-error.js";
 
-/** Runs the server until SIGTERM or SIGINT, then closes it gracefully. */
+/** What the server needs from its process: its environment and output streams. */
+export interface ServeIo {
+  env: Readonly<Record<string, string | undefined>>;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/** How to run the server (the flags of `petstore serve`). */
+export interface ServeOptions {
+  host: string;
+  port: number;
+  db: string;
+  seed?: string;
+  demo?: boolean;
+  apiKeysFile?: string;
+  rateLimit: number;
+}
+
+/** Exit status for a second signal while closing: the operator asked twice. */
+const FORCED_EXIT_STATUS = 1;
+
+/**
+ * Runs the server until SIGTERM or SIGINT, then closes it gracefully. Throws StartupError
+ * when it cannot start; a database file it created for a failed start is removed again.
+ */
 export async function runServer(options: ServeOptions, io: ServeIo): Promise<void> {
   const apiKeys = await loadApiKeys(io.env.PETSTORE_API_KEYS, options.apiKeysFile).catch(
     (error: unknown) => {
-      throw new UsageError((error as Error).message);
+      throw new StartupError("configuration", (error as Error).message);
     },
   );
   if (apiKeys.length === 0) {
-    throw new UsageError(
+    throw new StartupError(
+      "configuration",
       "no API key configured: the server refuses to start without one",
       "set PETSTORE_API_KEYS=key1,key2 or pass --api-keys-file FILE (one key per line)",
     );
@@ -26,6 +51,7 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
   // Validate the seed before touching the database, so a bad file changes nothing.
   const seed = options.seed === undefined ? undefined : await readSeed(options.seed);
 
+  const created = !isInMemory(options.db) && !existsSync(options.db);
   const store = openStore(options.db);
   // Signals are caught from here on, so one that arrives while starting still closes cleanly.
   const signalled = nextSignal();
@@ -49,6 +75,7 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
     await app?.close();
     await store.close();
     logs.close();
+    if (created) removeDatabase(options.db);
     throw error;
   }
   io.stdout.write(`listening on ${baseUrl(app, options.host)}\n`);
@@ -88,7 +115,7 @@ async function readSeed(file: string): Promise<SeedPet[]> {
   try {
     return await loadSeed(file);
   } catch (error) {
-    if (error instanceof SeedError) throw new UsageError(error.message);
+    if (error instanceof SeedError) throw new StartupError("configuration", error.message);
     throw error;
   }
 }
@@ -97,8 +124,20 @@ function openStore(db: string): Store {
   try {
     return openSqliteStore(db);
   } catch (error) {
-    throw new UsageError(`cannot open database ${db}: ${(error as Error).message}`);
+    throw new StartupError(
+      "configuration",
+      `cannot open database ${db}: ${(error as Error).message}`,
+    );
   }
+}
+
+function isInMemory(db: string): boolean {
+  return db === ":memory:" || db === "";
+}
+
+/** Removes a database file and the WAL files SQLite keeps beside it. */
+function removeDatabase(db: string): void {
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(`${db}${suffix}`, { force: true });
 }
 
 async function listen(app: FastifyInstance, options: ServeOptions): Promise<void> {
@@ -107,9 +146,9 @@ async function listen(app: FastifyInstance, options: ServeOptions): Promise<void
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
-      throw new CliError(
+      throw new StartupError(
+        "configuration",
         `cannot listen on ${options.host}:${options.port} (${code})`,
-        EXIT_CODES.usage,
         code === "EADDRINUSE"
           ? "another process uses this port: pick another with --port"
           : undefined,
@@ -138,7 +177,7 @@ function nextSignal(): { promise: Promise<NodeJS.Signals>; cancel(): void } {
   const promise = new Promise<NodeJS.Signals>((resolve) => {
     onSignal = (signal) => {
       cancel();
-      process.once(signal, () => process.exit(EXIT_CODES.unexpected));
+      process.once(signal, () => process.exit(FORCED_EXIT_STATUS));
       resolve(signal);
     };
     process.on("SIGTERM", onSignal).on("SIGINT", onSignal);

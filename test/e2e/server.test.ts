@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { API_KEY, runCli, startServer, tempDir, type RunningServer } from "./helpers.js";
@@ -172,6 +172,17 @@ describe("petstore serve", () => {
     });
     expect(busy.code).toBe(2);
     expect(busy.stderr).toContain(`cannot listen on 127.0.0.1:${port} (EADDRINUSE)`);
+    expect(busy.stderr).toContain("hint: another process uses this port: pick another with --port");
+    // The database it created for the failed start is gone again, WAL files included.
+    expect(readdirSync(temp.dir).filter((name) => name.startsWith("b.db"))).toEqual([]);
+  });
+
+  it("keeps an existing database when it cannot listen", async () => {
+    const server = await start(["--seed", seed]);
+    const port = new URL(server.url).port;
+    const busy = await serveToExit(["--db", db, "--port", port], { PETSTORE_API_KEYS: API_KEY });
+    expect(busy.code).toBe(2);
+    expect(existsSync(db)).toBe(true);
   });
 
   it("rejects a bad --port as a usage error", async () => {
