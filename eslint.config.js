@@ -1,7 +1,45 @@
 // @ts-check
 import eslint from "@eslint/js";
+import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
+import importX from "eslint-plugin-import-x";
 import globals from "globals";
 import tseslint from "typescript-eslint";
+
+/**
+ * The layering of docs/architecture.md, enforced: the API client and the server meet only in
+ * src/api; the server imports nothing of the CLI; output and apply never reach into the
+ * program, the commands or the server. `petstore serve` (src/commands/serve.ts) is the one
+ * command file that may reach the server, and it loads it lazily.
+ */
+const LAYERS = [
+  {
+    target: "./src/api",
+    from: "./src",
+    except: ["./api"],
+    message: "src/api is what client and server share: it imports nothing else of the project.",
+  },
+  {
+    target: "./src/client",
+    from: ["./src/server", "./src/commands", "./src/program", "./src/output", "./src/apply"],
+    message: "The API client talks HTTP only: it never imports the server, commands or output.",
+  },
+  {
+    target: "./src/server",
+    from: "./src",
+    except: ["./api", "./server"],
+    message: "The server imports nothing of the CLI: share through src/api.",
+  },
+  {
+    target: ["./src/output", "./src/apply"],
+    from: ["./src/server", "./src/commands", "./src/program"],
+    message: "output/ and apply/ are used by commands, never the other way round.",
+  },
+  {
+    target: ["./src/program", "./src/commands/*/**", "./src/cli.ts", "./src/main.ts"],
+    from: "./src/server",
+    message: "Client commands never load server code (only commands/serve.ts starts it).",
+  },
+];
 
 export default tseslint.config(
   { ignores: ["dist/", "node_modules/", "coverage/"] },
@@ -17,6 +55,19 @@ export default tseslint.config(
       // (a PostgreSQL store awaits); a synchronous body is fine there.
       "@typescript-eslint/require-await": "off",
       "@typescript-eslint/restrict-template-expressions": ["error", { allowNumber: true }],
+    },
+  },
+  {
+    files: ["src/**/*.ts"],
+    plugins: { "import-x": importX },
+    settings: {
+      "import-x/extensions": [".ts", ".js"],
+      "import-x/parsers": { "@typescript-eslint/parser": [".ts"] },
+      "import-x/resolver-next": [createTypeScriptImportResolver({ project: "./tsconfig.json" })],
+    },
+    rules: {
+      "import-x/no-cycle": "error",
+      "import-x/no-restricted-paths": ["error", { zones: LAYERS }],
     },
   },
   {
