@@ -1,9 +1,27 @@
 import { defineConfig } from "vitest/config";
 
+// Two projects: `unit` (functions and app.inject(), no build needed) and `e2e` (the built
+// binary and real servers, spawned: `npm run build` first). `vitest run` runs both.
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/e2e/**", "test/conformance/**"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts", "test/conformance/**/*.test.ts"],
+        },
+      },
+    ],
   },
 });
