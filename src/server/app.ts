@@ -1,10 +1,12 @@
 /** buildApp(options) → a Fastify instance serving the inventory spec; it never listens. */
 import { randomUUID } from "node:crypto";
+import { METHODS } from "node:http";
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
 import type { DestinationStream } from "pino";
 import { ERROR_CODES } from "../api/error-codes.js";
 import { createKeyChecker } from "./api-keys.js";
 import { bearerAuth } from "./auth.js";
+import { answerClientError, answerUnmetExpectation } from "./client-errors.js";
 import { handleError } from "./error-handler.js";
 import { HttpError } from "./http-error.js";
 import { healthRoutes } from "./routes/health.js";
@@ -30,6 +32,15 @@ export interface AppOptions {
 /** The largest request body: an InventoryUpdate is a few bytes. */
 export const DEFAULT_BODY_LIMIT = 16 * 1024;
 
+/**
+ * Longest path parameter the router matches. Node refuses request heads over 16 KiB, so no
+ * URL is longer: a long `petId` always reaches its route and is 400 `invalid_pet_id`.
+ */
+const MAX_PARAM_LENGTH = 16 * 1024;
+
+/** Seconds a client should wait before retrying a request refused while shutting down. */
+const CLOSING_RETRY_AFTER_SECONDS = 1;
+
 /** Builds the application with its routes, authentication, error bodies and logging. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   if (options.apiKeys.length === 0) throw new Error("at least one API key is required");
@@ -52,7 +63,16 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     connectionTimeout: 30_000,
     requestTimeout: 30_000,
     keepAliveTimeout: 10_000,
-    return503OnClosing: true,
+    // Requests that arrive while closing get our 503 envelope (the onRequest hook below).
+    return503OnClosing: false,
+    // A missing Host is answered with the Error body by the onRequest hook, not by Node.
+    http: { requireHostHeader: false },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    clientErrorHandler: answerClientError,
+    // Malformed percent-encoding in the URL and the like: the same Error body as the rest.
+    frameworkErrors: (error, request, reply) => {
+      void handleError(error, request, reply);
+    },
     ajv: {
       // The decided behaviour: never coerce "5" to 5, never drop unknown properties.
       customOptions: {
@@ -67,8 +87,39 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Only JSON is accepted; anything else is 415.
   app.removeContentTypeParser("text/plain");
   app.setErrorHandler(handleError);
+  app.server.on("checkExpectation", answerUnmetExpectation);
+  // Every method Node parses reaches the router, so a known path answers 405 with Allow for
+  // any method it does not support (CONNECT never reaches it: Node handles it apart).
+  for (const method of METHODS) {
+    if (method !== "CONNECT" && !app.supportedMethods.includes(method)) app.addHttpMethod(method);
+  }
+
+  const closing = { now: false };
+  app.addHook("preClose", (done) => {
+    closing.now = true;
+    done();
+  });
+  app.addHook("onRequest", (request, reply, done) => {
+    if (closing.now) {
+      done(
+        new HttpError(503, ERROR_CODES.unavailable, "the server is shutting down; retry", {
+          "retry-after": String(CLOSING_RETRY_AFTER_SECONDS),
+          connection: "close",
+        }),
+      );
+      return;
+    }
+    // HTTP/1.1 requires Host (RFC 9112, 3.2); HTTP/1.0 clients may leave it out.
+    if (request.raw.httpVersion === "1.1" && request.headers.host === undefined) {
+      done(new HttpError(400, ERROR_CODES.badRequest, "an HTTP/1.1 request needs a Host header"));
+      return;
+    }
+    done();
+  });
   app.addHook("onSend", (request, reply, payload, done) => {
     void reply.header("x-request-id", request.id);
+    // Answers finished while closing end their connection, so the process can exit at once.
+    if (closing.now) void reply.header("connection", "close");
     done(null, payload);
   });
   app.addHook("onResponse", (request, reply, done) => {

@@ -1,4 +1,6 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { once } from "node:events";
+import { connect } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { API_KEY, runCli, startServer, tempDir, type RunningServer } from "./helpers.js";
@@ -52,6 +54,11 @@ const setQuantity = (url: string, petId: string | number, quantity: number) =>
     body: JSON.stringify({ quantity }),
   });
 
+/** Polls `condition` every 10 ms (bounded by the test's timeout). */
+async function waitFor(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
 const inventoryText = async (url: string) =>
   (await fetch(`${url}/inventory`, { headers: auth })).text();
 
@@ -64,6 +71,34 @@ describe("petstore serve", () => {
     expect(response.status).toBe(200);
     expect(await response.text()).toContain(`{"petId":${MAX_ID},"quantity":1,"status":"sold"}`);
     expect((await fetch(`${server.url.replace(/\/v1$/, "")}/healthz`)).status).toBe(200);
+  });
+
+  it("on SIGTERM finishes a request in flight, closes its connection and exits at once", async () => {
+    const server = await start();
+    const body = '{"quantity":21}';
+    const socket = connect(server.port, "127.0.0.1");
+    socket.on("error", () => undefined);
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => (answer += chunk.toString()));
+    const closed = once(socket, "close");
+    socket.write(
+      `PATCH /v1/inventory/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${API_KEY}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
+    // Give the server time to read the head: the request is then in flight, waiting for its body.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const exited = server.stop("SIGTERM");
+    await waitFor(() => server.stderr().includes("received SIGTERM"));
+    const signalled = performance.now();
+    socket.write(body);
+    await closed;
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+    expect(answer.toLowerCase()).toContain("connection: close");
+    expect(await exited).toBe(0);
+    // The keep-alive timeout is 10 s: exiting well before it means the connection was closed.
+    expect(performance.now() - signalled).toBeLessThan(5_000);
+    const restarted = await start([]);
+    expect(await inventoryText(restarted.url)).toContain('{"petId":1,"quantity":21,');
   });
 
   it("keeps data across a SIGTERM and a restart, and exits 0", async () => {

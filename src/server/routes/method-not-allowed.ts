@@ -3,24 +3,26 @@ import type { FastifyInstance } from "fastify";
 import { ERROR_CODES } from "../../api/error-codes.js";
 import { HttpError } from "../http-error.js";
 
-const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
-
-/** Registers a 405 route for every method of METHODS that `allowed` lacks. */
+/**
+ * Registers a 405 route for every method the app routes (every method Node parses, OPTIONS
+ * and TRACE included) that `allowed` lacks; a GET path also allows HEAD.
+ */
 export function rejectOtherMethods(
   app: FastifyInstance,
   url: string,
   allowed: readonly string[],
 ): void {
   const allow = allowed.includes("GET") ? [...allowed, "HEAD"] : [...allowed];
+  const allowHeader = allow.join(", ");
   app.route({
-    method: METHODS.filter((method) => !allowed.includes(method)),
+    method: app.supportedMethods.filter((method) => !allow.includes(method)),
     url,
     handler: (request) => {
       throw new HttpError(
         405,
         ERROR_CODES.methodNotAllowed,
-        `method ${request.method} is not allowed here; use ${allow.join(", ")}`,
-        { allow: allow.join(", ") },
+        `method ${request.method} is not allowed here; use ${allowHeader}`,
+        { allow: allowHeader },
       );
     },
   });
