@@ -2,14 +2,14 @@
 import { Command } from "commander";
 import type { Factory } from "../../program/factory.js";
 import { applyCommand } from "./apply.js";
-import { listCommand } from "./list.js";
-import { setCommand } from "./set.js";
+import { inventoryListCommand } from "./list.js";
+import { inventorySetCommand } from "./set.js";
 
 /** Defines `inventory` and its verbs. */
 export function inventoryCommand(factory: Factory): Command {
   return new Command("inventory")
     .description("read and set stock levels")
-    .addCommand(listCommand(factory))
-    .addCommand(setCommand(factory))
+    .addCommand(inventoryListCommand(factory))
+    .addCommand(inventorySetCommand(factory))
     .addCommand(applyCommand(factory));
 }
