@@ -108,7 +108,8 @@ _petstore_words() {
 _petstore_files() {
   local IFS=$'\\n'
   COMPREPLY=($(compgen -f -- "$_petstore_cur"))
-  if type compopt > /dev/null 2>&1; then compopt -o filenames 2> /dev/null; fi
+  # compopt (bash 4+) adds / to directories and quotes names with spaces.
+  if type compopt > /dev/null 2>&1; then compopt -o filenames 2> /dev/null || true; fi
 }
 
 _petstore() {
