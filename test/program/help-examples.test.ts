@@ -31,7 +31,7 @@ function petstoreWords(example: string): string[] {
   const words: string[] = [];
   let word: string | undefined;
   let quote: string | undefined;
-  for (const char of example.slice(start.index + start[1].length)) {
+  for (const char of example.slice(start.index + (start[1] ?? "").length)) {
     if (quote !== undefined) {
       if (char === quote) quote = undefined;
       else word = (word ?? "") + char;
