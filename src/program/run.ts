@@ -8,6 +8,7 @@ import { formatError } from "../output/messages.js";
 import type { Deps } from "./deps.js";
 import { Factory } from "./factory.js";
 import { addGlobalOptions } from "./global-options.js";
+import { completionCommand } from "../commands/completion.js";
 import { inventoryCommand } from "../commands/inventory/index.js";
 import { ordersCommand } from "../commands/orders/index.js";
 import { petsCommand } from "../commands/pets/index.js";
@@ -62,7 +63,8 @@ export function createProgram(factory: Factory): Command {
     .addCommand(inventoryCommand(factory))
     .addCommand(petsCommand(factory))
     .addCommand(ordersCommand(factory))
-    .addCommand(serveCommand({ env: deps.env, stdout: deps.stdout, stderr: deps.stderr }));
+    .addCommand(serveCommand({ env: deps.env, stdout: deps.stdout, stderr: deps.stderr }))
+    .addCommand(completionCommand({ stdout: deps.stdout }));
   // addCommand() does not pass settings down, so apply them to every command.
   forEachCommand(program, (command) => {
     command

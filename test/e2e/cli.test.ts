@@ -14,6 +14,7 @@ import {
   replyJson,
   runCli,
   runCliInTty,
+  runCliRecordingModules,
   startFakeServer,
   startServer,
   tempDir,
@@ -131,11 +132,49 @@ describe("exit 0 and output formats", () => {
     );
   });
 
-  it("lists orders", async () => {
-    const result = await runCli(["orders", "list", "--json"], { env });
-    expect(result.code).toBe(0);
-    expect(Array.isArray(JSON.parse(result.stdout))).toBe(true);
-    expect(result.stderr).toBe("");
+  it("lists the orders the server holds", async () => {
+    // Seed files hold pets only; --demo is the server's way to load orders too.
+    const demo = await startServer({ args: ["--demo"] });
+    const demoEnv = { PETSTORE_BASE_URL: demo.url, PETSTORE_API_KEY: API_KEY };
+    const json = await runCli(["orders", "list", "--json"], { env: demoEnv });
+    const piped = await runCli(["orders", "list"], { env: demoEnv });
+    await demo.stop();
+    expect(json.code).toBe(0);
+    expect(json.stderr).toBe("");
+    expect(JSON.parse(json.stdout)).toEqual([
+      {
+        id: 1,
+        petId: 3,
+        quantity: 1,
+        shipDate: "2026-11-20T10:00:00.000Z",
+        status: "approved",
+        complete: false,
+      },
+      {
+        id: 2,
+        petId: 4,
+        quantity: 1,
+        shipDate: "2026-11-18T15:30:00.000Z",
+        status: "delivered",
+        complete: true,
+      },
+      {
+        id: 3,
+        petId: 7,
+        quantity: 2,
+        shipDate: "2026-11-22T09:00:00.000Z",
+        status: "placed",
+        complete: false,
+      },
+    ]);
+    expect(piped).toEqual({
+      code: 0,
+      stdout:
+        "1\t3\t1\t2026-11-20T10:00:00.000Z\tapproved\tfalse\n" +
+        "2\t4\t1\t2026-11-18T15:30:00.000Z\tdelivered\ttrue\n" +
+        "3\t7\t2\t2026-11-22T09:00:00.000Z\tplaced\tfalse\n",
+      stderr: "",
+    });
   });
 
   it("traces with --verbose without ever printing the key", async () => {
@@ -148,9 +187,20 @@ describe("exit 0 and output formats", () => {
     expect(JSON.parse(result.stdout)).toHaveLength(5);
   });
 
-  it("prints the version quickly", async () => {
-    const result = await runCli(["--version"]);
-    expect(result).toEqual({ code: 0, stdout: "0.1.0\n", stderr: "" });
+  it("answers --version in src/cli.ts, loading neither commander nor the rest of the CLI", async () => {
+    const version = await runCliRecordingModules(["--version"]);
+    expect(version).toEqual({
+      code: 0,
+      stdout: "0.1.0\n",
+      stderr: "",
+      sources: ["src/cli.ts", "src/program/version.ts"],
+    });
+    // The same recording sees the full CLI load for anything else, --version among others.
+    const other = await runCliRecordingModules(["--version", "--no-color"]);
+    expect(other).toMatchObject({ code: 0, stdout: "0.1.0\n", stderr: "" });
+    expect(other.sources).toEqual(
+      expect.arrayContaining(["src/main.ts", "src/program/run.ts", "node_modules/commander"]),
+    );
   });
 });
 

@@ -5,12 +5,21 @@
  */
 import { spawn, spawnSync, type ChildProcessByStdio } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { stringify } from "lossless-json";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
@@ -158,6 +167,8 @@ export interface CliOptions {
   input?: string;
   /** Kill the child after this long (default 20 s). */
   timeoutMs?: number;
+  /** Options for node itself, before the script (`--import …`). */
+  nodeArgs?: readonly string[];
 }
 
 /** Runs `node bin/petstore.js ...args` with stdout and stderr piped. */
@@ -166,7 +177,7 @@ export async function runCli(
   options: CliOptions = {},
 ): Promise<CliResult> {
   assertBuilt();
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
     env: { ...baseEnv(), ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -261,4 +272,42 @@ export function replyJson(
 ): void {
   response.writeHead(status, { "content-type": "application/json", ...headers });
   response.end(body);
+}
+
+export interface RecordedRun extends CliResult {
+  /**
+   * The sources bundled into the files of dist/ the run loaded, from esbuild's `// path`
+   * markers: `src/cli.ts`, `node_modules/commander`, … (a package by its directory).
+   */
+  sources: string[];
+}
+
+/** Runs the CLI under a module-loading hook and reports which bundled sources it loaded. */
+export async function runCliRecordingModules(
+  args: readonly string[],
+  options: Omit<CliOptions, "nodeArgs"> = {},
+): Promise<RecordedRun> {
+  const temp = tempDir();
+  const log = join(temp.dir, "modules.log");
+  writeFileSync(log, "");
+  const result = await runCli(args, {
+    ...options,
+    env: { ...options.env, PETSTORE_TEST_MODULE_LOG: log },
+    nodeArgs: ["--import", pathToFileURL(join(import.meta.dirname, "record-modules.js")).href],
+  });
+  const distFiles = readFileSync(log, "utf8")
+    .split("\n")
+    .filter((url) => url.startsWith(pathToFileURL(join(ROOT, "dist")).href))
+    .map((url) => fileURLToPath(url));
+  temp.remove();
+  const sources = new Set<string>();
+  for (const file of distFiles) {
+    for (const [, source] of readFileSync(file, "utf8").matchAll(
+      /^\/\/ ((?:src|node_modules)\/\S+)$/gm,
+    )) {
+      const packageDir = /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source ?? "")?.[0];
+      sources.add(packageDir ?? source ?? "");
+    }
+  }
+  return { ...result, sources: [...sources].sort() };
 }

@@ -1,15 +1,26 @@
 /** `petstore inventory`: groups the inventory verbs. */
 import { Command } from "commander";
 import type { Factory } from "../../program/factory.js";
+import { guardVerbSuggestions } from "../../program/verb-suggestions.js";
 import { applyCommand } from "./apply.js";
-import { listCommand } from "./list.js";
-import { setCommand } from "./set.js";
+import { inventoryListCommand } from "./list.js";
+import { inventorySetCommand } from "./set.js";
 
 /** Defines `inventory` and its verbs. */
 export function inventoryCommand(factory: Factory): Command {
-  return new Command("inventory")
+  const group = new Command("inventory")
     .description("read and set stock levels")
-    .addCommand(listCommand(factory))
-    .addCommand(setCommand(factory))
-    .addCommand(applyCommand(factory));
+    .addCommand(inventoryListCommand(factory))
+    .addCommand(inventorySetCommand(factory))
+    .addCommand(applyCommand(factory))
+    .addHelpText(
+      "after",
+      `
+Examples:
+  petstore inventory list --status available
+  petstore --env staging inventory list --json
+  petstore inventory set 42 7
+  petstore inventory apply counts.csv --dry-run`,
+    );
+  return guardVerbSuggestions(group, ["list"]);
 }

@@ -6,7 +6,7 @@ import { writeInventoryList } from "../../output/inventory.js";
 import type { CommandContext, Factory } from "../../program/factory.js";
 import { readGlobalOptions } from "../../program/global-options.js";
 
-export interface ListOptions {
+export interface InventoryListOptions {
   status?: PetStatus | undefined;
   json?: boolean | undefined;
   csv?: boolean | undefined;
@@ -17,7 +17,10 @@ function byPetId(a: InventoryItem, b: InventoryItem): number {
 }
 
 /** Fetches the inventory, filters it by status, and prints it sorted by petId. */
-export async function runList(options: ListOptions, context: CommandContext): Promise<void> {
+export async function runInventoryList(
+  options: InventoryListOptions,
+  context: CommandContext,
+): Promise<void> {
   const format = chooseFormat(options, context.io);
   const client = await context.apiClient();
   const items = await client.listInventory();
@@ -28,7 +31,7 @@ export async function runList(options: ListOptions, context: CommandContext): Pr
 }
 
 /** Defines `inventory list`. */
-export function listCommand(factory: Factory): Command {
+export function inventoryListCommand(factory: Factory): Command {
   return new Command("list")
     .description("list the stock of every pet (GET /inventory)")
     .addOption(
@@ -49,7 +52,7 @@ Examples:
   petstore inventory list --csv > stock.csv
   petstore --env staging inventory list`,
     )
-    .action(async (options: ListOptions, command: Command) => {
-      await runList(options, factory.context(readGlobalOptions(command)));
+    .action(async (options: InventoryListOptions, command: Command) => {
+      await runInventoryList(options, factory.context(readGlobalOptions(command)));
     });
 }

@@ -6,19 +6,19 @@ import { petIdArgument, quantityArgument } from "../../program/arguments.js";
 import type { CommandContext, Factory } from "../../program/factory.js";
 import { readGlobalOptions } from "../../program/global-options.js";
 
-export interface SetArguments {
+export interface InventorySetArguments {
   petId: string;
   quantity: string;
 }
 
-export interface SetOptions {
+export interface InventorySetOptions {
   json?: boolean | undefined;
 }
 
 /** Validates both arguments locally (nothing is sent if either is bad), PATCHes, prints the entry. */
-export async function runSet(
-  args: SetArguments,
-  options: SetOptions,
+export async function runInventorySet(
+  args: InventorySetArguments,
+  options: InventorySetOptions,
   context: CommandContext,
 ): Promise<void> {
   const petId = petIdArgument(args.petId);
@@ -30,7 +30,7 @@ export async function runSet(
 }
 
 /** Defines `inventory set`. */
-export function setCommand(factory: Factory): Command {
+export function inventorySetCommand(factory: Factory): Command {
   return new Command("set")
     .description("set the stock quantity of one pet (PATCH /inventory/{petId})")
     .argument("<petId>", "the pet, a whole number from 1 to 9223372036854775807")
@@ -46,7 +46,13 @@ Examples:
   petstore inventory set 42 0 --json
   petstore --env staging inventory set 9223372036854775807 3`,
     )
-    .action(async (petId: string, quantity: string, options: SetOptions, command: Command) => {
-      await runSet({ petId, quantity }, options, factory.context(readGlobalOptions(command)));
-    });
+    .action(
+      async (petId: string, quantity: string, options: InventorySetOptions, command: Command) => {
+        await runInventorySet(
+          { petId, quantity },
+          options,
+          factory.context(readGlobalOptions(command)),
+        );
+      },
+    );
 }

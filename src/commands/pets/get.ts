@@ -6,14 +6,14 @@ import { petIdArgument } from "../../program/arguments.js";
 import type { CommandContext, Factory } from "../../program/factory.js";
 import { readGlobalOptions } from "../../program/global-options.js";
 
-export interface GetOptions {
+export interface PetsGetOptions {
   json?: boolean | undefined;
 }
 
 /** Validates the id locally, fetches the pet and prints it. */
-export async function runGet(
+export async function runPetsGet(
   petIdText: string,
-  options: GetOptions,
+  options: PetsGetOptions,
   context: CommandContext,
 ): Promise<void> {
   const petId = petIdArgument(petIdText);
@@ -24,7 +24,7 @@ export async function runGet(
 }
 
 /** Defines `pets get`. */
-export function getCommand(factory: Factory): Command {
+export function petsGetCommand(factory: Factory): Command {
   return new Command("get")
     .description("show one pet (GET /pets/{petId}, deprecated by the service)")
     .argument("<petId>", "the pet, a whole number from 1 to 9223372036854775807")
@@ -39,7 +39,7 @@ Examples:
   petstore pets get 42
   petstore pets get 42 --json | jq -r .name`,
     )
-    .action(async (petId: string, options: GetOptions, command: Command) => {
-      await runGet(petId, options, factory.context(readGlobalOptions(command)));
+    .action(async (petId: string, options: PetsGetOptions, command: Command) => {
+      await runPetsGet(petId, options, factory.context(readGlobalOptions(command)));
     });
 }
