@@ -6,7 +6,7 @@ import type { DestinationStream } from "pino";
 import { ERROR_CODES } from "../api/error-codes.js";
 import { createKeyChecker } from "./api-keys.js";
 import { bearerAuth } from "./auth.js";
-import { answerClientError, answerUnmetExpectation } from "./client-errors.js";
+import { answerClientError, answerConnect, answerUnmetExpectation } from "./client-errors.js";
 import { handleError } from "./error-handler.js";
 import { HttpError } from "./http-error.js";
 import { healthRoutes } from "./routes/health.js";
@@ -88,8 +88,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.removeContentTypeParser("text/plain");
   app.setErrorHandler(handleError);
   app.server.on("checkExpectation", answerUnmetExpectation);
+  app.server.on("connect", answerConnect);
   // Every method Node parses reaches the router, so a known path answers 405 with Allow for
-  // any method it does not support (CONNECT never reaches it: Node handles it apart).
+  // any method it does not support (CONNECT never reaches it: answerConnect answers it).
   for (const method of METHODS) {
     if (method !== "CONNECT" && !app.supportedMethods.includes(method)) app.addHttpMethod(method);
   }

@@ -51,11 +51,24 @@ function rawErrorResponse(error: HttpError): string {
 export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   // A reset connection has no one left to answer.
   if (error.code === "ECONNRESET" || socket.destroyed) return;
+  answerOnSocket(socket, describeClientError(error));
+}
+
+/** Writes the Error response on a raw socket and closes it once sent. */
+function answerOnSocket(socket: Duplex, error: HttpError): void {
   if (!socket.writable) {
     socket.destroy();
     return;
   }
-  socket.end(rawErrorResponse(describeClientError(error)), () => socket.destroy());
+  socket.end(rawErrorResponse(error), () => socket.destroy());
+}
+
+/** Node's `connect` event: this server is no proxy, so CONNECT is 405 and the connection closes. */
+export function answerConnect(_request: IncomingMessage, socket: Duplex): void {
+  answerOnSocket(
+    socket,
+    new HttpError(405, ERROR_CODES.methodNotAllowed, "CONNECT is not supported: this is no proxy"),
+  );
 }
 
 /** Node's `checkExpectation` event: an `Expect` other than `100-continue` is 417. */

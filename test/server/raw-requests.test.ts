@@ -139,6 +139,12 @@ describe("methods a path does not support", () => {
     }
   });
 
+  it("CONNECT is 405 method_not_allowed, and the connection closes", async () => {
+    const response = await rawRequest(port, "CONNECT 127.0.0.1:22 HTTP/1.1\r\nHost: x\r\n\r\n");
+    expectEnvelope(response, 405, "method_not_allowed");
+    expect(response.closed).toBe(true);
+  });
+
   it("an unknown path is still 404 for any method", async () => {
     const response = await rawRequest(
       port,
