@@ -10,6 +10,8 @@ export const EXIT_CODES = {
   notFound: 5,
   invalid: 6,
   partialFailure: 7,
+  interruptedBySigint: 130,
+  interruptedBySigterm: 143,
 } as const;
 export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
 

@@ -1,5 +1,6 @@
 /** `petstore serve`: parses the server's flags and hands them to the server's start function. */
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Command, Option } from "commander";
+import { wholeNumberOption } from "../program/arguments.js";
 
 /** What `serve` needs from the process: its environment and output streams. */
 export interface ServeIo {
@@ -19,20 +20,8 @@ export interface ServeOptions {
   rateLimit: number;
 }
 
-function parsePort(text: string): number {
-  const port = Number(text);
-  if (!/^[0-9]{1,5}$/.test(text) || port > 65535) {
-    throw new InvalidArgumentError("expected a port number from 0 to 65535.");
-  }
-  return port;
-}
-
-function parseRateLimit(text: string): number {
-  if (!/^[0-9]{1,9}$/.test(text)) {
-    throw new InvalidArgumentError("expected a whole number of requests per minute.");
-  }
-  return Number(text);
-}
+const parsePort = wholeNumberOption("a port number", 0, 65535);
+const parseRateLimit = wholeNumberOption("a whole number of requests per minute", 0, 999_999_999);
 
 /** Builds the `serve` command; the server code is loaded only when it runs. */
 export function serveCommand(io: ServeIo): Command {

@@ -60,7 +60,7 @@ describe("parseCsvCounts", () => {
     ["1,-1", 'invalid quantity "-1": expected a whole number from 0 to 2147483647'],
     ["1,2.5", 'invalid quantity "2.5": expected a whole number from 0 to 2147483647'],
     ["1,1e3", 'invalid quantity "1e3": expected a whole number from 0 to 2147483647'],
-    ["1,07", 'invalid quantity "07": expected a whole number from 0 to 2147483647'],
+    ["1,07", 'invalid quantity "07": leading zeros are not allowed; write 7'],
     ["1,2147483648", 'invalid quantity "2147483648": expected a whole number from 0 to 2147483647'],
     ["1,five", 'invalid quantity "five": expected a whole number from 0 to 2147483647'],
     ["1,", "missing quantity"],

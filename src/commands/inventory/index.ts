@@ -1,7 +1,7 @@
 /** `petstore inventory`: groups the inventory verbs. */
 import { Command } from "commander";
 import type { Factory } from "../../program/factory.js";
-import { applyCommand } from "./apply.js";
+import { inventoryApplyCommand } from "./apply.js";
 import { listCommand } from "./list.js";
 import { setCommand } from "./set.js";
 
@@ -11,5 +11,5 @@ export function inventoryCommand(factory: Factory): Command {
     .description("read and set stock levels")
     .addCommand(listCommand(factory))
     .addCommand(setCommand(factory))
-    .addCommand(applyCommand(factory));
+    .addCommand(inventoryApplyCommand(factory));
 }

@@ -93,7 +93,7 @@ describe("inventory apply: validation comes first, and sends nothing", () => {
       files: { "c.csv": COUNTS },
     });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("expected a number of requests, a whole number from 1 to 64");
+    expect(result.stderr).toContain("expected a whole number of requests from 1 to 64.");
     expect(callsOf(agent)).toEqual([]);
   });
 
@@ -127,8 +127,8 @@ describe("inventory apply: plan and apply", () => {
     expect(result.stdout).toBe(
       "counts.csv: 2 changed, 2 unchanged, 0 failed\n" +
         "changed:\n" +
-        "  pet 1: 3 → 5\n" +
-        `  pet ${MAX_ID}: 1 → 2\n`,
+        "  pet 1: 3 -> 5\n" +
+        `  pet ${MAX_ID}: 1 -> 2\n`,
     );
     expect(callsOf(agent).filter((call) => call.startsWith("GET"))).toEqual(["GET /v1/inventory"]);
     expect(patchBodies(agent)).toEqual([
@@ -288,7 +288,7 @@ describe("inventory apply: faults during the run", () => {
       { petId: "max", previous: 1, desired: 2, outcome: "changed" },
     ]);
     expect(result.stderr).toBe(
-      "error: 1 of 2 changes failed (the report lists them); the other 1 were applied\n" +
+      "error: 1 of 2 changes failed (the report lists them); the other 1 was applied\n" +
         "hint: run the same command again: it changes only what is still different\n",
     );
   });
@@ -308,7 +308,7 @@ describe("inventory apply: faults during the run", () => {
     expect(result.stdout).toBe(
       "c.csv: 1 changed, 2 unchanged, 1 failed\n" +
         "changed:\n" +
-        `  pet ${MAX_ID}: 1 → 2\n` +
+        `  pet ${MAX_ID}: 1 -> 2\n` +
         "failed:\n" +
         "  pet 1: cannot reach http://petstore.test/v1/inventory/1: connection reset by the server (ECONNRESET) (after 3 attempts)\n",
     );
@@ -350,8 +350,10 @@ describe("inventory apply: faults during the run", () => {
     expect(callsOf(agent).filter((call) => call.startsWith("PATCH"))).toHaveLength(30);
     expect(result.stdout).toContain("c.csv: 0 changed, 0 unchanged, 200 failed\n");
     expect(result.stdout).toContain(
-      "  190 more rows not attempted: the server kept failing; run again later\n",
+      "not attempted (190 rows: the server kept failing; run again later):\n" +
+        "  pet 11: not listed -> 1\n",
     );
+    expect(result.stdout).toMatch(/\n {2}pet 200: not listed -> 1\n$/);
     expect(result.stderr).toContain(
       "error: the server kept failing, so the run stopped after 10 failures in a row: 200 of 200 changes not applied\n",
     );
