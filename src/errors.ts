@@ -10,8 +10,19 @@ export const EXIT_CODES = {
   notFound: 5,
   invalid: 6,
   partialFailure: 7,
+  interruptedBySigint: 130,
+  interruptedBySigterm: 143,
 } as const;
 export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
+
+/** The signals that interrupt a run. */
+export const INTERRUPT_SIGNALS = ["SIGINT", "SIGTERM"] as const;
+export type InterruptSignal = (typeof INTERRUPT_SIGNALS)[number];
+
+/** 130 for SIGINT, 143 for SIGTERM (128 + the signal number, as shells report them). */
+export function exitCodeForSignal(signal: InterruptSignal): ExitCode {
+  return signal === "SIGINT" ? EXIT_CODES.interruptedBySigint : EXIT_CODES.interruptedBySigterm;
+}
 
 /**
  * HTTP status of a final (non-retried or retries exhausted) error response → exit code.

@@ -7,16 +7,65 @@ export const MAX_PET_ID = 9223372036854775807n;
 export const MIN_QUANTITY = 0;
 export const MAX_QUANTITY = 2147483647;
 
-const DECIMAL_ID = /^[1-9][0-9]{0,18}$/;
+/** What reading a whole number gave: its value, or why the text is not one. */
+export type WholeNumberReading =
+  | { ok: true; value: bigint }
+  | { ok: false; problem: "empty" | "leading_zeros" | "not_whole" | "out_of_range" };
 
 /**
- * Parses a decimal `petId` exactly: a positive int64 written without sign,
- * leading zeros, spaces or exponent. Returns undefined for anything else.
+ * The one rule for a whole number written as text: decimal digits only (no sign, spaces,
+ * point or exponent), no leading zeros (`042` might be meant as octal or be a typo, so it is
+ * refused rather than guessed), and from `min` to `max`. Exact for int64 and beyond.
+ */
+export function readWholeNumber(text: string, min: bigint, max: bigint): WholeNumberReading {
+  if (text === "") return { ok: false, problem: "empty" };
+  if (!/^[0-9]+$/.test(text)) return { ok: false, problem: "not_whole" };
+  if (text.length > 1 && text.startsWith("0")) return { ok: false, problem: "leading_zeros" };
+  const value = BigInt(text);
+  return value < min || value > max ? { ok: false, problem: "out_of_range" } : { ok: true, value };
+}
+
+/**
+ * The same rule for numbers people write (arguments, options, counts files), with surrounding
+ * whitespace ignored on every one of those paths (a spreadsheet's CSV cell `" 42"`, a quoted
+ * argument `" 42"`), and the reason for a refusal in words: "expected a whole number from 1 to
+ * 9223372036854775807", or "leading zeros are not allowed; write 42".
+ */
+export function readWrittenWholeNumber(
+  text: string,
+  min: bigint,
+  max: bigint,
+): { ok: true; value: bigint } | { ok: false; empty: boolean; reason: string } {
+  const trimmed = text.trim();
+  const reading = readWholeNumber(trimmed, min, max);
+  if (reading.ok) return reading;
+  const reason =
+    reading.problem === "leading_zeros"
+      ? `leading zeros are not allowed; write ${trimmed.replace(/^0+(?=[0-9])/, "")}`
+      : `expected a whole number from ${min} to ${max}`;
+  return { ok: false, empty: reading.problem === "empty", reason };
+}
+
+/**
+ * Parses a decimal `petId` exactly, as the server reads a path: a positive int64 under the
+ * whole-number rule, with no whitespace around it. Returns undefined for anything else.
  */
 export function parsePetId(text: string): bigint | undefined {
-  if (!DECIMAL_ID.test(text)) return undefined;
-  const id = BigInt(text);
-  return id <= MAX_PET_ID ? id : undefined;
+  const reading = readWholeNumber(text, 1n, MAX_PET_ID);
+  return reading.ok ? reading.value : undefined;
+}
+
+/** A `petId` written by a person: the whole-number rule, whitespace around it ignored. */
+export function readPetId(text: string): ReturnType<typeof readWrittenWholeNumber> {
+  return readWrittenWholeNumber(text, 1n, MAX_PET_ID);
+}
+
+/** A `quantity` written by a person: the whole-number rule, whitespace around it ignored. */
+export function readQuantity(
+  text: string,
+): { ok: true; value: number } | { ok: false; empty: boolean; reason: string } {
+  const reading = readWrittenWholeNumber(text, BigInt(MIN_QUANTITY), BigInt(MAX_QUANTITY));
+  return reading.ok ? { ok: true, value: Number(reading.value) } : reading;
 }
 
 /** True when `value` is a number the server accepts as a `quantity`. */

@@ -1,16 +1,18 @@
 /** An apply that finished with some rows failed: exit 7, after the report has been printed. */
 import { CliError, EXIT_CODES } from "../errors.js";
+import { countOf } from "../output/plural.js";
 import type { ApplyReport } from "./execute.js";
 
 export class ApplyIncompleteError extends CliError {
   constructor(report: ApplyReport) {
     const attempted = report.changed + report.failed;
-    const applied = report.changed > 0 ? `; the other ${report.changed} were applied` : "";
+    const applied =
+      report.changed > 0 ? `; the other ${countOf(report.changed, "was", "were")} applied` : "";
     const message =
       report.stoppedAfter === undefined
-        ? `${report.failed} of ${attempted} changes failed (the report lists them)${applied}`
-        : `the server kept failing, so the run stopped after ${report.stoppedAfter} failures in a row: ` +
-          `${report.failed} of ${attempted} changes not applied${applied}`;
+        ? `${report.failed} of ${countOf(attempted, "change")} failed (the report lists them)${applied}`
+        : `the server kept failing, so the run stopped after ${countOf(report.stoppedAfter, "failure")} in a row: ` +
+          `${report.failed} of ${countOf(attempted, "change")} not applied${applied}`;
     super(
       message,
       EXIT_CODES.partialFailure,

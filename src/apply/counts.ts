@@ -1,6 +1,4 @@
 /** Desired stock counts read from a file, and the problems found while validating one. */
-import { MAX_PET_ID, MAX_QUANTITY } from "../api/limits.js";
-
 /** The formats a counts file can have. */
 export const COUNTS_FORMATS = ["csv", "json"] as const;
 export type CountsFormat = (typeof COUNTS_FORMATS)[number];
@@ -37,9 +35,6 @@ export function describeLocation(location: RowLocation): string {
     ? `line ${location.line}`
     : `entry ${location.entry} (line ${location.line})`;
 }
-
-export const PET_ID_EXPECTED = `expected a whole number from 1 to ${MAX_PET_ID}`;
-export const QUANTITY_EXPECTED = `expected a whole number from 0 to ${MAX_QUANTITY}`;
 
 /** Adds a problem for every petId seen before, naming where it was first seen. */
 export function findDuplicates(rows: readonly CountRow[]): CountProblem[] {

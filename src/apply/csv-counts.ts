@@ -3,17 +3,10 @@
  * ignored), one row per pet. A BOM, CRLF line ends, blank lines and all-empty rows are tolerated.
  */
 import { CsvError, parse } from "csv-parse/sync";
-import { isValidQuantity, parsePetId } from "../api/limits.js";
-import {
-  PET_ID_EXPECTED,
-  QUANTITY_EXPECTED,
-  type CountProblem,
-  type CountRow,
-  type ParsedCounts,
-} from "./counts.js";
+import { readPetId, readQuantity } from "../api/limits.js";
+import type { CountProblem, CountRow, ParsedCounts } from "./counts.js";
 
 const REQUIRED_COLUMNS = ["petId", "quantity"] as const;
-const PLAIN_QUANTITY = /^(0|[1-9][0-9]*)$/;
 
 interface CsvRecord {
   record: string[];
@@ -64,10 +57,20 @@ function columnIndexes(header: readonly string[]): Record<"petId" | "quantity", 
   return indexes;
 }
 
-function cellProblem(column: string, cell: string | undefined, expected: string): string {
-  return cell === undefined || cell === ""
-    ? `missing ${column}`
-    : `invalid ${column} "${cell}": ${expected}`;
+type CellReading<T> = { ok: true; value: T } | { ok: false; empty: boolean; reason: string };
+
+/** Reads one cell under the whole-number rule; a problem message when it is missing or bad. */
+function readCell<T>(
+  column: string,
+  cell: string | undefined,
+  read: (text: string) => CellReading<T>,
+): { value: T } | { problem: string } {
+  if (cell === undefined) return { problem: `missing ${column}` };
+  const reading = read(cell);
+  if (reading.ok) return { value: reading.value };
+  return {
+    problem: reading.empty ? `missing ${column}` : `invalid ${column} "${cell}": ${reading.reason}`,
+  };
 }
 
 /** Parses and validates CSV counts; line numbers count the header as line 1. */
@@ -91,23 +94,14 @@ export function parseCsvCounts(text: string): ParsedCounts {
   const problems: CountProblem[] = [];
   for (const record of body) {
     const location = { line: startLine(record) };
-    const petIdCell = record.record[columns.petId];
-    const quantityCell = record.record[columns.quantity];
-    const petId = petIdCell === undefined ? undefined : parsePetId(petIdCell);
-    const quantity =
-      quantityCell !== undefined && PLAIN_QUANTITY.test(quantityCell)
-        ? Number(quantityCell)
-        : Number.NaN;
-    if (petId === undefined) {
-      problems.push({ location, message: cellProblem("petId", petIdCell, PET_ID_EXPECTED) });
+    // csv-parse already trims cells; the whole-number rule ignores surrounding whitespace too.
+    const petId = readCell("petId", record.record[columns.petId], readPetId);
+    const quantity = readCell("quantity", record.record[columns.quantity], readQuantity);
+    if ("problem" in petId) problems.push({ location, message: petId.problem });
+    if ("problem" in quantity) problems.push({ location, message: quantity.problem });
+    if ("value" in petId && "value" in quantity) {
+      rows.push({ petId: petId.value, quantity: quantity.value, location });
     }
-    if (!isValidQuantity(quantity)) {
-      problems.push({
-        location,
-        message: cellProblem("quantity", quantityCell, QUANTITY_EXPECTED),
-      });
-    }
-    if (petId !== undefined && isValidQuantity(quantity)) rows.push({ petId, quantity, location });
   }
   return { rows, problems };
 }

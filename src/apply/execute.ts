@@ -3,6 +3,7 @@
  * every outcome into a result in file order. A failing row fails alone; the run goes on.
  */
 import pLimit from "p-limit";
+import { countOf } from "../output/plural.js";
 import type { ApplyPlan, PlannedRow } from "./plan.js";
 import { describeRowFailure, isServerWideFailure, type RowFailure } from "./row-failure.js";
 
@@ -27,6 +28,8 @@ export interface ApplyReport {
   results: RowResult[];
   /** Set when the run stopped starting PATCHes because the server kept failing. */
   stoppedAfter?: number | undefined;
+  /** The signal (SIGINT, SIGTERM) that made the run stop starting PATCHes, if one did. */
+  interruptedBy?: string | undefined;
 }
 
 /**
@@ -44,6 +47,11 @@ export interface ExecuteOptions {
   /** Called as each changed row settles (for progress). */
   onSettled?: ((result: RowResult) => void) | undefined;
   stopAfterServerFailures?: number | undefined;
+  /**
+   * Asked before each PATCH starts: the name of the signal that interrupted the run, if one
+   * did. From then on no PATCH starts; those in flight finish, the rest are not attempted.
+   */
+  interruptedBy?: (() => string | undefined) | undefined;
 }
 
 /** Applies the plan's changes and reports every row. */
@@ -51,7 +59,14 @@ export async function executePlan(plan: ApplyPlan, options: ExecuteOptions): Pro
   const limit = pLimit(options.concurrency);
   const stopAfter = options.stopAfterServerFailures ?? STOP_AFTER_SERVER_FAILURES;
   // Shared by the rows in flight; an object so that the final read is not narrowed to false.
-  const state = { serverFailuresInARow: 0, stopped: false };
+  const state: {
+    serverFailuresInARow: number;
+    stopped: boolean;
+    interruptedBy?: string | undefined;
+  } = {
+    serverFailuresInARow: 0,
+    stopped: false,
+  };
 
   const result = (row: PlannedRow, outcome: RowOutcome, failure?: RowFailure): RowResult => ({
     petId: row.petId,
@@ -63,9 +78,15 @@ export async function executePlan(plan: ApplyPlan, options: ExecuteOptions): Pro
 
   async function applyRow(row: PlannedRow): Promise<RowResult> {
     let settled: RowResult;
-    if (state.stopped) {
+    state.interruptedBy ??= options.interruptedBy?.();
+    if (state.interruptedBy !== undefined) {
       settled = result(row, "failed", {
-        reason: `not attempted: the server kept failing (${stopAfter} changes in a row failed); run again later`,
+        reason: `not attempted: interrupted by ${state.interruptedBy}; run again to apply it`,
+        notAttempted: true,
+      });
+    } else if (state.stopped) {
+      settled = result(row, "failed", {
+        reason: `not attempted: the server kept failing (${countOf(stopAfter, "change")} in a row failed); run again later`,
         notAttempted: true,
       });
     } else {
@@ -99,5 +120,6 @@ export async function executePlan(plan: ApplyPlan, options: ExecuteOptions): Pro
     failed: count("failed"),
     results,
     ...(state.stopped ? { stoppedAfter: stopAfter } : {}),
+    ...(state.interruptedBy === undefined ? {} : { interruptedBy: state.interruptedBy }),
   };
 }

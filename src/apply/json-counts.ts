@@ -4,16 +4,8 @@
  * such as "5" is refused, as the server refuses it.
  */
 import { isLosslessNumber, parse } from "lossless-json";
-import { isValidQuantity, parsePetId } from "../api/limits.js";
-import {
-  PET_ID_EXPECTED,
-  QUANTITY_EXPECTED,
-  type CountProblem,
-  type CountRow,
-  type ParsedCounts,
-} from "./counts.js";
-
-const PLAIN_INTEGER = /^(0|-?[1-9][0-9]*)$/;
+import { readPetId, readQuantity } from "../api/limits.js";
+import type { CountProblem, CountRow, ParsedCounts } from "./counts.js";
 
 function lineAt(text: string, position: number): number {
   let line = 1;
@@ -66,14 +58,24 @@ function describeValue(value: unknown): string {
   return "an object";
 }
 
-function fieldProblem(name: string, value: unknown, expected: string): string {
-  return value === undefined
-    ? `missing ${name}`
-    : `invalid ${name} ${describeValue(value)}: ${expected.replace("a whole number", "a JSON integer")}`;
-}
+type FieldReading<T> = { ok: true; value: T } | { ok: false; reason: string };
 
-function integerText(value: unknown): string | undefined {
-  return isLosslessNumber(value) && PLAIN_INTEGER.test(value.value) ? value.value : undefined;
+/**
+ * Reads one field: a JSON number under the whole-number rule (JSON itself has no leading
+ * zeros or surrounding whitespace in a number), or a problem message.
+ */
+function readField<T>(
+  name: string,
+  value: unknown,
+  read: (text: string) => FieldReading<T>,
+): { value: T } | { problem: string } {
+  if (value === undefined) return { problem: `missing ${name}` };
+  // Any other JSON value reads as a text the rule refuses, so it gets the same reason.
+  const reading = read(isLosslessNumber(value) ? value.value : "not a number");
+  if (reading.ok) return { value: reading.value };
+  return {
+    problem: `invalid ${name} ${describeValue(value)}: ${reading.reason.replace("a whole number", "a JSON integer")}`,
+  };
 }
 
 /** Parses and validates JSON counts; each row is located by array entry and line. */
@@ -118,20 +120,13 @@ export function parseJsonCounts(input: string): ParsedCounts {
       return;
     }
     const fields = entry as Readonly<Record<string, unknown>>;
-    const petIdText = integerText(fields.petId);
-    const petId = petIdText === undefined ? undefined : parsePetId(petIdText);
-    const quantityText = integerText(fields.quantity);
-    const quantity = quantityText === undefined ? Number.NaN : Number(quantityText);
-    if (petId === undefined) {
-      problems.push({ location, message: fieldProblem("petId", fields.petId, PET_ID_EXPECTED) });
+    const petId = readField("petId", fields.petId, readPetId);
+    const quantity = readField("quantity", fields.quantity, readQuantity);
+    if ("problem" in petId) problems.push({ location, message: petId.problem });
+    if ("problem" in quantity) problems.push({ location, message: quantity.problem });
+    if ("value" in petId && "value" in quantity) {
+      rows.push({ petId: petId.value, quantity: quantity.value, location });
     }
-    if (!isValidQuantity(quantity)) {
-      problems.push({
-        location,
-        message: fieldProblem("quantity", fields.quantity, QUANTITY_EXPECTED),
-      });
-    }
-    if (petId !== undefined && isValidQuantity(quantity)) rows.push({ petId, quantity, location });
   });
   return { rows, problems };
 }

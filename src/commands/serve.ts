@@ -2,8 +2,9 @@
  * `petstore serve`: parses the server's flags, hands them to the server's start function,
  * and turns its start-up failures into exit codes.
  */
-import { Command, InvalidArgumentError, Option } from "commander";
+import { Command, Option } from "commander";
 import { CliError, EXIT_CODES, type ExitCode } from "../errors.js";
+import { wholeNumberOption } from "../program/arguments.js";
 import type { ServeIo, ServeOptions } from "../server/start.js";
 import type { StartupFailure } from "../server/startup-error.js";
 
@@ -13,20 +14,8 @@ const STARTUP_EXIT_CODES: Readonly<Record<StartupFailure, ExitCode>> = {
   unavailable: EXIT_CODES.unavailable,
 };
 
-function parsePort(text: string): number {
-  const port = Number(text);
-  if (!/^[0-9]{1,5}$/.test(text) || port > 65535) {
-    throw new InvalidArgumentError("expected a port number from 0 to 65535.");
-  }
-  return port;
-}
-
-function parseRateLimit(text: string): number {
-  if (!/^[0-9]{1,9}$/.test(text)) {
-    throw new InvalidArgumentError("expected a whole number of requests per minute.");
-  }
-  return Number(text);
-}
+const parsePort = wholeNumberOption("a port number", 0, 65535);
+const parseRateLimit = wholeNumberOption("a whole number of requests per minute", 0, 999_999_999);
 
 /** Builds the `serve` command; the server code is loaded only when it runs. */
 export function serveCommand(io: ServeIo): Command {

@@ -5,14 +5,14 @@ import { tsvLine } from "./delimited.js";
 import type { OutputFormat } from "./format.js";
 import type { IoStreams } from "./io-streams.js";
 import { toJson } from "./json.js";
+import { countOf } from "./plural.js";
 import { renderTable } from "./table.js";
 
-/** How many changed rows a terminal shows before pointing at --json (failures are all shown). */
-const MAX_CHANGED_SHOWN_ON_TTY = 20;
-
-function plural(count: number, one: string, many = `${one}s`): string {
-  return `${count} ${count === 1 ? one : many}`;
-}
+/**
+ * How many changed (or not attempted) rows a terminal shows before pointing at --json;
+ * failures are all shown, and a log gets every row.
+ */
+const MAX_ROWS_SHOWN_ON_TTY = 20;
 
 function quantityText(value: number | undefined): string {
   return value === undefined ? "not listed" : String(value);
@@ -40,8 +40,27 @@ function reportJson(report: ApplyReport): unknown {
   };
 }
 
-function changeLine(row: RowResult): string {
-  return `  pet ${row.petId}: ${quantityText(row.previous)} → ${row.desired}\n`;
+function changeLine(row: RowResult, io: IoStreams): string {
+  return `  pet ${row.petId}: ${quantityText(row.previous)} ${io.symbols.arrow} ${row.desired}\n`;
+}
+
+/** The change lines of `rows`, capped on a terminal with a pointer to --json. */
+function changeLines(rows: readonly RowResult[], io: IoStreams): string {
+  const shown = io.isTTY ? rows.slice(0, MAX_ROWS_SHOWN_ON_TTY) : rows;
+  let text = shown.map((row) => changeLine(row, io)).join("");
+  if (shown.length < rows.length) {
+    const more = `  ${io.symbols.ellipsis} and ${rows.length - shown.length} more (--json lists every row)`;
+    text += `${io.style.dim(more)}\n`;
+  }
+  return text;
+}
+
+/** Why rows were not attempted, as the heading of their list says it. */
+function notAttemptedReason(report: ApplyReport): string {
+  if (report.interruptedBy !== undefined) {
+    return `interrupted by ${report.interruptedBy}; run the same command again to apply them`;
+  }
+  return "the server kept failing; run again later";
 }
 
 /**
@@ -59,31 +78,26 @@ export function writeApplyReport(
     return;
   }
   const { style } = io;
-  const failedCount = plural(report.failed, "failed", "failed");
+  const failedCount = `${report.failed} failed`;
   let text =
     `${name}: ${style.green(`${report.changed} changed`)}, ${report.unchanged} unchanged, ` +
     `${report.failed > 0 ? style.red(failedCount) : failedCount}\n`;
 
   const changed = report.results.filter((row) => row.outcome === "changed");
-  if (changed.length > 0) {
-    const shown = io.isTTY ? changed.slice(0, MAX_CHANGED_SHOWN_ON_TTY) : changed;
-    text += "changed:\n" + shown.map(changeLine).join("");
-    if (shown.length < changed.length) {
-      text += `${style.dim(`  … and ${changed.length - shown.length} more (--json lists every row)`)}\n`;
-    }
-  }
+  if (changed.length > 0) text += "changed:\n" + changeLines(changed, io);
 
   const failed = report.results.filter((row) => row.outcome === "failed");
   const attempted = failed.filter((row) => row.failure?.notAttempted !== true);
-  const skipped = failed.length - attempted.length;
-  if (failed.length > 0) {
+  const notAttempted = failed.filter((row) => row.failure?.notAttempted === true);
+  if (attempted.length > 0) {
     text += "failed:\n";
     text += attempted
       .map((row) => `  pet ${row.petId}: ${style.red(row.failure?.reason ?? "failed")}\n`)
       .join("");
-    if (skipped > 0) {
-      text += `  ${plural(skipped, "more row")} not attempted: the server kept failing; run again later\n`;
-    }
+  }
+  if (notAttempted.length > 0) {
+    text += `not attempted (${countOf(notAttempted.length, "row")}: ${notAttemptedReason(report)}):\n`;
+    text += changeLines(notAttempted, io);
   }
   io.out.write(text);
 }
@@ -105,9 +119,10 @@ function planJson(plan: ApplyPlan): unknown {
 /** The one-line summary of a dry run. */
 export function dryRunSummary(plan: ApplyPlan): string {
   if (plan.changes === 0) {
-    return `dry run: nothing to change (${plural(plan.rows.length, "row")} already right)\n`;
+    const right = countOf(plan.rows.length, "row is", "rows are");
+    return `dry run: nothing to change (${right} already right)\n`;
   }
-  return `dry run: ${plan.changes} of ${plural(plan.rows.length, "row")} would change; nothing was changed\n`;
+  return `dry run: ${plan.changes} of ${countOf(plan.rows.length, "row")} would change; nothing was changed\n`;
 }
 
 /**

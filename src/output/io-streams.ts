@@ -1,6 +1,7 @@
 /**
- * The IO streams object: where data and messages go, whether stdout is a terminal, and
- * whether to colour, decided once here from the TTY, NO_COLOR, FORCE_COLOR and --no-color.
+ * The IO streams object: where data and messages go, whether stdout and stderr are terminals,
+ * whether to colour (from the TTY, NO_COLOR, FORCE_COLOR and --no-color), whether to draw
+ * progress, and which symbols the reports may use: all decided once, here.
  */
 import { Chalk, type ChalkInstance } from "chalk";
 
@@ -16,10 +17,28 @@ export interface IoStreams {
   err: TextSink;
   /** stdout is a terminal: humans read it (tables, totals). */
   isTTY: boolean;
+  /** stderr is a terminal. */
+  errIsTTY: boolean;
   color: boolean;
   /** Colour functions; they return text unchanged when `color` is false. */
   style: ChalkInstance;
+  /**
+   * Where to draw a progress bar: stderr, when it is a terminal and no --verbose trace is
+   * written there; undefined means no progress bar.
+   */
+  progress: NodeJS.WritableStream | undefined;
+  /** Symbols for stdout: Unicode on a terminal, plain ASCII in a pipe, file or cron mail. */
+  symbols: Symbols;
 }
+
+/** The few non-letters reports print. */
+export interface Symbols {
+  arrow: string;
+  ellipsis: string;
+}
+
+const UNICODE_SYMBOLS: Symbols = { arrow: "→", ellipsis: "…" };
+const ASCII_SYMBOLS: Symbols = { arrow: "->", ellipsis: "..." };
 
 export interface IoStreamsInput {
   out: TextSink;
@@ -28,6 +47,12 @@ export interface IoStreamsInput {
   env: Readonly<Record<string, string | undefined>>;
   /** False when --no-color was given. */
   colorFlag: boolean;
+  /** Whether stderr is a terminal (default: not). */
+  errIsTTY?: boolean | undefined;
+  /** The stderr stream itself, for progress bars (default: no progress bar). */
+  errStream?: NodeJS.WritableStream | undefined;
+  /** --verbose: the HTTP trace goes to stderr, so no progress bar is drawn over it. */
+  verbose?: boolean | undefined;
 }
 
 /**
@@ -35,7 +60,7 @@ export interface IoStreamsInput {
  * does); then NO_COLOR (any non-empty value); else colour when stdout is a terminal and TERM
  * is not "dumb".
  */
-export function decideColor(input: Omit<IoStreamsInput, "out" | "err">): boolean {
+export function decideColor(input: Pick<IoStreamsInput, "isTTY" | "env" | "colorFlag">): boolean {
   if (!input.colorFlag) return false;
   const force = input.env.FORCE_COLOR;
   if (force !== undefined) return force !== "0" && force.toLowerCase() !== "false";
@@ -47,11 +72,15 @@ export function decideColor(input: Omit<IoStreamsInput, "out" | "err">): boolean
 /** Builds the IO streams object. */
 export function createIoStreams(input: IoStreamsInput): IoStreams {
   const color = decideColor(input);
+  const errIsTTY = input.errIsTTY ?? false;
   return {
     out: input.out,
     err: input.err,
     isTTY: input.isTTY,
+    errIsTTY,
     color,
     style: new Chalk({ level: color ? 1 : 0 }),
+    progress: errIsTTY && input.verbose !== true ? input.errStream : undefined,
+    symbols: input.isTTY ? UNICODE_SYMBOLS : ASCII_SYMBOLS,
   };
 }

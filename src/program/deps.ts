@@ -1,6 +1,7 @@
 /** Everything a CLI run takes from the outside world, injected so tests can fake it. */
 import type { Dispatcher } from "undici";
 import type { Env } from "../client/target.js";
+import type { InterruptSource } from "./interrupts.js";
 
 export interface Deps {
   stdout: NodeJS.WritableStream;
@@ -25,4 +26,6 @@ export interface Deps {
   random: () => number;
   /** Clock in milliseconds since the epoch (Retry-After dates, trace timings). */
   now: () => number;
+  /** SIGINT/SIGTERM, for commands that stop cleanly on one; absent means none ever comes. */
+  interrupts?: InterruptSource | undefined;
 }

@@ -9,6 +9,7 @@ import { createIoStreams, type IoStreams } from "../output/io-streams.js";
 import { formatDeprecationWarning } from "../output/messages.js";
 import { formatTraceEvent } from "../output/trace.js";
 import type { Deps } from "./deps.js";
+import { NO_INTERRUPTS, type InterruptSource } from "./interrupts.js";
 import type { GlobalOptions } from "./global-options.js";
 import { USER_AGENT } from "./version.js";
 
@@ -19,8 +20,8 @@ export interface CommandContext {
   apiClient(): Promise<ApiClient>;
   /** Input files and stdin, for commands that read data (`inventory apply`). */
   input: CommandInput;
-  /** The raw stderr stream and whether it is a terminal, for progress bars. */
-  progressStream: { stream: NodeJS.WritableStream; isTTY: boolean };
+  /** SIGINT/SIGTERM, for a command that stops cleanly when interrupted. */
+  interrupts: InterruptSource;
 }
 
 /** Where a command reads its input from. */
@@ -51,12 +52,15 @@ export class Factory {
     this.deps = deps;
   }
 
-  /** The IO streams object for these options; colour is decided here, once. */
-  io(globals: Pick<GlobalOptions, "color">): IoStreams {
+  /** The IO streams object for these options; colour and progress are decided here, once. */
+  io(globals: Pick<GlobalOptions, "color" | "verbose">): IoStreams {
     return createIoStreams({
       out: this.deps.stdout,
       err: this.deps.stderr,
       isTTY: this.deps.stdoutIsTTY ?? false,
+      errIsTTY: this.deps.stderrIsTTY ?? false,
+      errStream: this.deps.stderr,
+      verbose: globals.verbose,
       env: this.deps.env,
       colorFlag: globals.color,
     });
@@ -68,7 +72,7 @@ export class Factory {
       io: this.io(globals),
       apiClient: () => this.#apiClient(globals),
       input: { readFile: this.deps.readFile, readStdin: () => readStream(this.deps.stdin) },
-      progressStream: { stream: this.deps.stderr, isTTY: this.deps.stderrIsTTY ?? false },
+      interrupts: this.deps.interrupts ?? NO_INTERRUPTS,
     };
   }
 

@@ -1,6 +1,7 @@
 /** Options every command accepts: target selection, HTTP behaviour, trace, colour. */
-import { type Command, InvalidArgumentError, Option } from "commander";
+import { type Command, Option } from "commander";
 import { TARGET_ENVS } from "../client/target.js";
+import { wholeNumberOption } from "./arguments.js";
 
 export const DEFAULT_TIMEOUT_MS = 10_000;
 export const DEFAULT_RETRIES = 2;
@@ -17,16 +18,6 @@ export interface GlobalOptions {
   color: boolean;
 }
 
-function integerParser(name: string, min: number, max: number) {
-  return (text: string): number => {
-    const value = Number(text);
-    if (!/^[0-9]+$/.test(text) || value < min || value > max) {
-      throw new InvalidArgumentError(`expected a whole number of ${name} from ${min} to ${max}.`);
-    }
-    return value;
-  };
-}
-
 /** Declares the global options on the root program. */
 export function addGlobalOptions(program: Command): Command {
   return program
@@ -40,12 +31,12 @@ export function addGlobalOptions(program: Command): Command {
     .option("--base-url <url>", "base URL including /v1 (default: PETSTORE_BASE_URL)")
     .addOption(
       new Option("--timeout <ms>", "time allowed for each HTTP attempt, in milliseconds")
-        .argParser(integerParser("milliseconds", 1, 2_147_483_647))
+        .argParser(wholeNumberOption("a whole number of milliseconds", 1, 2_147_483_647))
         .default(DEFAULT_TIMEOUT_MS),
     )
     .addOption(
       new Option("--retries <n>", "retries after network errors, 429, 502, 503 and 504")
-        .argParser(integerParser("retries", 0, MAX_RETRIES))
+        .argParser(wholeNumberOption("a whole number of retries", 0, MAX_RETRIES))
         .default(DEFAULT_RETRIES),
     )
     .option("--verbose", "trace HTTP requests and responses on stderr (the key is redacted)")

@@ -60,7 +60,10 @@ describe("parseCsvCounts", () => {
     ["1,-1", 'invalid quantity "-1": expected a whole number from 0 to 2147483647'],
     ["1,2.5", 'invalid quantity "2.5": expected a whole number from 0 to 2147483647'],
     ["1,1e3", 'invalid quantity "1e3": expected a whole number from 0 to 2147483647'],
-    ["1,07", 'invalid quantity "07": expected a whole number from 0 to 2147483647'],
+    ["1,07", 'invalid quantity "07": leading zeros are not allowed; write 7'],
+    ["042,5", 'invalid petId "042": leading zeros are not allowed; write 42'],
+    ['" 042",5', 'invalid petId " 042": leading zeros are not allowed; write 42'],
+    ["1,4 2", 'invalid quantity "4 2": expected a whole number from 0 to 2147483647'],
     ["1,2147483648", 'invalid quantity "2147483648": expected a whole number from 0 to 2147483647'],
     ["1,five", 'invalid quantity "five": expected a whole number from 0 to 2147483647'],
     ["1,", "missing quantity"],
@@ -75,6 +78,13 @@ describe("parseCsvCounts", () => {
   ])("reports %j on its line", (row, message) => {
     const parsed = parseCsvCounts(`petId,quantity\n1,1\n${row}\n`);
     expect(parsed.problems).toEqual([{ location: { line: 3 }, message }]);
+  });
+
+  it("ignores whitespace around a number, bare or quoted, as the command line does", () => {
+    expect(parseCsvCounts('petId,quantity\n 42 , 7\n" 43","8\t"\n').rows).toEqual([
+      { petId: 42n, quantity: 7, location: { line: 2 } },
+      { petId: 43n, quantity: 8, location: { line: 3 } },
+    ]);
   });
 
   it("reports both cells of a row that has two problems", () => {

@@ -94,6 +94,15 @@ describe("parseJsonCounts", () => {
     ]);
   });
 
+  it("has no leading zeros or spaces to allow: JSON itself refuses 042", () => {
+    expect(parseJsonCounts('[{"petId": 042, "quantity": 1}]').problems).toEqual([
+      { location: { line: 1 }, message: expect.stringMatching(/^not valid JSON: /) as string },
+    ]);
+    expect(parseJsonCounts('[{"petId": 42, "quantity": 1}]').rows).toEqual([
+      { petId: 42n, quantity: 1, location: { line: 1, entry: 1 } },
+    ]);
+  });
+
   it("reports a syntax error with its line", () => {
     expect(
       parseJsonCounts('[\n  {"petId": 1, "quantity": 5},\n  {"petId": 2,}\n]').problems,

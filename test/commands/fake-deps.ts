@@ -1,7 +1,8 @@
 /** Fakes for in-process runs of the CLI: captured streams, a MockAgent, a recorded clock. */
 import { Readable, Writable } from "node:stream";
-import { MockAgent } from "undici";
+import { MockAgent, type Dispatcher } from "undici";
 import type { Deps } from "../../src/program/deps.js";
+import type { InterruptSource } from "../../src/program/interrupts.js";
 import { run } from "../../src/program/run.js";
 
 export const ORIGIN = "http://petstore.test";
@@ -35,12 +36,16 @@ export interface FakeOptions {
   env?: Record<string, string | undefined>;
   isTTY?: boolean;
   agent?: MockAgent;
+  /** A dispatcher in front of the agent (e.g. one that holds requests); wins over `agent`. */
+  dispatcher?: Dispatcher;
   files?: Record<string, string>;
   now?: number;
   /** What stdin holds (read by `inventory apply -`); no stdin when absent. */
   stdin?: string;
   /** Whether stderr is a terminal (progress bars). */
   stderrIsTTY?: boolean;
+  /** SIGINT/SIGTERM as the run sees them (an Interrupts the test delivers signals to). */
+  interrupts?: InterruptSource;
 }
 
 /** A MockAgent that refuses real connections and records calls. */
@@ -73,13 +78,14 @@ export async function runFake(
       }
       return Promise.resolve(text);
     },
-    dispatcher: options.agent ?? mockAgent(),
+    dispatcher: options.dispatcher ?? options.agent ?? mockAgent(),
     sleep: (ms) => {
       sleeps.push(ms);
       return Promise.resolve();
     },
     random: () => 0.5,
     now: () => options.now ?? Date.parse("2025-06-01T12:00:00Z"),
+    interrupts: options.interrupts,
   };
   const code = await run(argv, deps);
   return { code, stdout: stdout.text(), stderr: stderr.text(), sleeps };

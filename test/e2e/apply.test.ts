@@ -107,8 +107,8 @@ describe("apply, dry run and re-run", () => {
     expect(first.stderr).toBe("");
     expect(first.stdout).toBe(
       `${join(files.dir, "counts.csv")}: 3 changed, 1 unchanged, 0 failed\n` +
-        "changed:\n  pet 1: 3 → 5\n  pet 3: 4 → 9\n" +
-        `  pet ${MAX_ID}: 1 → 2\n`,
+        "changed:\n  pet 1: 3 -> 5\n  pet 3: 4 -> 9\n" +
+        `  pet ${MAX_ID}: 1 -> 2\n`,
     );
     expect(await stock(env())).toBe(
       "petId,quantity,status\n1,5,available\n2,0,pending\n3,9,available\n" +
@@ -170,7 +170,7 @@ describe("apply, partial failure, stdin, int64 ids", () => {
       code: 0,
       stdout:
         "stdin: 2 changed, 0 unchanged, 0 failed\nchanged:\n" +
-        `  pet ${MAX_ID - 1n}: 8 → 11\n  pet ${MAX_ID}: 1 → 12\n`,
+        `  pet ${MAX_ID - 1n}: 8 -> 11\n  pet ${MAX_ID}: 1 -> 12\n`,
       stderr: "",
     });
     expect(await stock(env())).toContain(`\n${MAX_ID - 1n},11,sold\n${MAX_ID},12,sold\n`);

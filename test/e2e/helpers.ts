@@ -14,7 +14,12 @@ import {
   statSync,
   writeFileSync,
 } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import {
+  createServer,
+  request as httpRequest,
+  type IncomingMessage,
+  type ServerResponse,
+} from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -310,4 +315,128 @@ export async function runCliRecordingModules(
     }
   }
   return { ...result, sources: [...sources].sort() };
+}
+
+export interface HoldingProxy {
+  /** Base URL ending in /v1, to give the CLI instead of the server's. */
+  url: string;
+  /** PATCH requests received so far, as "PATCH path". */
+  patches: string[];
+  /** Resolves when `count` PATCHes have been received (and are held). */
+  patchesHeld(count: number): Promise<void>;
+  /** Forwards every held PATCH, and every later one at once. */
+  release(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * An HTTP proxy in front of a real server that forwards GETs at once and holds each PATCH
+ * until `release()`: a write that stays in flight for exactly as long as a test needs.
+ */
+export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
+  const upstream = new URL(target);
+  const patches: string[] = [];
+  const held: (() => void)[] = [];
+  let released = false;
+  const waiters: { count: number; resolve: () => void }[] = [];
+  const forward = (request: IncomingMessage, body: Buffer, response: ServerResponse) => {
+    const outgoing = httpRequest(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: request.method,
+        path: request.url,
+        headers: request.headers,
+      },
+      (answer) => {
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
+    outgoing.on("error", () => response.destroy());
+    outgoing.end(body);
+  };
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      const body = Buffer.concat(chunks);
+      if (request.method !== "PATCH" || released) {
+        if (request.method === "PATCH") patches.push(`PATCH ${request.url ?? ""}`);
+        forward(request, body, response);
+        return;
+      }
+      patches.push(`PATCH ${request.url ?? ""}`);
+      held.push(() => {
+        forward(request, body, response);
+      });
+      for (const waiter of waiters.filter((w) => patches.length >= w.count)) waiter.resolve();
+    });
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}${upstream.pathname}`,
+    patches,
+    patchesHeld: (count) =>
+      patches.length >= count
+        ? Promise.resolve()
+        : new Promise((resolve) => waiters.push({ count, resolve })),
+    release() {
+      released = true;
+      for (const send of held.splice(0)) send();
+    },
+    async stop() {
+      server.closeAllConnections();
+      server.close();
+      await once(server, "close");
+    },
+  };
+}
+
+export interface SpawnedCli {
+  process: ChildProcessByStdio<Writable, Readable, Readable>;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves once stderr contains `text` (rejects if the CLI exits first). */
+  stderrContains(text: string): Promise<void>;
+  /** Resolves with the exit code (the child is killed after `timeoutMs`, default 20 s). */
+  exited: Promise<number | null>;
+}
+
+/** Starts `node bin/petstore.js ...args` and leaves it running, for tests that signal it. */
+export function spawnCli(args: readonly string[], options: CliOptions = {}): SpawnedCli {
+  assertBuilt();
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...baseEnv(), ...options.env },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  writeInput(child.stdin, options.input);
+  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 20_000);
+  const exited = (once(child, "close") as Promise<[number | null]>).then(([code]) => {
+    clearTimeout(timer);
+    return code;
+  });
+  return {
+    process: child,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    stderrContains: (text) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          if (stderr.includes(text)) resolve();
+        };
+        child.stderr.on("data", check);
+        check();
+        void exited.then(() => {
+          reject(new Error(`the CLI exited before printing ${JSON.stringify(text)}:\n${stderr}`));
+        });
+      }),
+    exited,
+  };
 }

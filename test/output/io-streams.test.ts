@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { PassThrough } from "node:stream";
 import { createIoStreams, decideColor } from "../../src/output/io-streams.js";
 
 describe("decideColor", () => {
@@ -39,5 +40,31 @@ describe("createIoStreams", () => {
       colorFlag: true,
     });
     expect(coloured.style.green("ok")).toBe("\u001b[32mok\u001b[39m");
+  });
+});
+
+describe("createIoStreams: progress and symbols", () => {
+  const sink = { write: () => true };
+  const stderr = new PassThrough();
+  const base = { out: sink, err: sink, env: {}, colorFlag: true, errStream: stderr };
+
+  it("draws progress on stderr only when it is a terminal and no --verbose trace goes there", () => {
+    expect(createIoStreams({ ...base, isTTY: false, errIsTTY: true }).progress).toBe(stderr);
+    expect(
+      createIoStreams({ ...base, isTTY: false, errIsTTY: true, verbose: true }).progress,
+    ).toBeUndefined();
+    expect(createIoStreams({ ...base, isTTY: true, errIsTTY: false }).progress).toBeUndefined();
+    expect(createIoStreams({ ...base, isTTY: true }).errIsTTY).toBe(false);
+  });
+
+  it("uses Unicode symbols on a terminal and plain ASCII elsewhere", () => {
+    expect(createIoStreams({ ...base, isTTY: true }).symbols).toEqual({
+      arrow: "→",
+      ellipsis: "…",
+    });
+    expect(createIoStreams({ ...base, isTTY: false }).symbols).toEqual({
+      arrow: "->",
+      ellipsis: "...",
+    });
   });
 });

@@ -1,5 +1,7 @@
 /** `inventory apply`: validates a counts file, then applies only what differs. */
 import { ApplyIncompleteError } from "../../apply/apply-incomplete-error.js";
+import { ApplyInterruptedError } from "../../apply/apply-interrupted-error.js";
+import type { CountsFormat } from "../../apply/counts.js";
 import { executePlan, type ApplyReport } from "../../apply/execute.js";
 import { planApply } from "../../apply/plan.js";
 import {
@@ -12,19 +14,31 @@ import { UsageError } from "../../errors.js";
 import { writeApplyPlan, writeApplyReport } from "../../output/apply.js";
 import { startApplyProgress } from "../../output/apply-progress.js";
 import { chooseRecordFormat } from "../../output/format.js";
+import { countOf } from "../../output/plural.js";
 import type { CommandContext } from "../../program/factory.js";
-import { DEFAULT_CONCURRENCY, type ApplyOptions } from "./apply.js";
+import type { InterruptSignal } from "../../errors.js";
+
+/** The options of `inventory apply`, as its command definition parses them. */
+export interface InventoryApplyOptions {
+  format?: CountsFormat | undefined;
+  dryRun?: boolean | undefined;
+  maxChanges?: number | undefined;
+  /** PATCHes in flight at once (the command gives its default). */
+  concurrency: number;
+  json?: boolean | undefined;
+}
 
 const EMPTY_REPORT: ApplyReport = { changed: 0, unchanged: 0, failed: 0, results: [] };
 
 /**
  * Validates the whole file (nothing is sent if any row is bad), fetches the inventory once,
  * PATCHes only the rows that differ, and prints the report. Throws ApplyIncompleteError
- * (exit 7) after the report when some rows failed.
+ * (exit 7) after the report when some rows failed, and ApplyInterruptedError (exit 130/143)
+ * after it when SIGINT or SIGTERM stopped the writes.
  */
-export async function runApply(
+export async function runInventoryApply(
   file: string,
-  options: ApplyOptions,
+  options: InventoryApplyOptions,
   context: CommandContext,
 ): Promise<void> {
   const { io } = context;
@@ -39,7 +53,7 @@ export async function runApply(
   }
   const plan = planApply(rows, await client.listInventory());
   const overLimit = options.maxChanges !== undefined && plan.changes > options.maxChanges;
-  const limitText = `${plan.changes} ${plan.changes === 1 ? "entry" : "entries"} would change, more than --max-changes ${options.maxChanges ?? 0}`;
+  const limitText = `${countOf(plan.changes, "entry", "entries")} would change, more than --max-changes ${options.maxChanges ?? 0}`;
 
   if (options.dryRun === true) {
     writeApplyPlan(plan, chooseRecordFormat(options, io), io);
@@ -53,22 +67,31 @@ export async function runApply(
     );
   }
 
-  const progress = startApplyProgress(
-    plan.changes,
-    options.verbose === true ? { ...context.progressStream, isTTY: false } : context.progressStream,
-  );
+  // Until the writes start, an interrupt ends the run at once: nothing has been changed.
+  const progress = startApplyProgress(plan.changes, io.progress);
+  let interruptedBy: InterruptSignal | undefined;
+  const release = context.interrupts.claim((signal) => {
+    interruptedBy = signal;
+    progress.stop();
+    io.err.write(
+      `interrupted by ${signal}: starting no more changes; finishing those in flight, then printing the report (interrupt again to stop at once)\n`,
+    );
+  });
   let report: ApplyReport;
   try {
     report = await executePlan(plan, {
       update: (petId, quantity) => client.updateInventory(petId, quantity),
-      concurrency: options.concurrency ?? DEFAULT_CONCURRENCY,
+      concurrency: options.concurrency,
       onSettled: (result) => {
         progress.tick(result.outcome === "failed");
       },
+      interruptedBy: () => interruptedBy,
     });
   } finally {
+    release();
     progress.stop();
   }
   writeApplyReport(report, reportFormat, name, io);
+  if (interruptedBy !== undefined) throw new ApplyInterruptedError(report, interruptedBy);
   if (report.failed > 0) throw new ApplyIncompleteError(report);
 }

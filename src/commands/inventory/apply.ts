@@ -1,34 +1,17 @@
 /** `petstore inventory apply <file>`: reconciles stock with a file of counted quantities. */
-import { Command, InvalidArgumentError, Option } from "commander";
-import { COUNTS_FORMATS, type CountsFormat } from "../../apply/counts.js";
+import { Command, Option } from "commander";
+import { COUNTS_FORMATS } from "../../apply/counts.js";
+import { wholeNumberOption } from "../../program/arguments.js";
 import type { Factory } from "../../program/factory.js";
 import { readGlobalOptions } from "../../program/global-options.js";
+// Only the type: the run function (CSV parser, progress bar) loads when apply runs.
+import type { InventoryApplyOptions } from "./apply-run.js";
 
-export const DEFAULT_CONCURRENCY = 8;
+const DEFAULT_CONCURRENCY = 8;
 const MAX_CONCURRENCY = 64;
 
-export interface ApplyOptions {
-  format?: CountsFormat | undefined;
-  dryRun?: boolean | undefined;
-  maxChanges?: number | undefined;
-  concurrency?: number | undefined;
-  json?: boolean | undefined;
-  /** --verbose: the HTTP trace goes to stderr, so no progress bar is drawn over it. */
-  verbose?: boolean | undefined;
-}
-
-function wholeNumber(name: string, min: number, max: number) {
-  return (text: string): number => {
-    const value = Number(text);
-    if (!/^[0-9]+$/.test(text) || value < min || value > max) {
-      throw new InvalidArgumentError(`expected ${name}, a whole number from ${min} to ${max}.`);
-    }
-    return value;
-  };
-}
-
 /** Defines `inventory apply`. */
-export function applyCommand(factory: Factory): Command {
+export function inventoryApplyCommand(factory: Factory): Command {
   return new Command("apply")
     .description(
       "set the stock of many pets from a CSV or JSON file of counts, changing only what differs",
@@ -48,11 +31,11 @@ export function applyCommand(factory: Factory): Command {
       new Option(
         "--max-changes <n>",
         "refuse the whole run (exit 2) if more than n entries would change",
-      ).argParser(wholeNumber("a number of entries", 0, Number.MAX_SAFE_INTEGER)),
+      ).argParser(wholeNumberOption("a whole number of entries", 0, Number.MAX_SAFE_INTEGER)),
     )
     .addOption(
       new Option("--concurrency <n>", "PATCH requests in flight at once")
-        .argParser(wholeNumber("a number of requests", 1, MAX_CONCURRENCY))
+        .argParser(wholeNumberOption("a whole number of requests", 1, MAX_CONCURRENCY))
         .default(DEFAULT_CONCURRENCY),
     )
     .option("--json", "print the report (or with --dry-run, the plan) as JSON")
@@ -64,6 +47,9 @@ naming the line, and nothing is changed. Then the current stock is fetched once 
 the pets whose quantity differs are set. A row the server refuses (for example an unknown
 pet) fails alone; the others are still applied, and the exit code is 7. Running the same
 file again changes nothing more, so a failed or interrupted run can simply be repeated.
+Interrupted (Ctrl-C, SIGTERM), it starts no more changes, lets those in flight finish, prints
+the report (rows not started are "not attempted") and exits 130 or 143; a second interrupt
+stops at once.
 
 Report: a summary, the changes and every failure on stdout (--json: {"changed", "unchanged",
 "failed", "results"}); a progress bar on stderr when it is a terminal.
@@ -74,10 +60,10 @@ Examples:
   petstore inventory apply --max-changes 500 --json counts.csv >> /var/log/petstore-apply.log
   export-counts | petstore inventory apply --format csv -`,
     )
-    .action(async (file: string, options: ApplyOptions, command: Command) => {
+    .action(async (file: string, options: InventoryApplyOptions, command: Command) => {
       const globals = readGlobalOptions(command);
       // The CSV parser and progress bar load only when apply runs, not for every command.
-      const { runApply } = await import("./apply-run.js");
-      await runApply(file, { ...options, verbose: globals.verbose }, factory.context(globals));
+      const { runInventoryApply } = await import("./apply-run.js");
+      await runInventoryApply(file, options, factory.context(globals));
     });
 }

@@ -2,7 +2,7 @@
 import { Command } from "commander";
 import type { Factory } from "../../program/factory.js";
 import { guardVerbSuggestions } from "../../program/verb-suggestions.js";
-import { applyCommand } from "./apply.js";
+import { inventoryApplyCommand } from "./apply.js";
 import { inventoryListCommand } from "./list.js";
 import { inventorySetCommand } from "./set.js";
 
@@ -12,7 +12,7 @@ export function inventoryCommand(factory: Factory): Command {
     .description("read and set stock levels")
     .addCommand(inventoryListCommand(factory))
     .addCommand(inventorySetCommand(factory))
-    .addCommand(applyCommand(factory))
+    .addCommand(inventoryApplyCommand(factory))
     .addHelpText(
       "after",
       `

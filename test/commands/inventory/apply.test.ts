@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { MockAgent } from "undici";
+import { Interrupts } from "../../../src/program/interrupts.js";
 import { callsOf, json, mockAgent, ORIGIN, runFake } from "../fake-deps.js";
+import { holdPatches } from "./held-patches.js";
 
 const MAX_ID = "9223372036854775807";
 const INVENTORY = `[{"petId":1,"quantity":3,"status":"available"},{"petId":2,"quantity":0,"status":"pending"},{"petId":3,"quantity":4,"status":"sold"},{"petId":${MAX_ID},"quantity":1,"status":"sold"}]`;
@@ -93,7 +95,7 @@ describe("inventory apply: validation comes first, and sends nothing", () => {
       files: { "c.csv": COUNTS },
     });
     expect(result.code).toBe(2);
-    expect(result.stderr).toContain("expected a number of requests, a whole number from 1 to 64");
+    expect(result.stderr).toContain("expected a whole number of requests from 1 to 64.");
     expect(callsOf(agent)).toEqual([]);
   });
 
@@ -127,8 +129,8 @@ describe("inventory apply: plan and apply", () => {
     expect(result.stdout).toBe(
       "counts.csv: 2 changed, 2 unchanged, 0 failed\n" +
         "changed:\n" +
-        "  pet 1: 3 → 5\n" +
-        `  pet ${MAX_ID}: 1 → 2\n`,
+        "  pet 1: 3 -> 5\n" +
+        `  pet ${MAX_ID}: 1 -> 2\n`,
     );
     expect(callsOf(agent).filter((call) => call.startsWith("GET"))).toEqual(["GET /v1/inventory"]);
     expect(patchBodies(agent)).toEqual([
@@ -197,7 +199,7 @@ describe("inventory apply: plan and apply", () => {
     expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
   });
 
-  it("--max-changes lets a run through that stays within it", async () => {
+  it("--max-changes lets a run through that stays within it, and applies every change", async () => {
     const agent = serving([
       [1, 5],
       [MAX_ID, 2],
@@ -206,7 +208,63 @@ describe("inventory apply: plan and apply", () => {
       agent,
       files: { "c.csv": COUNTS },
     });
-    expect(result.code).toBe(0);
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(patchBodies(agent)).toEqual([
+      '/v1/inventory/1 {"quantity":5}',
+      `/v1/inventory/${MAX_ID} {"quantity":2}`,
+    ]);
+    expect(result.stdout).toBe(
+      "c.csv: 2 changed, 2 unchanged, 0 failed\n" +
+        "changed:\n" +
+        "  pet 1: 3 -> 5\n" +
+        `  pet ${MAX_ID}: 1 -> 2\n`,
+    );
+  });
+
+  it("--dry-run --json prints the plan: dryRun, wouldChange, unchanged, results", async () => {
+    const agent = serving();
+    const result = await runFake(["inventory", "apply", "--dry-run", "--json", "-"], {
+      agent,
+      stdin: "petId,quantity\n1,5\n2,0\n99,4\n",
+    });
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(JSON.parse(result.stdout)).toEqual({
+      dryRun: true,
+      wouldChange: 2,
+      unchanged: 1,
+      results: [
+        { petId: 1, previous: 3, desired: 5, outcome: "would_change" },
+        { petId: 2, previous: 0, desired: 0, outcome: "unchanged" },
+        { petId: 99, previous: null, desired: 4, outcome: "would_change" },
+      ],
+    });
+    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
+  });
+
+  it("--dry-run says one row in the singular", async () => {
+    const agent = serving();
+    const result = await runFake(["inventory", "apply", "--dry-run", "-"], {
+      agent,
+      stdin: "petId,quantity\n2,0\n",
+    });
+    expect(result).toMatchObject({
+      code: 0,
+      stdout: "",
+      stderr: "dry run: nothing to change (1 row is already right)\n",
+    });
+  });
+
+  it("--max-changes 0 refuses one change in the singular", async () => {
+    const agent = serving();
+    const result = await runFake(["inventory", "apply", "--max-changes", "0", "-"], {
+      agent,
+      stdin: "petId,quantity\n1,5\n",
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      "error: stdin: 1 entry would change, more than --max-changes 0; nothing was applied\n",
+    );
+    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
   });
 
   it("stops with the usual exit code when the key is refused on the GET", async () => {
@@ -288,7 +346,7 @@ describe("inventory apply: faults during the run", () => {
       { petId: "max", previous: 1, desired: 2, outcome: "changed" },
     ]);
     expect(result.stderr).toBe(
-      "error: 1 of 2 changes failed (the report lists them); the other 1 were applied\n" +
+      "error: 1 of 2 changes failed (the report lists them); the other 1 was applied\n" +
         "hint: run the same command again: it changes only what is still different\n",
     );
   });
@@ -308,7 +366,7 @@ describe("inventory apply: faults during the run", () => {
     expect(result.stdout).toBe(
       "c.csv: 1 changed, 2 unchanged, 1 failed\n" +
         "changed:\n" +
-        `  pet ${MAX_ID}: 1 → 2\n` +
+        `  pet ${MAX_ID}: 1 -> 2\n` +
         "failed:\n" +
         "  pet 1: cannot reach http://petstore.test/v1/inventory/1: connection reset by the server (ECONNRESET) (after 3 attempts)\n",
     );
@@ -350,39 +408,33 @@ describe("inventory apply: faults during the run", () => {
     expect(callsOf(agent).filter((call) => call.startsWith("PATCH"))).toHaveLength(30);
     expect(result.stdout).toContain("c.csv: 0 changed, 0 unchanged, 200 failed\n");
     expect(result.stdout).toContain(
-      "  190 more rows not attempted: the server kept failing; run again later\n",
+      "not attempted (190 rows: the server kept failing; run again later):\n" +
+        "  pet 11: not listed -> 1\n",
     );
+    expect(result.stdout).toMatch(/\n {2}pet 200: not listed -> 1\n$/);
     expect(result.stderr).toContain(
       "error: the server kept failing, so the run stopped after 10 failures in a row: 200 of 200 changes not applied\n",
     );
   });
 
   it("keeps at most --concurrency PATCHes in flight", async () => {
-    const delayMs = 25;
     const agent = mockAgent();
     const pool = agent.get(ORIGIN);
     pool.intercept(inventoryRoute).reply(200, "[]", json);
-    const dispatched: number[] = [];
     pool
       .intercept({ path: /^\/v1\/inventory\/\d+$/, method: "PATCH" })
-      .reply(() => {
-        dispatched.push(performance.now());
-        return { statusCode: 200, data: entry(1, 1), responseOptions: json };
-      })
-      .delay(delayMs)
+      .reply(200, entry(1, 1), json)
       .persist();
+    // Each burst of PATCHes is held until it is over, so all that may start do start.
+    const held = holdPatches(agent);
     const rows = Array.from({ length: 12 }, (_, i) => `${i + 1},1`).join("\n");
     const result = await runFake(["inventory", "apply", "--concurrency", "3", "c.csv"], {
-      agent,
+      dispatcher: held.dispatcher,
       files: { "c.csv": `petId,quantity\n${rows}\n` },
     });
     expect(result.code).toBe(0);
-    expect(dispatched).toHaveLength(12);
-    // A request takes delayMs, so requests dispatched within less than that overlapped.
-    const overlapping = dispatched.map(
-      (start) => dispatched.filter((other) => other >= start && other < start + delayMs - 5).length,
-    );
-    expect(Math.max(...overlapping)).toBe(3);
+    expect(held.dispatched()).toBe(12);
+    expect(held.mostInFlight()).toBe(3);
   });
 
   it("draws a progress bar on stderr only when stderr is a terminal", async () => {
@@ -404,5 +456,218 @@ describe("inventory apply: faults during the run", () => {
       files,
     });
     expect(piped.stderr).toBe("");
+  });
+});
+
+describe("inventory apply: interrupted by SIGINT or SIGTERM", () => {
+  /** Ten pets the inventory does not list, so every row is a change (PATCHes always 200). */
+  function tenRows(): { agent: MockAgent; files: Record<string, string> } {
+    const agent = mockAgent();
+    const pool = agent.get(ORIGIN);
+    pool.intercept(inventoryRoute).reply(200, "[]", json);
+    pool
+      .intercept({ path: /^\/v1\/inventory\/\d+$/, method: "PATCH" })
+      .reply(200, entry(1, 1), json)
+      .persist();
+    const rows = Array.from({ length: 10 }, (_, i) => `${i + 1},${i + 1}`).join("\n");
+    return { agent, files: { "c.csv": `petId,quantity\n${rows}\n` } };
+  }
+
+  /** Holds PATCHes; when `inFlight` are held, delivers `signal`, then lets them finish. */
+  function interruptWhenInFlight(
+    agent: MockAgent,
+    interrupts: Interrupts,
+    inFlight: number,
+    signal: "SIGINT" | "SIGTERM",
+  ) {
+    const deliveries: string[] = [];
+    const held = holdPatches(agent, (count, gate) => {
+      if (count < inFlight) return;
+      deliveries.push(interrupts.deliver(signal));
+      gate.release();
+    });
+    return { held, deliveries };
+  }
+
+  it("SIGINT: lets the PATCHes in flight finish, starts no more, reports the rest not attempted, exit 130", async () => {
+    const { agent, files } = tenRows();
+    const interrupts = new Interrupts();
+    const { held, deliveries } = interruptWhenInFlight(agent, interrupts, 3, "SIGINT");
+    const result = await runFake(["inventory", "apply", "--concurrency", "3", "c.csv"], {
+      dispatcher: held.dispatcher,
+      files,
+      interrupts,
+    });
+    expect(deliveries).toEqual(["claimed"]);
+    expect(result.code).toBe(130);
+    expect(held.dispatched()).toBe(3);
+    expect(patchBodies(agent)).toEqual([
+      '/v1/inventory/1 {"quantity":1}',
+      '/v1/inventory/2 {"quantity":2}',
+      '/v1/inventory/3 {"quantity":3}',
+    ]);
+    expect(result.stdout).toBe(
+      "c.csv: 3 changed, 0 unchanged, 7 failed\n" +
+        "changed:\n" +
+        "  pet 1: not listed -> 1\n" +
+        "  pet 2: not listed -> 2\n" +
+        "  pet 3: not listed -> 3\n" +
+        "not attempted (7 rows: interrupted by SIGINT; run the same command again to apply them):\n" +
+        Array.from({ length: 7 }, (_, i) => `  pet ${i + 4}: not listed -> ${i + 4}\n`).join(""),
+    );
+    expect(result.stderr).toBe(
+      "interrupted by SIGINT: starting no more changes; finishing those in flight, then printing the report (interrupt again to stop at once)\n" +
+        "error: interrupted by SIGINT: 3 changes applied, 7 rows not attempted (the report lists them)\n" +
+        "hint: run the same command again: it changes only what is still different\n",
+    );
+  });
+
+  it("SIGTERM with --json: one valid JSON document, the rest failed as not attempted, exit 143", async () => {
+    const { agent, files } = tenRows();
+    const interrupts = new Interrupts();
+    const { held } = interruptWhenInFlight(agent, interrupts, 1, "SIGTERM");
+    const result = await runFake(["inventory", "apply", "--concurrency", "1", "--json", "c.csv"], {
+      dispatcher: held.dispatcher,
+      files,
+      interrupts,
+    });
+    expect(result.code).toBe(143);
+    expect(held.dispatched()).toBe(1);
+    const report = JSON.parse(result.stdout) as { results: unknown[] };
+    expect(report).toMatchObject({ changed: 1, unchanged: 0, failed: 9 });
+    expect(report.results[0]).toEqual({
+      petId: 1,
+      previous: null,
+      desired: 1,
+      outcome: "changed",
+    });
+    expect(report.results.slice(1)).toEqual(
+      Array.from({ length: 9 }, (_, i) => ({
+        petId: i + 2,
+        previous: null,
+        desired: i + 2,
+        outcome: "failed",
+        reason: "not attempted: interrupted by SIGTERM; run again to apply it",
+      })),
+    );
+    expect(result.stderr).toContain(
+      "error: interrupted by SIGTERM: 1 change applied, 9 rows not attempted (the report lists them)\n",
+    );
+  });
+
+  it("stops the progress bar at the interrupt: nothing is drawn after the notice", async () => {
+    const { agent, files } = tenRows();
+    const interrupts = new Interrupts();
+    const { held } = interruptWhenInFlight(agent, interrupts, 2, "SIGINT");
+    const result = await runFake(["inventory", "apply", "--concurrency", "2", "c.csv"], {
+      dispatcher: held.dispatcher,
+      files,
+      interrupts,
+      stderrIsTTY: true,
+    });
+    expect(result.code).toBe(130);
+    const [beforeNotice, afterNotice] = result.stderr.split("interrupted by SIGINT: starting");
+    expect(beforeNotice).toContain("applying [");
+    expect(afterNotice).not.toContain("applying [");
+  });
+
+  it("a second signal while the writes finish is not claimed: main.ts ends the process at once", async () => {
+    const { agent, files } = tenRows();
+    const interrupts = new Interrupts();
+    const deliveries: string[] = [];
+    const held = holdPatches(agent, (_count, gate) => {
+      deliveries.push(interrupts.deliver("SIGINT"), interrupts.deliver("SIGTERM"));
+      gate.release();
+    });
+    const result = await runFake(["inventory", "apply", "--concurrency", "1", "c.csv"], {
+      dispatcher: held.dispatcher,
+      files,
+      interrupts,
+    });
+    expect(deliveries).toEqual(["claimed", "again"]);
+    expect(result.code).toBe(130);
+    // After the run, nothing holds a claim: a signal now would end the process at once.
+    expect(interrupts.deliver("SIGINT")).toBe("unclaimed");
+  });
+
+  it("an interrupt with a failed row counts it apart from the rows not attempted", async () => {
+    const agent = mockAgent();
+    const pool = agent.get(ORIGIN);
+    pool.intercept(inventoryRoute).reply(200, "[]", json);
+    pool
+      .intercept(patchRoute(1))
+      .reply(404, '{"code":"pet_not_found","message":"no pet with petId 1","status":404}', json);
+    const interrupts = new Interrupts();
+    const held = holdPatches(agent, (_count, gate) => {
+      interrupts.deliver("SIGINT");
+      gate.release();
+    });
+    const result = await runFake(["inventory", "apply", "--concurrency", "1", "c.csv"], {
+      dispatcher: held.dispatcher,
+      files: { "c.csv": "petId,quantity\n1,1\n2,2\n" },
+      interrupts,
+    });
+    expect(result.code).toBe(130);
+    expect(result.stdout).toBe(
+      "c.csv: 0 changed, 0 unchanged, 2 failed\n" +
+        "failed:\n  pet 1: no such pet\n" +
+        "not attempted (1 row: interrupted by SIGINT; run the same command again to apply them):\n" +
+        "  pet 2: not listed -> 2\n",
+    );
+    expect(result.stderr).toContain(
+      "error: interrupted by SIGINT: 0 changes applied, 1 row not attempted, 1 failed (the report lists them)\n",
+    );
+  });
+});
+
+describe("inventory apply: counts in words, ASCII off a terminal", () => {
+  it("says one change and one other in the singular", async () => {
+    const agent = serving([[MAX_ID, 2]]);
+    agent
+      .get(ORIGIN)
+      .intercept(patchRoute(1))
+      .reply(400, '{"code":"invalid_body","message":"no","status":400}', json);
+    const result = await runFake(["inventory", "apply", "c.csv"], {
+      agent,
+      files: { "c.csv": COUNTS },
+    });
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain(
+      "error: 1 of 2 changes failed (the report lists them); the other 1 was applied\n",
+    );
+  });
+
+  it("says 1 of 1 change when the only change failed", async () => {
+    const agent = serving();
+    agent
+      .get(ORIGIN)
+      .intercept(patchRoute(1))
+      .reply(400, '{"code":"invalid_body","message":"no","status":400}', json);
+    const result = await runFake(["inventory", "apply", "-"], {
+      agent,
+      stdin: "petId,quantity\n1,5\n",
+    });
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain("error: 1 of 1 change failed (the report lists them)\n");
+  });
+
+  it("prints only ASCII when stdout is a pipe, and an arrow on a terminal", async () => {
+    const patches: [string | number, number][] = [
+      [1, 5],
+      [MAX_ID, 2],
+    ];
+    const piped = await runFake(["inventory", "apply", "c.csv"], {
+      agent: serving(patches),
+      files: { "c.csv": COUNTS },
+    });
+    expect(piped.code).toBe(0);
+    expect(piped.stdout).toContain("  pet 1: 3 -> 5\n");
+    expect(piped.stdout).toMatch(/^[\x20-\x7e\n]*$/);
+    const terminal = await runFake(["--no-color", "inventory", "apply", "c.csv"], {
+      agent: serving(patches),
+      files: { "c.csv": COUNTS },
+      isTTY: true,
+    });
+    expect(terminal.stdout).toContain("  pet 1: 3 → 5\n");
   });
 });

@@ -1,0 +1,126 @@
+import { InvalidArgumentError } from "commander";
+import { describe, expect, it } from "vitest";
+import { parsePetId, readWholeNumber } from "../../src/api/limits.js";
+import { UsageError } from "../../src/errors.js";
+import { petIdArgument, quantityArgument, wholeNumberOption } from "../../src/program/arguments.js";
+import { callsOf, mockAgent, runFake } from "../commands/fake-deps.js";
+
+const MAX_ID = 9223372036854775807n;
+
+describe("readWholeNumber: the one rule", () => {
+  it.each([
+    ["7", { ok: true, value: 7n }],
+    ["0", { ok: true, value: 0n }],
+    ["", { ok: false, problem: "empty" }],
+    ["042", { ok: false, problem: "leading_zeros" }],
+    ["00", { ok: false, problem: "leading_zeros" }],
+    [" 42", { ok: false, problem: "not_whole" }],
+    ["-1", { ok: false, problem: "not_whole" }],
+    ["+1", { ok: false, problem: "not_whole" }],
+    ["1.5", { ok: false, problem: "not_whole" }],
+    ["1e3", { ok: false, problem: "not_whole" }],
+    ["11", { ok: false, problem: "out_of_range" }],
+  ])("reads %j in 0..10", (text, expected) => {
+    expect(readWholeNumber(text, 0n, 10n)).toEqual(expected);
+  });
+
+  it("keeps the server's path petId strict: no whitespace, no leading zeros", () => {
+    expect(parsePetId(String(MAX_ID))).toBe(MAX_ID);
+    expect(parsePetId(" 42")).toBeUndefined();
+    expect(parsePetId("042")).toBeUndefined();
+    expect(parsePetId("0")).toBeUndefined();
+    expect(parsePetId(String(MAX_ID + 1n))).toBeUndefined();
+  });
+});
+
+describe("petIdArgument and quantityArgument", () => {
+  it("refuse leading zeros saying why, as a usage error", () => {
+    expect(() => petIdArgument("042")).toThrow(
+      new UsageError('invalid petId "042": leading zeros are not allowed; write 42'),
+    );
+    expect(() => quantityArgument("007")).toThrow(
+      new UsageError('invalid quantity "007": leading zeros are not allowed; write 7'),
+    );
+    expect(() => quantityArgument("00")).toThrow(
+      'invalid quantity "00": leading zeros are not allowed; write 0',
+    );
+  });
+
+  it("ignore whitespace around the number, as the counts files do", () => {
+    expect(petIdArgument(" 42")).toBe(42n);
+    expect(petIdArgument("42\t")).toBe(42n);
+    expect(quantityArgument(" 7 ")).toBe(7);
+  });
+
+  it.each([
+    ["0", 'invalid petId "0": expected a whole number from 1 to 9223372036854775807'],
+    ["", 'invalid petId "": expected a whole number from 1 to 9223372036854775807'],
+    ["4 2", 'invalid petId "4 2": expected a whole number from 1 to 9223372036854775807'],
+  ])("petId %j: %s", (text, message) => {
+    expect(() => petIdArgument(text)).toThrow(new UsageError(message));
+  });
+});
+
+describe("wholeNumberOption", () => {
+  const concurrency = wholeNumberOption("a whole number of requests", 1, 64);
+
+  it("accepts the range, both ends included, and whitespace around", () => {
+    expect(concurrency("1")).toBe(1);
+    expect(concurrency("64")).toBe(64);
+    expect(concurrency(" 8 ")).toBe(8);
+    expect(wholeNumberOption("a port number", 0, 65535)("0")).toBe(0);
+  });
+
+  it.each(["0", "65", "two", "-1", "1.5", "", "1e1"])("refuses %j naming the range", (text) => {
+    expect(() => concurrency(text)).toThrow(
+      new InvalidArgumentError("expected a whole number of requests from 1 to 64."),
+    );
+  });
+
+  it("refuses leading zeros saying why and what it expects", () => {
+    expect(() => concurrency("08")).toThrow(
+      new InvalidArgumentError(
+        "leading zeros are not allowed; write 8 (a whole number of requests from 1 to 64).",
+      ),
+    );
+  });
+
+  it("keeps the big ranges exact", () => {
+    const entries = wholeNumberOption("a whole number of entries", 0, Number.MAX_SAFE_INTEGER);
+    expect(entries(String(Number.MAX_SAFE_INTEGER))).toBe(Number.MAX_SAFE_INTEGER);
+    expect(() => entries("9007199254740992")).toThrow(
+      "expected a whole number of entries from 0 to 9007199254740991.",
+    );
+  });
+});
+
+describe("the rule on the command line", () => {
+  it.each([
+    [["--timeout", "0100", "inventory", "list"], "argument '0100' is invalid. leading zeros"],
+    [["--retries", "11", "inventory", "list"], "expected a whole number of retries from 0 to 10."],
+    [["serve", "--port", "65536"], "expected a port number from 0 to 65535."],
+    [["serve", "--port", "04010"], "leading zeros are not allowed; write 4010 (a port number"],
+    [
+      ["serve", "--rate-limit", "1000000000"],
+      "expected a whole number of requests per minute from 0 to 999999999.",
+    ],
+    [["inventory", "apply", "--max-changes", "-1", "c.csv"], "expected a whole number of entries"],
+  ])("%j is exit 2: %s", async (argv, message) => {
+    const agent = mockAgent();
+    const result = await runFake(argv, { agent });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(message);
+    expect(callsOf(agent)).toEqual([]);
+  });
+
+  it("inventory set 042 1 is exit 2 saying why, and sends nothing", async () => {
+    const agent = mockAgent();
+    const result = await runFake(["inventory", "set", "042", "1"], { agent });
+    expect(result).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: 'error: invalid petId "042": leading zeros are not allowed; write 42\n',
+    });
+    expect(callsOf(agent)).toEqual([]);
+  });
+});
