@@ -246,7 +246,7 @@ describe("selecting the server", () => {
     });
     expect(result.code).toBe(4);
     expect(result.stderr).toContain(
-      "hint: check the API key for --env staging: it comes from PETSTORE_STAGING_API_KEY\n",
+      `hint: check the API key for ${ORIGIN}/v1 (from PETSTORE_STAGING_URL): it comes from PETSTORE_STAGING_API_KEY\n`,
     );
   });
 });

@@ -82,7 +82,7 @@ describe("retries", () => {
     expect(result.code).toBe(3);
     expect(result.stderr).toBe(
       "error: slow down (too_many_requests, HTTP 429)\n" +
-        "hint: the server kept failing (2 attempts); try again later, or raise --retries\n",
+        "hint: the server kept limiting the rate of requests (2 attempts); wait and try again later, or raise --retries\n",
     );
     expect(callsOf(agent)).toHaveLength(2);
   });
