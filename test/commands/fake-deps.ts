@@ -41,6 +41,11 @@ export interface FakeOptions {
   stdin?: string;
   /** Whether stderr is a terminal (progress bars). */
   stderrIsTTY?: boolean;
+  /**
+   * Use the real dispatcher the CLI builds (real sockets, proxy variables from `env`)
+   * instead of a MockAgent; for tests against local servers and proxies.
+   */
+  realNetwork?: boolean;
 }
 
 /** A MockAgent that refuses real connections and records calls. */
@@ -50,7 +55,11 @@ export function mockAgent(): MockAgent {
   return agent;
 }
 
-/** Runs the CLI in-process on fakes and returns what it printed and its exit code. */
+/**
+ * Runs the CLI in-process on fakes and returns what it printed and its exit code. Every
+ * interceptor registered on the agent must have been used: an unused HTTP stub is a test
+ * bug (as with gh's httpmock registry), so the run throws.
+ */
 export async function runFake(
   argv: readonly string[],
   options: FakeOptions = {},
@@ -73,7 +82,7 @@ export async function runFake(
       }
       return Promise.resolve(text);
     },
-    dispatcher: options.agent ?? mockAgent(),
+    dispatcher: options.realNetwork === true ? undefined : (options.agent ?? mockAgent()),
     sleep: (ms) => {
       sleeps.push(ms);
       return Promise.resolve();
@@ -82,6 +91,7 @@ export async function runFake(
     now: () => options.now ?? Date.parse("2025-06-01T12:00:00Z"),
   };
   const code = await run(argv, deps);
+  options.agent?.assertNoPendingInterceptors();
   return { code, stdout: stdout.text(), stderr: stderr.text(), sleeps };
 }
 
