@@ -1,4 +1,6 @@
 /** Typed CLI errors and the one table that maps them to exit codes. */
+import { ERROR_CODES } from "./api/error-codes.js";
+import { PET_OPERATIONS, type OperationId } from "./api/operations.js";
 
 /** Exit codes of the `petstore` command (PRODUCT.md, "Exit codes"). */
 export const EXIT_CODES = {
@@ -26,7 +28,8 @@ export function exitCodeForSignal(signal: InterruptSignal): ExitCode {
 
 /**
  * HTTP status of a final (non-retried or retries exhausted) error response → exit code.
- * Statuses not listed fall back by class: other 4xx are "rejected" (6), 5xx "unavailable" (3).
+ * Statuses not listed fall back by class: 3xx is configuration (2: the CLI does not follow
+ * redirects, so the base URL is wrong), other 4xx "rejected" (6), 5xx "unavailable" (3).
  */
 const HTTP_STATUS_EXIT_CODES: Readonly<Record<number, ExitCode>> = {
   400: EXIT_CODES.invalid,
@@ -41,7 +44,8 @@ const HTTP_STATUS_EXIT_CODES: Readonly<Record<number, ExitCode>> = {
 export function exitCodeForHttpStatus(status: number): ExitCode {
   const listed = HTTP_STATUS_EXIT_CODES[status];
   if (listed !== undefined) return listed;
-  return status >= 500 ? EXIT_CODES.unavailable : EXIT_CODES.invalid;
+  if (status >= 500) return EXIT_CODES.unavailable;
+  return status < 400 ? EXIT_CODES.usage : EXIT_CODES.invalid;
 }
 
 /** An error the user can act on: printed as `error: <message>` with an optional hint. */
@@ -64,54 +68,108 @@ export class UsageError extends CliError {
   }
 }
 
+/** What an error may tell about the server it was talking to, and where that came from. Never the key. */
+export interface TargetContext {
+  env: string;
+  baseUrl: string;
+  /** `--base-url`, a variable name, or `--env local`. */
+  baseUrlSource: string;
+  /** The variable the key came from. */
+  apiKeySource: string;
+}
+
+/** The proxy a request went through: `host:port` (never its credentials) and its variable. */
+export interface ProxyContext {
+  address: string;
+  source: string;
+}
+
 /** The server answered with an error status; `code` is the Error body's code when it sent one. */
 export class ApiError extends CliError {
   readonly status: number;
   readonly code: string | undefined;
+  /** The spec's operationId of the call that failed. */
+  readonly operation: OperationId;
   readonly method: string;
   readonly url: string;
   readonly attempts: number;
+  /** `Location` of a 3xx answer (the CLI does not follow redirects). */
+  readonly location: string | undefined;
+  readonly target: TargetContext | undefined;
 
   constructor(details: {
     status: number;
     code: string | undefined;
     message: string;
+    operation: OperationId;
     method: string;
     url: string;
     attempts: number;
+    location?: string | undefined;
+    target?: TargetContext | undefined;
   }) {
     super(details.message, exitCodeForHttpStatus(details.status));
     this.status = details.status;
     this.code = details.code;
+    this.operation = details.operation;
     this.method = details.method;
     this.url = details.url;
     this.attempts = details.attempts;
+    this.location = details.location;
+    this.target = details.target;
+  }
+
+  /**
+   * The one place that reads a 404: true when the pet the operation names does not exist,
+   * false when the server does not know the route (its code `not_found`, or an operation
+   * without a petId), so the base URL is wrong.
+   */
+  isNoSuchPet(): boolean {
+    return (
+      this.status === 404 &&
+      PET_OPERATIONS.has(this.operation) &&
+      this.code !== ERROR_CODES.notFound
+    );
   }
 }
 
-/** What went wrong below HTTP: no connection, or no complete answer in time. */
-export const NETWORK_FAILURES = ["unreachable", "timeout"] as const;
+/**
+ * What went wrong below HTTP: no connection, no complete answer in time, or a server
+ * certificate that does not verify (never retried: a retry gets the same certificate).
+ */
+export const NETWORK_FAILURES = ["unreachable", "timeout", "untrusted-certificate"] as const;
 export type NetworkFailure = (typeof NETWORK_FAILURES)[number];
 
 /** The server could not be reached or did not answer in time, after retries: exit 3. */
 export class NetworkError extends CliError {
   readonly failure: NetworkFailure;
+  /** The system or TLS error code behind the failure (ECONNREFUSED, CERT_HAS_EXPIRED, ...). */
+  readonly code: string | undefined;
   readonly method: string;
   readonly url: string;
   readonly attempts: number;
+  readonly target: TargetContext | undefined;
+  /** The proxy the request went through, when one was in use. */
+  readonly proxy: ProxyContext | undefined;
 
   constructor(details: {
     failure: NetworkFailure;
+    code?: string | undefined;
     message: string;
     method: string;
     url: string;
     attempts: number;
+    target?: TargetContext | undefined;
+    proxy?: ProxyContext | undefined;
   }) {
     super(details.message, EXIT_CODES.unavailable);
     this.failure = details.failure;
+    this.code = details.code;
     this.method = details.method;
     this.url = details.url;
     this.attempts = details.attempts;
+    this.target = details.target;
+    this.proxy = details.proxy;
   }
 }
 
@@ -122,11 +180,18 @@ export class NetworkError extends CliError {
 export class MalformedResponseError extends CliError {
   readonly method: string;
   readonly url: string;
+  readonly target: TargetContext | undefined;
 
-  constructor(details: { message: string; method: string; url: string }) {
+  constructor(details: {
+    message: string;
+    method: string;
+    url: string;
+    target?: TargetContext | undefined;
+  }) {
     super(details.message, EXIT_CODES.unavailable);
     this.method = details.method;
     this.url = details.url;
+    this.target = details.target;
   }
 }
 

@@ -24,8 +24,7 @@ function withNotes(message: string, notes: readonly (string | undefined)[]): str
 /** Describes what a row's PATCH threw. */
 export function describeRowFailure(error: unknown): RowFailure {
   if (error instanceof ApiError) {
-    // A 404 for the pet (not for an unknown route, code not_found) means the pet does not exist.
-    if (error.status === 404 && error.code !== "not_found") {
+    if (error.isNoSuchPet()) {
       return { reason: "no such pet", code: error.code, status: 404 };
     }
     return {

@@ -1,29 +1,31 @@
 /** The one keep-alive HTTP dispatcher of a CLI run, honouring the proxy variables. */
-import { EnvHttpProxyAgent, type Dispatcher } from "undici";
+import { EnvHttpProxyAgent, Pool, type Dispatcher } from "undici";
 import { UsageError } from "../errors.js";
+import { proxySettings } from "./proxy.js";
 import type { Env } from "./target.js";
-
-function firstSet(env: Env, names: readonly string[]): string {
-  for (const name of names) {
-    const value = env[name];
-    if (value !== undefined && value !== "") return value;
-  }
-  // Empty, not undefined: undici would otherwise read process.env itself.
-  return "";
-}
 
 /**
  * Builds an EnvHttpProxyAgent from the given environment (HTTPS_PROXY, HTTP_PROXY,
- * NO_PROXY, upper or lower case). Connections are kept alive between calls.
+ * NO_PROXY, upper or lower case; see proxy.ts). Connections are kept alive between calls.
+ * `timeoutMs` bounds connecting, to the server or to the proxy, and the proxy's answer to
+ * CONNECT: undici applies neither the request's signal nor its timeouts to the tunnel
+ * (nodejs/undici#3944), so a proxy that accepts and never answers would hang forever.
  */
-export function createDispatcher(env: Env, connectTimeoutMs: number): Dispatcher {
+export function createDispatcher(env: Env, timeoutMs: number): Dispatcher {
+  const settings = proxySettings(env);
   try {
     return new EnvHttpProxyAgent({
-      httpProxy: firstSet(env, ["http_proxy", "HTTP_PROXY"]),
-      httpsProxy: firstSet(env, ["https_proxy", "HTTPS_PROXY"]),
-      noProxy: firstSet(env, ["no_proxy", "NO_PROXY"]),
-      connect: { timeout: connectTimeoutMs },
+      // Empty, not undefined, when unset: undici would otherwise read process.env itself.
+      httpProxy: settings.httpProxy.url,
+      httpsProxy: settings.httpsProxy.url,
+      noProxy: settings.noProxy,
+      connect: { timeout: timeoutMs },
       keepAliveTimeout: 10_000,
+      // The TCP (or TLS) connect to the proxy itself.
+      proxyTls: { timeout: timeoutMs },
+      // The client that sends CONNECT to the proxy: its answer must come within the timeout.
+      clientFactory: (origin, options) =>
+        new Pool(origin, { ...options, headersTimeout: timeoutMs, bodyTimeout: timeoutMs }),
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

@@ -1,4 +1,5 @@
 /** Turns what undici throws below HTTP into a short, actionable description. */
+import { STATUS_CODES } from "node:http";
 import type { NetworkFailure } from "../errors.js";
 
 const TIMEOUT_CODES: ReadonlySet<string> = new Set([
@@ -6,6 +7,34 @@ const TIMEOUT_CODES: ReadonlySet<string> = new Set([
   "UND_ERR_HEADERS_TIMEOUT",
   "UND_ERR_BODY_TIMEOUT",
   "ETIMEDOUT",
+]);
+
+/**
+ * Certificate verification failures (OpenSSL's X509 errors as Node names them, and Node's
+ * host name check). Another attempt meets the same certificate, so they are not retried.
+ */
+export const CERTIFICATE_CODES: ReadonlySet<string> = new Set([
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_DECRYPT_CERT_SIGNATURE",
+  "UNABLE_TO_DECODE_ISSUER_PUBLIC_KEY",
+  "CERT_SIGNATURE_FAILURE",
+  "CERT_NOT_YET_VALID",
+  "CERT_HAS_EXPIRED",
+  "ERROR_IN_CERT_NOT_BEFORE_FIELD",
+  "ERROR_IN_CERT_NOT_AFTER_FIELD",
+  "CERT_CHAIN_TOO_LONG",
+  "CERT_REVOKED",
+  "INVALID_CA",
+  "PATH_LENGTH_EXCEEDED",
+  "INVALID_PURPOSE",
+  "CERT_UNTRUSTED",
+  "CERT_REJECTED",
+  "HOSTNAME_MISMATCH",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
 ]);
 
 const EXPLANATIONS: Readonly<Record<string, string>> = {
@@ -19,26 +48,75 @@ const EXPLANATIONS: Readonly<Record<string, string>> = {
   EPIPE: "connection closed while sending",
 };
 
-function errorCode(error: unknown): string | undefined {
-  if (typeof error !== "object" || error === null) return undefined;
-  if ("code" in error && typeof error.code === "string") return error.code;
+/** The error codes along the chain: the error's own, then a dual-stack connect's first, then its cause's. */
+function errorCodes(error: unknown): string[] {
+  if (typeof error !== "object" || error === null) return [];
+  const own = "code" in error && typeof error.code === "string" ? [error.code] : [];
   // Node reports a failed dual-stack connect as an AggregateError of per-address errors.
-  if (error instanceof AggregateError) return errorCode(error.errors[0]);
-  if ("cause" in error) return errorCode(error.cause);
-  return undefined;
+  const inner =
+    error instanceof AggregateError
+      ? errorCodes(error.errors[0])
+      : "cause" in error
+        ? errorCodes(error.cause)
+        : [];
+  return [...own, ...inner];
 }
 
-/** Classifies a failed request as unreachable or timed out, with a message naming the cause. */
+function messageOf(error: unknown): string | undefined {
+  return error instanceof Error && error.message !== "" ? error.message : undefined;
+}
+
+/** What a failed attempt was, in words, with the code behind it. */
+export interface NetworkFailureDescription {
+  failure: NetworkFailure;
+  code?: string | undefined;
+  message: string;
+}
+
+/**
+ * Classifies a failed request as unreachable, timed out or refused for its certificate,
+ * with a message naming the cause. `aborted` says the attempt's own deadline passed.
+ */
 export function describeNetworkFailure(
   error: unknown,
   aborted: boolean,
   timeoutMs: number,
-): { failure: NetworkFailure; message: string } {
-  const code = errorCode(error);
-  if (aborted || (code !== undefined && TIMEOUT_CODES.has(code))) {
+): NetworkFailureDescription {
+  const codes = errorCodes(error);
+  if (aborted || codes.some((code) => TIMEOUT_CODES.has(code))) {
     return { failure: "timeout", message: `no answer within ${timeoutMs} ms` };
   }
-  const detail = error instanceof Error && error.message !== "" ? error.message : "network error";
+  const certificate = codes.find((code) => CERTIFICATE_CODES.has(code));
+  if (certificate !== undefined) {
+    const reason = certificateReason(error, certificate);
+    return {
+      failure: "untrusted-certificate",
+      code: certificate,
+      message: `the server's certificate is not trusted: ${reason} (${certificate})`,
+    };
+  }
+  const detail = messageOf(error) ?? "network error";
+  // undici's words when a proxy refuses the tunnel: "Proxy response (502) !== 200 when HTTP Tunneling".
+  const proxyStatus = /^Proxy response \((\d{3})\)/.exec(detail)?.[1];
+  if (proxyStatus !== undefined) {
+    const reason = STATUS_CODES[Number(proxyStatus)] ?? "error";
+    return {
+      failure: "unreachable",
+      message: `the proxy answered ${proxyStatus} ${reason} to CONNECT`,
+    };
+  }
+  const code = codes[0];
   if (code === undefined) return { failure: "unreachable", message: detail };
-  return { failure: "unreachable", message: `${EXPLANATIONS[code] ?? detail} (${code})` };
+  return { failure: "unreachable", code, message: `${EXPLANATIONS[code] ?? detail} (${code})` };
+}
+
+function certificateReason(error: unknown, code: string): string {
+  // Node's own message says why ("self-signed certificate", "certificate has expired", a
+  // host that is not in the certificate's names): the first error in the chain that has one.
+  for (let current: unknown = error; current instanceof Error; current = current.cause) {
+    if ("code" in current && current.code === code && current.message !== "") {
+      return current.message;
+    }
+  }
+  return messageOf(error) ?? "verification failed";
 }

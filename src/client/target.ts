@@ -1,5 +1,5 @@
 /** Which server the CLI talks to and with which key (PRODUCT.md, "Selecting the server and the key"). */
-import { UsageError } from "../errors.js";
+import { UsageError, type TargetContext } from "../errors.js";
 
 /** The environments `--env` accepts. */
 export const TARGET_ENVS = ["production", "staging", "local"] as const;
@@ -9,14 +9,19 @@ export type TargetEnv = (typeof TARGET_ENVS)[number];
 export const LOCAL_BASE_URL = "http://127.0.0.1:4010/v1";
 
 /** The selected server and key, plus where each came from (for hints). */
-export interface Target {
+export interface Target extends TargetContext {
   env: TargetEnv;
-  baseUrl: string;
-  /** `--base-url`, a variable name, or `--env local`. */
-  baseUrlSource: string;
   apiKey: string;
-  /** The variable (or key file variable) the key came from. */
-  apiKeySource: string;
+}
+
+/** What errors may carry about a target: everything but the key. */
+export function describeTarget(target: Target): TargetContext {
+  return {
+    env: target.env,
+    baseUrl: target.baseUrl,
+    baseUrlSource: target.baseUrlSource,
+    apiKeySource: target.apiKeySource,
+  };
 }
 
 /** The flags that select the target. */

@@ -1,75 +1,21 @@
 /** Messages on stderr: errors with hints people can act on, and warnings. */
-import { ApiError, CliError, EXIT_CODES, MalformedResponseError, NetworkError } from "../errors.js";
-
-/** What the error message may mention about the selected target (never the key). */
-export interface TargetContext {
-  env: string;
-  baseUrl: string;
-  baseUrlSource: string;
-  apiKeySource: string;
-}
-
-function times(count: number): string {
-  return count === 1 ? "1 attempt" : `${count} attempts`;
-}
-
-function isPetUrl(url: string): boolean {
-  return /\/(inventory|pets)\/[^/]+$/.test(new URL(url).pathname);
-}
-
-function apiErrorHint(error: ApiError, target: TargetContext | undefined): string | undefined {
-  switch (error.exitCode) {
-    case EXIT_CODES.unauthorized:
-      return target === undefined
-        ? "check the API key"
-        : `check the API key for --env ${target.env}: it comes from ${target.apiKeySource}`;
-    case EXIT_CODES.notFound:
-      // A 404 on a pet's URL is about the pet, unless the server says the route is unknown;
-      // on any other URL (`inventory list`, `orders list`) it can only be the route.
-      if (isPetUrl(error.url) && error.code !== "not_found") {
-        return "check the petId; petstore inventory list shows the known ones";
-      }
-      return target === undefined
-        ? "the server has no such route: check that the base URL is right and ends in /v1"
-        : `the server has no such route: check that the base URL ${target.baseUrl} (from ${target.baseUrlSource}) is right and ends in /v1`;
-    case EXIT_CODES.unavailable:
-      return `the server kept failing (${times(error.attempts)}); try again later, or raise --retries`;
-    default:
-      return undefined;
-  }
-}
-
-function networkErrorHint(error: NetworkError, target: TargetContext | undefined): string {
-  const where =
-    target === undefined ? error.url : `${target.baseUrl} (from ${target.baseUrlSource})`;
-  if (error.failure === "timeout") {
-    return `tried ${where}, ${times(error.attempts)}; raise --timeout or check the network`;
-  }
-  return `tried ${where}, ${times(error.attempts)}; is the server running and the URL right?`;
-}
+import { ApiError, CliError, MalformedResponseError, NetworkError } from "../errors.js";
+import { apiErrorHint, malformedResponseHint, networkErrorHint } from "./error-hints.js";
 
 /**
  * The stderr text for an error: `error: <message> (<code>, HTTP <status>)` and a hint line.
+ * The client's errors carry the target they were talking to, so hints name it as selected.
  * Anything that is not a CliError is a bug, said so, with the stack only when verbose.
  */
-export function formatError(
-  error: unknown,
-  context: { target?: TargetContext | undefined; verbose: boolean },
-): string {
+export function formatError(error: unknown, context: { verbose: boolean }): string {
   if (error instanceof ApiError) {
     const detail =
       error.code === undefined ? `HTTP ${error.status}` : `${error.code}, HTTP ${error.status}`;
-    return lines(`${error.message} (${detail})`, apiErrorHint(error, context.target));
+    return lines(`${error.message} (${detail})`, apiErrorHint(error));
   }
-  if (error instanceof NetworkError) {
-    return lines(error.message, networkErrorHint(error, context.target));
-  }
+  if (error instanceof NetworkError) return lines(error.message, networkErrorHint(error));
   if (error instanceof MalformedResponseError) {
-    const where =
-      context.target === undefined
-        ? "the server"
-        : `${context.target.baseUrl} (from ${context.target.baseUrlSource})`;
-    return lines(error.message, `is ${where} a petstore API? The base URL must end in /v1`);
+    return lines(error.message, malformedResponseHint(error));
   }
   if (error instanceof CliError) return lines(error.message, error.hint);
   const message = error instanceof Error ? error.message : String(error);

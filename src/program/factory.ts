@@ -4,10 +4,11 @@
  */
 import type { Dispatcher } from "undici";
 import type { ApiClient, DeprecationNotice } from "../client/api-client.js";
-import { resolveTarget, type Target } from "../client/target.js";
+import { resolveTarget } from "../client/target.js";
 import { createIoStreams, type IoStreams } from "../output/io-streams.js";
 import { formatDeprecationWarning } from "../output/messages.js";
 import { formatTraceEvent } from "../output/trace.js";
+import type { ProxyContext } from "../errors.js";
 import type { Deps } from "./deps.js";
 import { NO_INTERRUPTS, type InterruptSource } from "./interrupts.js";
 import type { GlobalOptions } from "./global-options.js";
@@ -43,8 +44,6 @@ async function readStream(stream: NodeJS.ReadableStream | undefined): Promise<st
 /** Builds command contexts for one run and cleans up after it. */
 export class Factory {
   readonly deps: Deps;
-  /** The selected target once resolved, for error hints. */
-  target: Target | undefined;
   #ownDispatcher: Dispatcher | undefined;
   #warnedDeprecation = false;
 
@@ -78,17 +77,17 @@ export class Factory {
 
   async #apiClient(globals: GlobalOptions): Promise<ApiClient> {
     const target = await resolveTarget(globals, this.deps.env, this.deps.readFile);
-    this.target = target;
     // undici is loaded only by commands that talk HTTP, to keep `petstore --version` fast.
-    const [{ createApiClient }, dispatcher] = await Promise.all([
+    const [{ createApiClient }, { proxy, dispatcher }] = await Promise.all([
       import("../client/api-client.js"),
-      this.#dispatcher(globals.timeout),
+      this.#dispatcher(globals.timeout, target.baseUrl),
     ]);
     const stderr = this.deps.stderr;
+    // The errors the client raises carry the target (never the key) for their hints.
     return createApiClient({
-      baseUrl: target.baseUrl,
-      apiKey: target.apiKey,
+      target,
       dispatcher,
+      proxy,
       timeoutMs: globals.timeout,
       retry: { retries: globals.retries, sleep: this.deps.sleep, random: this.deps.random },
       now: this.deps.now,
@@ -100,13 +99,23 @@ export class Factory {
     });
   }
 
-  async #dispatcher(timeoutMs: number): Promise<Dispatcher> {
-    if (this.deps.dispatcher !== undefined) return this.deps.dispatcher;
-    if (this.#ownDispatcher === undefined) {
-      const { createDispatcher } = await import("../client/dispatcher.js");
-      this.#ownDispatcher = createDispatcher(this.deps.env, timeoutMs);
+  /** The dispatcher, and the proxy it sends `baseUrl` through (none for an injected one). */
+  async #dispatcher(
+    timeoutMs: number,
+    baseUrl: string,
+  ): Promise<{ dispatcher: Dispatcher; proxy: ProxyContext | undefined }> {
+    if (this.deps.dispatcher !== undefined) {
+      return { dispatcher: this.deps.dispatcher, proxy: undefined };
     }
-    return this.#ownDispatcher;
+    const [{ createDispatcher }, { proxyFor, proxySettings }] = await Promise.all([
+      import("../client/dispatcher.js"),
+      import("../client/proxy.js"),
+    ]);
+    this.#ownDispatcher ??= createDispatcher(this.deps.env, timeoutMs);
+    return {
+      dispatcher: this.#ownDispatcher,
+      proxy: proxyFor(proxySettings(this.deps.env), baseUrl),
+    };
   }
 
   #warnDeprecation(notice: DeprecationNotice): void {

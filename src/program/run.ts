@@ -28,10 +28,16 @@ The API key (never a flag):
   HTTPS_PROXY, HTTP_PROXY and NO_PROXY are honoured.
 
 Exit codes:
-  0 ok, 1 unexpected failure (a bug), 2 usage or configuration, 3 server unreachable,
-  timed out or failing, 4 authentication failed (401), 5 not found (404),
-  6 request rejected as invalid (400),
-  7 apply finished with some rows failed
+  0        ok
+  1        unexpected failure (a bug)
+  2        usage or configuration (also a base URL that redirects: 3xx)
+  3        server or proxy unreachable, timed out, or failing (5xx, 429 after the retries);
+           a server certificate that is not trusted
+  4        authentication or permission failed (401, 403)
+  5        not found (404)
+  6        request rejected as invalid (400, other 4xx)
+  7        inventory apply finished with some rows failed
+  130/143  interrupted (SIGINT / SIGTERM)
 
 Examples:
   petstore inventory list
@@ -92,7 +98,7 @@ export async function run(argv: readonly string[], deps: Deps): Promise<ExitCode
       return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
     }
     const verbose = program.opts().verbose === true;
-    deps.stderr.write(formatError(error, { target: factory.target, verbose }));
+    deps.stderr.write(formatError(error, { verbose }));
     return exitCodeFor(error);
   } finally {
     await factory.close();

@@ -14,6 +14,7 @@ function planOf(count: number, unchangedEvery = 0): ApplyPlan {
 const notFound = new ApiError({
   status: 404,
   code: "pet_not_found",
+  operation: "updateInventory",
   message: "no pet with petId 2",
   method: "PATCH",
   url: "http://x/v1/inventory/2",

@@ -27,13 +27,49 @@ describe("describeNetworkFailure", () => {
     const error = new AggregateError([withCode("ECONNREFUSED"), withCode("ECONNREFUSED")], "");
     expect(describeNetworkFailure(error, false, 1)).toEqual({
       failure: "unreachable",
+      code: "ECONNREFUSED",
       message: "connection refused (ECONNREFUSED)",
     });
   });
 
   it("keeps the message of an error it has no words for", () => {
-    expect(describeNetworkFailure(withCode("CERT_HAS_EXPIRED"), false, 1).message).toBe(
-      "x CERT_HAS_EXPIRED (CERT_HAS_EXPIRED)",
-    );
+    expect(describeNetworkFailure(withCode("EPROTO"), false, 1).message).toBe("x EPROTO (EPROTO)");
+  });
+
+  it.each([
+    ["DEPTH_ZERO_SELF_SIGNED_CERT", "self-signed certificate"],
+    ["SELF_SIGNED_CERT_IN_CHAIN", "self-signed certificate in certificate chain"],
+    ["UNABLE_TO_VERIFY_LEAF_SIGNATURE", "unable to verify the first certificate"],
+    ["CERT_HAS_EXPIRED", "certificate has expired"],
+    ["ERR_TLS_CERT_ALTNAME_INVALID", "Hostname/IP does not match certificate's altnames"],
+  ])("calls %s a certificate that is not trusted, saying why", (code, reason) => {
+    const error = Object.assign(new Error(reason), { code });
+    expect(describeNetworkFailure(error, false, 1)).toEqual({
+      failure: "untrusted-certificate",
+      code,
+      message: `the server's certificate is not trusted: ${reason} (${code})`,
+    });
+  });
+
+  it("finds a certificate failure wrapped in another error's cause", () => {
+    const cause = Object.assign(new Error("certificate has expired"), { code: "CERT_HAS_EXPIRED" });
+    const error = Object.assign(new Error("secure proxy connection failed", { cause }), {
+      code: "UND_ERR_PRX_TLS",
+    });
+    expect(describeNetworkFailure(error, false, 1)).toMatchObject({
+      failure: "untrusted-certificate",
+      message:
+        "the server's certificate is not trusted: certificate has expired (CERT_HAS_EXPIRED)",
+    });
+  });
+
+  it("says what a proxy answered when it refused the tunnel", () => {
+    const error = Object.assign(new Error("Proxy response (502) !== 200 when HTTP Tunneling"), {
+      code: "UND_ERR_ABORTED",
+    });
+    expect(describeNetworkFailure(error, false, 1)).toEqual({
+      failure: "unreachable",
+      message: "the proxy answered 502 Bad Gateway to CONNECT",
+    });
   });
 });

@@ -46,6 +46,11 @@ export interface FakeOptions {
   stderrIsTTY?: boolean;
   /** SIGINT/SIGTERM as the run sees them (an Interrupts the test delivers signals to). */
   interrupts?: InterruptSource;
+  /**
+   * Use the real dispatcher the CLI builds (real sockets, proxy variables from `env`)
+   * instead of a MockAgent; for tests against local servers and proxies.
+   */
+  realNetwork?: boolean;
 }
 
 /** A MockAgent that refuses real connections and records calls. */
@@ -55,7 +60,11 @@ export function mockAgent(): MockAgent {
   return agent;
 }
 
-/** Runs the CLI in-process on fakes and returns what it printed and its exit code. */
+/**
+ * Runs the CLI in-process on fakes and returns what it printed and its exit code. Every
+ * interceptor registered on the agent must have been used: an unused HTTP stub is a test
+ * bug (as with gh's httpmock registry), so the run throws.
+ */
 export async function runFake(
   argv: readonly string[],
   options: FakeOptions = {},
@@ -78,7 +87,10 @@ export async function runFake(
       }
       return Promise.resolve(text);
     },
-    dispatcher: options.dispatcher ?? options.agent ?? mockAgent(),
+    dispatcher:
+      options.realNetwork === true
+        ? undefined
+        : (options.dispatcher ?? options.agent ?? mockAgent()),
     sleep: (ms) => {
       sleeps.push(ms);
       return Promise.resolve();
@@ -88,6 +100,7 @@ export async function runFake(
     interrupts: options.interrupts,
   };
   const code = await run(argv, deps);
+  options.agent?.assertNoPendingInterceptors();
   return { code, stdout: stdout.text(), stderr: stderr.text(), sleeps };
 }
 

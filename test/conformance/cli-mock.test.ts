@@ -121,7 +121,10 @@ describe("petstore against prism mock (the document's examples)", () => {
     const result = await petstore(mock, ["inventory", "set", "9007199254740992", "7"]);
     expect(result.code).toBe(6);
     expect(result.stdout).toBe("");
-    expect(result.stderr).toBe("error: body/quantity must be >= 0 (invalid_body, HTTP 400)\n");
+    expect(result.stderr).toBe(
+      "error: body/quantity must be >= 0 (invalid_body, HTTP 400)\n" +
+        "hint: check the petId and quantity: the server's message above says what it rejected\n",
+    );
     expect(result.violations).toEqual([
       expect.stringContaining(
         "Violation: request.path.petid Request path parameter petid must be <=",

@@ -331,7 +331,7 @@ describe("exit 4, 5, 6: the server said no", () => {
     expect(result.stdout).toBe("");
     expect(result.stderr).toMatch(/^error: .+ \(unauthorized, HTTP 401\)\n/);
     expect(result.stderr).toContain(
-      "hint: check the API key for --env production: it comes from PETSTORE_API_KEY\n",
+      `hint: check the API key for ${server.url} (from PETSTORE_BASE_URL): it comes from PETSTORE_API_KEY\n`,
     );
     expect(result.stderr).not.toContain("wrong-key");
   });
@@ -361,7 +361,9 @@ describe("exit 4, 5, 6: the server said no", () => {
     expect(result).toEqual({
       code: 6,
       stdout: "",
-      stderr: "error: quantity must be at most 1000 (invalid_body, HTTP 400)\n",
+      stderr:
+        "error: quantity must be at most 1000 (invalid_body, HTTP 400)\n" +
+        "hint: check the petId and quantity: the server's message above says what it rejected\n",
     });
     expect(fake.requests).toEqual(["PATCH /v1/inventory/42"]);
   });

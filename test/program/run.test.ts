@@ -30,6 +30,18 @@ describe("commander parsing", () => {
     expect(result).toMatchObject({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
   });
 
+  it("lists the exit codes in the root help, 403 with 401", async () => {
+    const result = await runFake(["--help"]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      "  4        authentication or permission failed (401, 403)\n" +
+        "  5        not found (404)\n" +
+        "  6        request rejected as invalid (400, other 4xx)\n" +
+        "  7        inventory apply finished with some rows failed\n" +
+        "  130/143  interrupted (SIGINT / SIGTERM)\n",
+    );
+  });
+
   it("prints help with examples on stdout (exit 0)", async () => {
     const result = await runFake(["inventory", "list", "--help"]);
     expect(result.code).toBe(0);
@@ -246,7 +258,7 @@ describe("selecting the server", () => {
     });
     expect(result.code).toBe(4);
     expect(result.stderr).toContain(
-      "hint: check the API key for --env staging: it comes from PETSTORE_STAGING_API_KEY\n",
+      `hint: check the API key for ${ORIGIN}/v1 (from PETSTORE_STAGING_URL): it comes from PETSTORE_STAGING_API_KEY\n`,
     );
   });
 });

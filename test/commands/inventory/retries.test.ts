@@ -82,7 +82,7 @@ describe("retries", () => {
     expect(result.code).toBe(3);
     expect(result.stderr).toBe(
       "error: slow down (too_many_requests, HTTP 429)\n" +
-        "hint: the server kept failing (2 attempts); try again later, or raise --retries\n",
+        "hint: the server kept limiting the rate of requests (2 attempts); wait and try again later, or raise --retries\n",
     );
     expect(callsOf(agent)).toHaveLength(2);
   });
@@ -143,8 +143,12 @@ describe("retries", () => {
     const pool = agent.get(ORIGIN);
     pool.intercept(route).reply(200, LIST, json).delay(2_000);
     pool.intercept(route).reply(200, LIST, json);
-    const result = await runFake(["--timeout", "50", "inventory", "list"], { agent });
+    const result = await runFake(["--timeout", "50", "--verbose", "inventory", "list"], { agent });
     expect(result).toMatchObject({ code: 0, stdout: "1\t2\tavailable\n" });
+    // Two calls: the first (whose answer would come after 2 s) was given up at 50 ms.
+    expect(callsOf(agent)).toEqual(["GET /v1/inventory", "GET /v1/inventory"]);
+    expect(result.stderr).toContain("timed out: no answer within 50 ms");
+    expect(result.sleeps).toEqual([375]);
   });
 
   it("reports a time-out after the retries (exit 3)", async () => {

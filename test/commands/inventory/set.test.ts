@@ -124,7 +124,10 @@ describe("inventory set", () => {
     });
     const result = await runFake(["inventory", "set", "42", "5000"], { agent });
     expect(result.code).toBe(6);
-    expect(result.stderr).toBe("error: quantity must be at most 1000 (invalid_body, HTTP 400)\n");
+    expect(result.stderr).toBe(
+      "error: quantity must be at most 1000 (invalid_body, HTTP 400)\n" +
+        "hint: check the petId and quantity: the server's message above says what it rejected\n",
+    );
   });
 
   it("maps 401 to exit 4 naming the variable that holds the key", async () => {
@@ -136,7 +139,7 @@ describe("inventory set", () => {
     expect(result.code).toBe(4);
     expect(result.stderr).toBe(
       "error: invalid API key (unauthorized, HTTP 401)\n" +
-        "hint: check the API key for --env production: it comes from PETSTORE_API_KEY\n",
+        `hint: check the API key for ${BASE_URL} (from PETSTORE_BASE_URL): it comes from PETSTORE_API_KEY\n`,
     );
   });
 

@@ -1,0 +1,322 @@
+/**
+ * One API call over HTTP: the request with its headers, a deadline for every phase, the
+ * retries, and the answer turned into a decoded value or a typed error. It never prints:
+ * it reports through the `trace` and `onDeprecation` callbacks.
+ */
+import { STATUS_CODES } from "node:http";
+import { request, type Dispatcher } from "undici";
+import type { OperationId } from "../api/operations.js";
+import type { InventoryUpdate } from "../api/types.js";
+import {
+  ApiError,
+  MalformedResponseError,
+  NetworkError,
+  type CliError,
+  type ProxyContext,
+} from "../errors.js";
+import { decodeErrorBody, parseJson, ShapeError } from "./decode.js";
+import { describeNetworkFailure } from "./network-failure.js";
+import { FailedAttempt, parseRetryAfter, RETRYABLE_STATUSES, withRetries } from "./retry.js";
+import type { RetryPolicy } from "./retry.js";
+import { describeTarget, type Target } from "./target.js";
+
+/** What the --verbose trace is told. Header values are already redacted. */
+export type TraceEvent =
+  | {
+      kind: "request";
+      attempt: number;
+      method: string;
+      url: string;
+      headers: Readonly<Record<string, string>>;
+      body: string | undefined;
+    }
+  | {
+      kind: "response";
+      method: string;
+      url: string;
+      status: number;
+      headers: Readonly<Record<string, string>>;
+      body: string;
+      elapsedMs: number;
+    }
+  | { kind: "failure"; method: string; url: string; message: string; elapsedMs: number }
+  | { kind: "retry"; nextAttempt: number; delayMs: number; reason: string };
+
+/** A response announced that its operation is deprecated (RFC 9745) or sunset (RFC 8594). */
+export interface DeprecationNotice {
+  method: string;
+  url: string;
+  deprecation: string | undefined;
+  sunset: string | undefined;
+}
+
+/** Response headers by lower-case name; repeated headers are joined with ", ". */
+export type ResponseHeaders = Readonly<Record<string, string>>;
+
+/** What a decoder sees of a successful response besides its body. */
+export interface ResponseInfo {
+  status: number;
+  headers: ResponseHeaders;
+}
+
+/** One call of an operation of the spec. */
+export interface Call<T> {
+  /** The spec's operationId, carried by the errors the call raises. */
+  operation: OperationId;
+  method: "GET" | "PATCH";
+  /** Path below the base URL, starting with `/`. */
+  path: string;
+  body?: InventoryUpdate | undefined;
+  /**
+   * Headers of this call (If-Match, Idempotency-Key, X-Change-Reason, ...), lower-case
+   * names. Every retry of the call sends the same values. The client's own (accept,
+   * authorization, content-type, user-agent) cannot be replaced.
+   */
+  headers?: Readonly<Record<string, string>> | undefined;
+  /** Checks a 2xx body (parsed losslessly) and may read the response headers; throws ShapeError. */
+  decode: (body: unknown, response: ResponseInfo) => T;
+}
+
+export interface TransportOptions {
+  /** The server and key; errors carry the target without the key. */
+  target: Target;
+  dispatcher: Dispatcher;
+  /** The proxy requests to the target go through, for error messages; undefined when direct. */
+  proxy?: ProxyContext | undefined;
+  /** Time allowed for one attempt, from connecting (through a proxy too) to the last byte. */
+  timeoutMs: number;
+  retry: Omit<RetryPolicy, "onRetry">;
+  now: () => number;
+  userAgent: string;
+  trace?: ((event: TraceEvent) => void) | undefined;
+  onDeprecation?: ((notice: DeprecationNotice) => void) | undefined;
+}
+
+/** Sends calls to one target. */
+export interface Transport {
+  send: <T>(call: Call<T>) => Promise<T>;
+}
+
+const CLIENT_HEADERS: ReadonlySet<string> = new Set([
+  "accept",
+  "authorization",
+  "content-length",
+  "content-type",
+  "host",
+  "user-agent",
+]);
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(", ") : value;
+}
+
+function flatHeaders(headers: Readonly<Record<string, string | string[] | undefined>>) {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const text = headerValue(value);
+    if (text !== undefined) flat[name.toLowerCase()] = text;
+  }
+  return flat;
+}
+
+function callHeaders(call: Call<unknown>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(call.headers ?? {})) {
+    const lower = name.toLowerCase();
+    if (CLIENT_HEADERS.has(lower)) {
+      throw new TypeError(`${call.operation}: the ${lower} header is set by the client`);
+    }
+    headers[lower] = value;
+  }
+  return headers;
+}
+
+/**
+ * Settles as `exchange` does, or rejects with the signal's reason as soon as it aborts:
+ * undici does not abort every phase on the signal (not a proxy tunnel, nodejs/undici#3944),
+ * and an attempt must end at its deadline whatever phase it is in.
+ */
+function untilAborted<T>(exchange: Promise<T>, signal: AbortSignal): Promise<T> {
+  // What the exchange does after the deadline is of no interest; it must not go unhandled.
+  exchange.catch(() => undefined);
+  const asError = (reason: unknown) =>
+    reason instanceof Error ? reason : new Error(String(reason), { cause: reason });
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => {
+      reject(asError(signal.reason));
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    exchange.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(asError(error));
+      },
+    );
+  });
+}
+
+/** Builds the transport for one target. */
+export function createTransport(options: TransportOptions): Transport {
+  const { target, dispatcher, proxy, timeoutMs, trace, onDeprecation } = options;
+  const { baseUrl, apiKey } = target;
+  const errorTarget = describeTarget(target);
+  // Should a server ever echo the key back, the trace still never shows it. The key is
+  // matched as a whole token, so a short key does not mangle words that contain it.
+  const keyToken = new RegExp(
+    `(?<![\\w.~+/=-])${apiKey.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\w.~+/=-])`,
+    "g",
+  );
+  const redact = (text: string) => text.replace(keyToken, "[redacted]");
+  const via = proxy === undefined ? "" : ` via proxy ${proxy.address}`;
+
+  async function attempt<T>(call: Call<T>, url: string, attemptNumber: number): Promise<T> {
+    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const headers: Record<string, string> = {
+      ...callHeaders(call),
+      accept: "application/json",
+      "user-agent": options.userAgent,
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+    };
+    trace?.({
+      kind: "request",
+      attempt: attemptNumber,
+      method: call.method,
+      url,
+      headers: { ...headers, authorization: "Bearer [redacted]" },
+      body,
+    });
+    const started = options.now();
+    const signal = AbortSignal.timeout(timeoutMs);
+    let status: number;
+    let responseHeaders: Record<string, string>;
+    let text: string;
+    try {
+      const exchange = (async () => {
+        const response = await request(url, {
+          method: call.method,
+          headers: { ...headers, authorization: `Bearer ${apiKey}` },
+          body: body ?? null,
+          dispatcher,
+          signal,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        });
+        return {
+          status: response.statusCode,
+          headers: flatHeaders(response.headers),
+          text: await response.body.text(),
+        };
+      })();
+      ({ status, headers: responseHeaders, text } = await untilAborted(exchange, signal));
+    } catch (error) {
+      const failure = describeNetworkFailure(error, signal.aborted, timeoutMs);
+      trace?.({
+        kind: "failure",
+        method: call.method,
+        url,
+        message: failure.message,
+        elapsedMs: options.now() - started,
+      });
+      const message =
+        failure.failure === "timeout"
+          ? `${call.method} ${url}${via} timed out: ${failure.message}`
+          : `cannot reach ${url}${via}: ${failure.message}`;
+      throw new FailedAttempt(
+        new NetworkError({
+          failure: failure.failure,
+          code: failure.code,
+          message,
+          method: call.method,
+          url,
+          attempts: attemptNumber,
+          target: errorTarget,
+          proxy,
+        }),
+        // The same certificate would fail the same way again.
+        failure.failure !== "untrusted-certificate",
+      );
+    }
+    trace?.({
+      kind: "response",
+      method: call.method,
+      url,
+      status,
+      headers: Object.fromEntries(
+        Object.entries(responseHeaders).map(([name, value]) => [name, redact(value)]),
+      ),
+      body: redact(text),
+      elapsedMs: options.now() - started,
+    });
+    const deprecation = responseHeaders.deprecation;
+    const sunset = responseHeaders.sunset;
+    if (deprecation !== undefined || sunset !== undefined) {
+      onDeprecation?.({ method: call.method, url, deprecation, sunset });
+    }
+    if (status >= 200 && status < 300) {
+      return decodeSuccess(call, url, text, { status, headers: responseHeaders });
+    }
+    throw failedStatus(call, url, status, text, responseHeaders, attemptNumber);
+  }
+
+  function decodeSuccess<T>(call: Call<T>, url: string, text: string, response: ResponseInfo): T {
+    try {
+      return call.decode(parseJson(text), response);
+    } catch (error) {
+      if (!(error instanceof ShapeError)) throw error;
+      throw new FailedAttempt(
+        new MalformedResponseError({
+          message: `unexpected response from ${call.method} ${url}: ${error.message}`,
+          method: call.method,
+          url,
+          target: errorTarget,
+        }),
+        false,
+      );
+    }
+  }
+
+  function failedStatus(
+    call: Call<unknown>,
+    url: string,
+    status: number,
+    text: string,
+    headers: ResponseHeaders,
+    attemptNumber: number,
+  ): FailedAttempt {
+    const body = decodeErrorBody(text);
+    const reason = STATUS_CODES[status] ?? "error";
+    const location = status >= 300 && status < 400 ? headers.location : undefined;
+    const failure: CliError = new ApiError({
+      status,
+      code: body?.code,
+      message:
+        body?.message ??
+        (location === undefined
+          ? `the server answered ${status} ${reason}`
+          : `the server answered ${status} ${reason}, redirecting to ${redact(location)}`),
+      operation: call.operation,
+      method: call.method,
+      url,
+      attempts: attemptNumber,
+      location: location === undefined ? undefined : redact(location),
+      target: errorTarget,
+    });
+    const retryAfter = parseRetryAfter(headers["retry-after"], options.now());
+    return new FailedAttempt(failure, RETRYABLE_STATUSES.has(status), retryAfter);
+  }
+
+  return {
+    // Retries resend the same call, headers included: an Idempotency-Key stays the same.
+    send: <T>(call: Call<T>): Promise<T> => {
+      const url = `${baseUrl}${call.path}`;
+      return withRetries((attemptNumber) => attempt(call, url, attemptNumber), {
+        ...options.retry,
+        onRetry: (info) => trace?.({ kind: "retry", ...info }),
+      });
+    },
+  };
+}

@@ -1,0 +1,149 @@
+/** The `hint:` lines of the errors the API client raises: what to do about each failure. */
+import type { OperationId } from "../api/operations.js";
+import {
+  type ApiError,
+  type MalformedResponseError,
+  type NetworkError,
+  type TargetContext,
+} from "../errors.js";
+
+function times(count: number): string {
+  return count === 1 ? "1 attempt" : `${count} attempts`;
+}
+
+/** "https://x/v1 (from PETSTORE_BASE_URL)", or the URL alone when the target is unknown. */
+function where(target: TargetContext | undefined, url: string): string {
+  return target === undefined ? url : `${target.baseUrl} (from ${target.baseUrlSource})`;
+}
+
+/** What the caller chose in each operation, for a 400's hint. */
+const OPERATION_INPUTS: Readonly<Partial<Record<OperationId, string>>> = {
+  updateInventory: "the petId and quantity",
+  getPetById: "the petId",
+};
+
+/**
+ * The base URL that would have reached what a redirect points at: the Location without the
+ * path the call added, when it ends with that path.
+ */
+function redirectedBaseUrl(error: ApiError, location: string): string | undefined {
+  const target = error.target;
+  if (target === undefined || !error.url.startsWith(target.baseUrl)) return undefined;
+  const path = error.url.slice(target.baseUrl.length);
+  let resolved: string;
+  try {
+    resolved = new URL(location, error.url).href;
+  } catch {
+    return undefined;
+  }
+  return path !== "" && resolved.endsWith(path) ? resolved.slice(0, -path.length) : undefined;
+}
+
+function redirectHint(error: ApiError): string {
+  const location = error.location;
+  const configured =
+    error.target === undefined
+      ? "the base URL"
+      : `the base URL ${error.target.baseUrl} (from ${error.target.baseUrlSource})`;
+  if (location === undefined) {
+    return `petstore does not follow redirects: fix ${configured} (https instead of http?)`;
+  }
+  const suggested = redirectedBaseUrl(error, location);
+  return suggested === undefined
+    ? `petstore does not follow redirects, and the server points to ${location}: fix ${configured}`
+    : `petstore does not follow redirects, and the server points to ${location}: set ${configured} to ${suggested}`;
+}
+
+/** The hint for an error status, by what the status says about the request. */
+export function apiErrorHint(error: ApiError): string | undefined {
+  const { status, target } = error;
+  if (status >= 300 && status < 400) return redirectHint(error);
+  switch (status) {
+    case 400: {
+      const inputs = OPERATION_INPUTS[error.operation];
+      return inputs === undefined
+        ? "the server rejected the request as invalid: its message above says what it rejected"
+        : `check ${inputs}: the server's message above says what it rejected`;
+    }
+    case 401:
+      return target === undefined
+        ? "check the API key"
+        : `check the API key for ${target.baseUrl} (from ${target.baseUrlSource}): it comes from ${target.apiKeySource}`;
+    case 403: {
+      const key =
+        target === undefined ? "the API key" : `the API key (from ${target.apiKeySource})`;
+      return error.method === "GET"
+        ? `${key} was accepted but lacks permission for this; ask for a key that has it`
+        : `${key} was accepted but lacks permission to change stock: a read-scope key can only read; use a write-scope key`;
+    }
+    case 404:
+      if (error.isNoSuchPet()) {
+        return "check the petId; petstore inventory list shows the known ones";
+      }
+      return target === undefined
+        ? "the server has no such route: check that the base URL is right and ends in /v1"
+        : `the server has no such route: check that the base URL ${target.baseUrl} (from ${target.baseUrlSource}) is right and ends in /v1`;
+    case 405:
+      return `the server does not allow ${error.method} there: is ${where(target, error.url)} a petstore API whose base URL ends in /v1?`;
+    case 409:
+      return "the request conflicts with the entry's current state: read it again (petstore inventory list) and retry if the change is still needed";
+    case 413:
+      return "the server (or a proxy in between) refused the request body as too large";
+    case 415:
+      return `the server refused a JSON body: is ${where(target, error.url)} a petstore API?`;
+    case 422:
+      return "the server understood the request but refused it: its message above says why";
+    case 429:
+      return `the server kept limiting the rate of requests (${times(error.attempts)}); wait and try again later, or raise --retries`;
+    default:
+      if (status >= 500 || status === 408) {
+        return `the server kept failing (${times(error.attempts)}); try again later, or raise --retries`;
+      }
+      return undefined;
+  }
+}
+
+/** Certificate failures about dates, and about names; the rest are about trust. */
+const EXPIRY_CODES: ReadonlySet<string> = new Set(["CERT_HAS_EXPIRED", "CERT_NOT_YET_VALID"]);
+const NAME_CODES: ReadonlySet<string> = new Set([
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "HOSTNAME_MISMATCH",
+]);
+
+function certificateHint(error: NetworkError): string {
+  const code = error.code ?? "";
+  const host = new URL(error.url).host;
+  if (EXPIRY_CODES.has(code)) {
+    return `the certificate of ${host} is outside its dates of validity: check this machine's clock, or have the server's certificate renewed`;
+  }
+  if (NAME_CODES.has(code)) {
+    return `the certificate is not issued for ${host}: use a host name it names in ${where(error.target, error.url)}`;
+  }
+  return `if ${host} uses a private CA (or a self-signed certificate), trust it: NODE_EXTRA_CA_CERTS=/path/ca.pem petstore ...`;
+}
+
+/** The hint for a failure below HTTP: where it tried, through which proxy, and what to check. */
+export function networkErrorHint(error: NetworkError): string {
+  if (error.failure === "untrusted-certificate") return certificateHint(error);
+  const tried = `tried ${where(error.target, error.url)}`;
+  const proxy = error.proxy;
+  if (proxy !== undefined) {
+    const via = `${tried} via proxy ${proxy.address} (from ${proxy.source}), ${times(error.attempts)}`;
+    return error.failure === "timeout"
+      ? `${via}; raise --timeout, or check the proxy: ${proxy.source}, and NO_PROXY for hosts that must not use it`
+      : `${via}; is the proxy running? Check ${proxy.source}, and NO_PROXY for hosts that must not use it`;
+  }
+  if (error.failure === "timeout") {
+    return `${tried}, ${times(error.attempts)}; raise --timeout or check the network`;
+  }
+  return `${tried}, ${times(error.attempts)}; is the server running and the URL right?`;
+}
+
+/** The hint for a 2xx answer that is not what a petstore API sends. */
+export function malformedResponseHint(error: MalformedResponseError): string {
+  const server =
+    error.target === undefined
+      ? "the server"
+      : `${error.target.baseUrl} (from ${error.target.baseUrlSource})`;
+  return `is ${server} a petstore API? The base URL must end in /v1`;
+}

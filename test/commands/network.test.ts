@@ -1,0 +1,153 @@
+/**
+ * Failures below HTTP against REAL local sockets: a proxy that never answers CONNECT, a
+ * proxy that is down, NO_PROXY, and an https server whose certificate is not trusted.
+ */
+import { once } from "node:events";
+import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
+import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  selfSignedCertificate,
+  startHttpsServer,
+  type LocalHttpsServer,
+  type SelfSigned,
+} from "../support/local-tls.js";
+import { KEY, runFake } from "./fake-deps.js";
+
+const LIST = '[{"petId":1,"quantity":2,"status":"available"}]';
+
+async function listen(server: Server | HttpServer): Promise<number> {
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  return (server.address() as AddressInfo).port;
+}
+
+/** A port nothing listens on: bound, then closed. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  const port = await listen(server);
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A "proxy" that accepts connections, records what it is sent, and never answers. */
+async function startSilentProxy() {
+  const sockets: Socket[] = [];
+  let received = "";
+  const server = createServer((socket) => {
+    sockets.push(socket);
+    socket.on("data", (chunk) => (received += chunk.toString()));
+    socket.on("error", () => undefined);
+  });
+  const port = await listen(server);
+  return {
+    address: `127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${port}`,
+    received: () => received,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+function env(more: Record<string, string>) {
+  return { PETSTORE_API_KEY: KEY, ...more };
+}
+
+describe("through a proxy", () => {
+  let proxy: Awaited<ReturnType<typeof startSilentProxy>>;
+
+  beforeAll(async () => {
+    proxy = await startSilentProxy();
+  });
+  afterAll(async () => {
+    await proxy.close();
+  });
+
+  it.each([
+    ["an https target through HTTPS_PROXY", "https://petstore.invalid/v1", "HTTPS_PROXY", ":443"],
+    ["an http target through HTTP_PROXY", "http://petstore.invalid/v1", "HTTP_PROXY", ":80"],
+  ])(
+    "times out a proxy that never answers CONNECT (%s): exit 3 within --timeout",
+    async (_name, baseUrl, variable, port) => {
+      const result = await runFake(
+        ["--base-url", baseUrl, "--timeout", "500", "--retries", "0", "inventory", "list"],
+        { realNetwork: true, env: env({ [variable]: proxy.url }) },
+      );
+      expect(proxy.received()).toContain(`CONNECT petstore.invalid${port} HTTP/1.1`);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toBe(
+        `error: GET ${baseUrl}/inventory via proxy ${proxy.address} timed out: no answer within 500 ms\n` +
+          `hint: tried ${baseUrl} (from --base-url) via proxy ${proxy.address} (from ${variable}), 1 attempt; raise --timeout, or check the proxy: ${variable}, and NO_PROXY for hosts that must not use it\n`,
+      );
+    },
+    // Without the bound the run never ends; with it, about 0.5 s (undici's coarse timers: ~1 s).
+    10_000,
+  );
+
+  it("names a proxy that is down, not the server (exit 3)", async () => {
+    const port = await closedPort();
+    const result = await runFake(
+      ["--base-url", "https://petstore.invalid/v1", "--retries", "1", "inventory", "list"],
+      { realNetwork: true, env: env({ https_proxy: `http://user:secret@127.0.0.1:${port}` }) },
+    );
+    expect(result.code).toBe(3);
+    expect(result.stderr).toBe(
+      `error: cannot reach https://petstore.invalid/v1/inventory via proxy 127.0.0.1:${port}: connection refused (ECONNREFUSED)\n` +
+        `hint: tried https://petstore.invalid/v1 (from --base-url) via proxy 127.0.0.1:${port} (from https_proxy), 2 attempts; is the proxy running? Check https_proxy, and NO_PROXY for hosts that must not use it\n`,
+    );
+    expect(result.stderr).not.toContain("secret");
+  }, 10_000);
+
+  it("goes direct to a host in NO_PROXY, and says nothing of the proxy", async () => {
+    const server = createHttpServer((_request, response) => {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(LIST);
+    });
+    const port = await listen(server);
+    try {
+      const result = await runFake(
+        ["--base-url", `http://127.0.0.1:${port}/v1`, "--retries", "0", "inventory", "list"],
+        {
+          realNetwork: true,
+          env: env({ HTTP_PROXY: `http://127.0.0.1:${await closedPort()}`, NO_PROXY: "127.0.0.1" }),
+        },
+      );
+      expect(result).toMatchObject({ code: 0, stdout: "1\t2\tavailable\n", stderr: "" });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }, 10_000);
+});
+
+describe("an https server whose certificate is not trusted", () => {
+  let certificate: SelfSigned;
+  let server: LocalHttpsServer;
+
+  beforeAll(async () => {
+    certificate = selfSignedCertificate();
+    server = await startHttpsServer(certificate, LIST);
+  });
+  afterAll(async () => {
+    await server.close();
+    certificate.remove();
+  });
+
+  it("is refused at once, not retried: exit 3 with how to trust a private CA", async () => {
+    const before = server.connections();
+    const result = await runFake(["--base-url", server.baseUrl, "inventory", "list"], {
+      realNetwork: true,
+      env: env({}),
+    });
+    const host = new URL(server.baseUrl).host;
+    expect(result.code).toBe(3);
+    expect(result.stderr).toBe(
+      `error: cannot reach ${server.baseUrl}/inventory: the server's certificate is not trusted: self-signed certificate (DEPTH_ZERO_SELF_SIGNED_CERT)\n` +
+        `hint: if ${host} uses a private CA (or a self-signed certificate), trust it: NODE_EXTRA_CA_CERTS=/path/ca.pem petstore ...\n`,
+    );
+    expect(server.connections() - before).toBe(1);
+    expect(result.sleeps).toEqual([]);
+  }, 10_000);
+});
