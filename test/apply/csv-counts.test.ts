@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseCsvCounts } from "../../src/apply/csv-counts.js";
-
-const MAX_ID = 9223372036854775807n;
+import { MAX_ID } from "../support/ids.js";
 
 describe("parseCsvCounts", () => {
   it("reads rows with their file lines, the header being line 1", () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { arrayEntryLines, parseJsonCounts } from "../../src/apply/json-counts.js";
-
-const MAX_ID = "9223372036854775807";
+import { MAX_ID_TEXT as MAX_ID } from "../support/ids.js";
 
 describe("arrayEntryLines", () => {
   it("finds the line each top-level entry starts on, ignoring brackets inside strings", () => {

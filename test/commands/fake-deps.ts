@@ -111,3 +111,8 @@ export function callsOf(agent: MockAgent): string[] {
 
 /** JSON response options for MockAgent replies. */
 export const json = { headers: { "content-type": "application/json" } };
+
+/** An error as a socket raises it (`ECONNRESET`, ...), for MockAgent's replyWithError. */
+export function socketError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}

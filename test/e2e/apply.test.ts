@@ -19,8 +19,8 @@ import {
   type RunningServer,
   type SeedPet,
 } from "./helpers.js";
+import { MAX_ID } from "../support/ids.js";
 
-const MAX_ID = 9223372036854775807n;
 const SEED: SeedPet[] = [
   { petId: 1, name: "Rex", status: "available", quantity: 3 },
   { petId: 2, name: "Tom", status: "pending", quantity: 0 },

@@ -20,8 +20,8 @@ import {
   tempDir,
   type RunningServer,
 } from "./helpers.js";
+import { MAX_ID } from "../support/ids.js";
 
-const MAX_ID = 9223372036854775807n;
 // eslint-disable-next-line no-control-regex
 const ANSI = /\u001b\[[0-9;]*m/;
 

@@ -5,15 +5,7 @@
  */
 import { spawn, spawnSync, type ChildProcessByStdio } from "node:child_process";
 import { once } from "node:events";
-import {
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import {
   createServer,
   request as httpRequest,
@@ -21,11 +13,11 @@ import {
   type ServerResponse,
 } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { stringify } from "lossless-json";
+import { tempDir as makeTempDir } from "../support/temp-dir.js";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
 export const BIN = join(ROOT, "bin", "petstore.js");
@@ -57,15 +49,9 @@ export function assertBuilt(): void {
   }
 }
 
-/** A temporary directory, removed by `remove()`. */
+/** A temporary directory for an end-to-end test, removed by `remove()`. */
 export function tempDir(prefix = "petstore-e2e-"): { dir: string; remove: () => void } {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  return {
-    dir,
-    remove: () => {
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return makeTempDir(prefix);
 }
 
 /** A seed record; `petId` may be a bigint to go beyond 2^53 exactly. */

@@ -17,6 +17,7 @@ import { delimiter, dirname, join, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_KEY, ROOT, tempDir } from "./helpers.js";
+import { MAX_ID_TEXT as MAX_ID } from "../support/ids.js";
 
 type Env = Record<string, string | undefined>;
 
@@ -24,7 +25,6 @@ const NODE = resolve(process.env.PETSTORE_TEST_NODE ?? process.execPath);
 const VERSION = (
   JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string }
 ).version;
-const MAX_ID = "9223372036854775807";
 
 /** The version of the Node.js under test, failing clearly when PETSTORE_TEST_NODE is wrong. */
 function nodeVersion(): string {

@@ -4,9 +4,9 @@ import { connect } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { API_KEY, runCli, startServer, tempDir, type RunningServer } from "./helpers.js";
+import { MAX_ID_TEXT as MAX_ID } from "../support/ids.js";
 
 const auth = { authorization: `Bearer ${API_KEY}` };
-const MAX_ID = "9223372036854775807";
 
 let temp: ReturnType<typeof tempDir>;
 let db: string;

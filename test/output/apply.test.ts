@@ -1,19 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { ApplyReport } from "../../src/apply/execute.js";
 import { writeApplyReport } from "../../src/output/apply.js";
-import { createIoStreams } from "../../src/output/io-streams.js";
-
-function io(isTTY: boolean) {
-  let out = "";
-  const streams = createIoStreams({
-    out: { write: (text: string) => (out += text) },
-    err: { write: () => undefined },
-    isTTY,
-    env: {},
-    colorFlag: false,
-  });
-  return { streams, out: () => out };
-}
+import { captureIo } from "../support/capture-io.js";
 
 const many: ApplyReport = {
   changed: 25,
@@ -38,7 +26,7 @@ const many: ApplyReport = {
 
 describe("writeApplyReport", () => {
   it("lists every change in a log, and caps them on a terminal (failures always all)", () => {
-    const piped = io(false);
+    const piped = captureIo(false);
     writeApplyReport(many, "text", "c.csv", piped.streams);
     expect(
       piped
@@ -47,7 +35,7 @@ describe("writeApplyReport", () => {
         .filter((line) => line.startsWith("  pet ")),
     ).toHaveLength(26);
 
-    const terminal = io(true);
+    const terminal = captureIo(true);
     writeApplyReport(many, "text", "c.csv", terminal.streams);
     expect(terminal.out()).toContain("  pet 20: 0 → 1\n  … and 5 more (--json lists every row)\n");
     expect(terminal.out()).not.toContain("pet 21:");
@@ -55,7 +43,7 @@ describe("writeApplyReport", () => {
   });
 
   it("writes previous as null for a pet the inventory did not list", () => {
-    const json = io(false);
+    const json = captureIo(false);
     writeApplyReport(many, "json", "c.csv", json.streams);
     expect(json.out()).toContain(
       '"petId": 99,\n      "previous": null,\n      "desired": 1,\n      "outcome": "failed",\n      "reason": "no such pet"\n',

@@ -2,20 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { InventoryItem } from "../../src/api/types.js";
 import { chooseFormat } from "../../src/output/format.js";
 import { inventoryTotals, writeInventoryList } from "../../src/output/inventory.js";
-import { createIoStreams } from "../../src/output/io-streams.js";
 import { csvLine, tsvLine } from "../../src/output/delimited.js";
-
-function io(isTTY: boolean) {
-  let out = "";
-  const streams = createIoStreams({
-    out: { write: (text: string) => (out += text) },
-    err: { write: () => true },
-    isTTY,
-    env: { NO_COLOR: "1" },
-    colorFlag: true,
-  });
-  return { streams, out: () => out };
-}
+import { captureIo } from "../support/capture-io.js";
 
 const ITEMS: InventoryItem[] = [
   { petId: 1n, quantity: 2147483647, status: "available" },
@@ -32,17 +20,17 @@ describe("inventory output", () => {
   });
 
   it("writes an empty table with a zero totals line", () => {
-    const { streams, out } = io(true);
+    const { streams, out } = captureIo(true);
     writeInventoryList([], "table", streams);
     expect(out()).toContain("petId");
     expect(out()).toContain("0 pets, 0 in stock");
   });
 
   it("writes an empty JSON array and no TSV lines for an empty inventory", () => {
-    const json = io(false);
+    const json = captureIo(false);
     writeInventoryList([], "json", json.streams);
     expect(json.out()).toBe("[]\n");
-    const tsv = io(false);
+    const tsv = captureIo(false);
     writeInventoryList([], "tsv", tsv.streams);
     expect(tsv.out()).toBe("");
   });

@@ -4,8 +4,7 @@ import { parsePetId, readWholeNumber } from "../../src/api/limits.js";
 import { UsageError } from "../../src/errors.js";
 import { petIdArgument, quantityArgument, wholeNumberOption } from "../../src/program/arguments.js";
 import { callsOf, mockAgent, runFake } from "../commands/fake-deps.js";
-
-const MAX_ID = 9223372036854775807n;
+import { MAX_ID } from "../support/ids.js";
 
 describe("readWholeNumber: the one rule", () => {
   it.each([

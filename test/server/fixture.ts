@@ -1,16 +1,17 @@
 /** Builds an app on a fresh SQLite file in a temp directory, for in-process tests. */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import { buildApp, type AppOptions } from "../../src/server/app.js";
 import { openSqliteStore } from "../../src/server/store/sqlite.js";
 import type { SeedPet, Store } from "../../src/server/store/store.js";
+import { tempDir } from "../support/temp-dir.js";
+
+export { tempDir };
 
 export const API_KEY = "test-key-0123456789";
 export const AUTH = { authorization: `Bearer ${API_KEY}` };
-export const MAX_ID = "9223372036854775807";
+export { MAX_ID_TEXT as MAX_ID } from "../support/ids.js";
 
 export const PETS: readonly SeedPet[] = [
   { id: 1n, name: "Rex", status: "available", quantity: 3, photoUrls: [], tags: [] },
@@ -39,17 +40,6 @@ export interface TestApp {
   dbPath: string;
   logs: string[];
   close(): Promise<void>;
-}
-
-/** A temp directory removed by the returned cleanup function. */
-export function tempDir(): { dir: string; remove(): void } {
-  const dir = mkdtempSync(join(tmpdir(), "petstore-test-"));
-  return {
-    dir,
-    remove: () => {
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }
 
 /** An app over a seeded SQLite store whose log lines are collected in `logs`. */

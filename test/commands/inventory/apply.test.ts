@@ -6,10 +6,10 @@
 import { describe, expect, it } from "vitest";
 import type { MockAgent } from "undici";
 import { Interrupts } from "../../../src/program/interrupts.js";
-import { callsOf, json, mockAgent, ORIGIN, runFake } from "../fake-deps.js";
+import { callsOf, json, mockAgent, ORIGIN, runFake, socketError } from "../fake-deps.js";
 import { holdPatches } from "./held-patches.js";
+import { MAX_ID_TEXT as MAX_ID } from "../../support/ids.js";
 
-const MAX_ID = "9223372036854775807";
 const INVENTORY = `[{"petId":1,"quantity":3,"status":"available"},{"petId":2,"quantity":0,"status":"pending"},{"petId":3,"quantity":4,"status":"sold"},{"petId":${MAX_ID},"quantity":1,"status":"sold"}]`;
 const inventoryRoute = { path: "/v1/inventory", method: "GET" } as const;
 const patchRoute = (petId: string | number) =>
@@ -28,10 +28,6 @@ function serving(patches: readonly [string | number, number][] = []): MockAgent 
     pool.intercept(patchRoute(petId)).reply(200, entry(petId, quantity), json);
   }
   return agent;
-}
-
-function socketError(code: string, message: string): Error {
-  return Object.assign(new Error(message), { code });
 }
 
 function patchBodies(agent: MockAgent): string[] {

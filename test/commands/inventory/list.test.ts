@@ -9,8 +9,8 @@ import {
   ORIGIN,
   runFake,
 } from "../fake-deps.js";
+import { MAX_ID_TEXT as MAX_ID } from "../../support/ids.js";
 
-const MAX_ID = "9223372036854775807";
 const INVENTORY = `[{"petId":${MAX_ID},"quantity":1,"status":"sold"},{"petId":7,"quantity":0,"status":"pending"},{"petId":2,"quantity":5,"status":"available"}]`;
 
 function serving(body: string, status = 200) {

@@ -1,13 +1,9 @@
 /** Faults a real server cannot produce on demand: time-outs, resets, 5xx, 429 with Retry-After. */
 import { describe, expect, it } from "vitest";
-import { BASE_URL, callsOf, json, mockAgent, ORIGIN, runFake } from "../fake-deps.js";
+import { BASE_URL, callsOf, json, mockAgent, ORIGIN, runFake, socketError } from "../fake-deps.js";
 
 const LIST = '[{"petId":1,"quantity":2,"status":"available"}]';
 const route = { path: "/v1/inventory", method: "GET" } as const;
-
-function socketError(code: string, message: string): Error {
-  return Object.assign(new Error(message), { code });
-}
 
 describe("retries", () => {
   it("retries a 503 and succeeds on the next attempt", async () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BASE_URL, callsOf, json, mockAgent, ORIGIN, runFake } from "../fake-deps.js";
-
-const MAX_ID = "9223372036854775807";
+import { MAX_ID_TEXT as MAX_ID } from "../../support/ids.js";
 
 function patching(petId: string, reply: { status: number; body: string }) {
   const agent = mockAgent();
