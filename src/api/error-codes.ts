@@ -12,5 +12,7 @@ export const ERROR_CODES = {
   methodNotAllowed: "method_not_allowed",
   tooManyRequests: "too_many_requests",
   internalError: "internal_error",
+  /** 503: the server cannot serve the request now (its database is locked); retry later. */
+  unavailable: "unavailable",
 } as const;
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];

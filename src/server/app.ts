@@ -5,6 +5,7 @@ import type { DestinationStream } from "pino";
 import { ERROR_CODES } from "../api/error-codes.js";
 import { createKeyChecker } from "./api-keys.js";
 import { bearerAuth } from "./auth.js";
+import { drainRequestBody } from "./drain-request-body.js";
 import { handleError } from "./error-handler.js";
 import { HttpError } from "./http-error.js";
 import { healthRoutes } from "./routes/health.js";
@@ -67,6 +68,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Only JSON is accepted; anything else is 415.
   app.removeContentTypeParser("text/plain");
   app.setErrorHandler(handleError);
+  // A body rejected unread (413, 415) is read to its end first, so the client sees the answer.
+  app.addHook("onSend", drainRequestBody);
   app.addHook("onSend", (request, reply, payload, done) => {
     void reply.header("x-request-id", request.id);
     done(null, payload);
