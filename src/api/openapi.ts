@@ -11,6 +11,7 @@ import {
   petExamples,
   petNotFoundExamples,
   unauthorizedExamples,
+  unavailableExamples,
   type Example,
 } from "./openapi-examples.js";
 import {
@@ -57,6 +58,20 @@ const responses = {
     "The requested resource (the pet) could not be found",
     petNotFoundExamples,
   ),
+  unavailable: {
+    ...errorResponse(
+      503,
+      "The server cannot serve the request now: another process (a backup, a second server) held the database's lock for longer than the server waits (5 s by default). Nothing was changed; retry after `Retry-After`",
+      unavailableExamples,
+    ),
+    headers: {
+      "Retry-After": {
+        description: "Seconds to wait before retrying",
+        required: true,
+        schema: { type: "string", pattern: "^[0-9]+$", examples: ["1"] },
+      },
+    },
+  },
   other: {
     description: "Any other error: unsupported media type, body too large, server error",
     content: json(ref("Error"), otherErrorExamples),
@@ -124,6 +139,7 @@ export function buildOpenApiDocument() {
               content: json(ref("InventoryList"), inventoryListExamples),
             },
             "401": responses.unauthorized,
+            "503": responses.unavailable,
             default: responses.other,
           },
         },
@@ -149,6 +165,7 @@ export function buildOpenApiDocument() {
             "400": responses.badRequest,
             "401": responses.unauthorized,
             "404": responses.notFound,
+            "503": responses.unavailable,
             default: responses.other,
           },
         },
