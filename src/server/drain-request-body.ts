@@ -13,14 +13,19 @@ export const DRAIN_LIMIT_BYTES = 1024 * 1024;
 /** The longest a rejected body is read for, so a slow sender cannot hold the answer. */
 export const DRAIN_TIMEOUT_MS = 5_000;
 
-/** onSend hook: waits until the request body has been read to its end, within the bounds. */
+/**
+ * onSend hook: before an answer that closes the connection, waits until the request body has
+ * been read to its end, within the bounds. (An answer that keeps the connection open needs
+ * nothing: Node reads and discards the rest of the body itself.)
+ */
 export async function drainRequestBody(
   request: FastifyRequest,
-  _reply: FastifyReply,
+  reply: FastifyReply,
   payload: unknown,
 ): Promise<unknown> {
   const raw = request.raw;
-  if (raw.complete || raw.destroyed) return payload;
+  if (reply.getHeader("connection") !== "close") return payload;
+  if (raw.complete || raw.readableEnded || raw.destroyed) return payload;
   const declared = Number(raw.headers["content-length"]);
   if (declared > DRAIN_LIMIT_BYTES) return payload;
   await drain(raw, DRAIN_LIMIT_BYTES, DRAIN_TIMEOUT_MS);
