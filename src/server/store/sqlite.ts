@@ -74,6 +74,8 @@ export interface SqliteStoreOptions {
 /** Opens (creating if needed) the SQLite database at `path` and migrates it to the latest schema. */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
   const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+  const now = options.now ?? (() => performance.now());
+  const started = now();
   const db = new Database(path);
   try {
     // While opening, nothing is served yet: SQLite may wait for a lock in place.
@@ -91,19 +93,16 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   } catch (error) {
     db.close();
     if (isBusy(error)) {
+      // SQLite fails at once, without waiting, where waiting could deadlock.
+      const waited = now() - started;
       throw new StoreBusyError(
-        `the database is locked by another process (waited ${lockTimeoutMs} ms)`,
-        lockTimeoutMs,
+        `the database is locked by another process (waited ${Math.round(waited)} ms)`,
+        waited,
       );
     }
     throw error;
   }
-  return new SqliteStore(
-    db,
-    options.externalCheckMs ?? 250,
-    options.now ?? (() => performance.now()),
-    lockTimeoutMs,
-  );
+  return new SqliteStore(db, options.externalCheckMs ?? 250, now, lockTimeoutMs);
 }
 
 function migrate(db: Database.Database): void {

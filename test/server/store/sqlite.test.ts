@@ -283,10 +283,18 @@ describe("SQLite store: another process holds the database's lock", () => {
     locker.pragma("locking_mode = EXCLUSIVE");
     locker.exec("BEGIN EXCLUSIVE; COMMIT");
     const started = performance.now();
-    expect(() => openSqliteStore(dbPath, { lockTimeoutMs: 100 })).toThrow(
-      new StoreBusyError("the database is locked by another process (waited 100 ms)", 100),
-    );
+    let thrown: unknown;
+    try {
+      openSqliteStore(dbPath, { lockTimeoutMs: 100 });
+    } catch (error) {
+      thrown = error;
+    }
     const waited = performance.now() - started;
+    expect(thrown).toBeInstanceOf(StoreBusyError);
+    expect((thrown as StoreBusyError).message).toMatch(
+      /^the database is locked by another process \(waited \d+ ms\)$/,
+    );
+    expect((thrown as StoreBusyError).waitedMs).toBeGreaterThanOrEqual(90);
     expect(waited).toBeGreaterThanOrEqual(90);
     expect(waited).toBeLessThan(3000);
   });
