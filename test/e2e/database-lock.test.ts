@@ -75,7 +75,7 @@ interface Poll {
 /** Polls /healthz and GET /v1/inventory one after the other, every 20 ms, until stopped. */
 function pollWhileLocked(url: string): { stop(): Promise<Poll[]> } {
   const polls: Poll[] = [];
-  let stopped = false;
+  const stopped = new AbortController();
   const timed = async (what: string, target: string, headers: Record<string, string>) => {
     const started = performance.now();
     const response = await fetch(target, { headers });
@@ -83,7 +83,7 @@ function pollWhileLocked(url: string): { stop(): Promise<Poll[]> } {
     polls.push({ what, status: response.status, ms: performance.now() - started });
   };
   const loop = (async () => {
-    while (!stopped) {
+    while (!stopped.signal.aborted) {
       await timed("/healthz", `${url.replace(/\/v1$/, "")}/healthz`, {});
       await timed("GET /v1/inventory", `${url}/inventory`, auth);
       await new Promise((resolve) => setTimeout(resolve, 20));
@@ -91,7 +91,7 @@ function pollWhileLocked(url: string): { stop(): Promise<Poll[]> } {
   })();
   return {
     async stop() {
-      stopped = true;
+      stopped.abort();
       await loop;
       return polls;
     },
