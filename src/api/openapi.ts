@@ -73,7 +73,8 @@ const responses = {
     },
   },
   other: {
-    description: "Any other error: unsupported media type, body too large, server error",
+    description:
+      "Any other error: unsupported media type, body too large, the database locked by another process for longer than the server waits (503 `unavailable`, with `Retry-After`), server error",
     content: json(ref("Error"), otherErrorExamples),
   },
 };
@@ -139,7 +140,6 @@ export function buildOpenApiDocument() {
               content: json(ref("InventoryList"), inventoryListExamples),
             },
             "401": responses.unauthorized,
-            "503": responses.unavailable,
             default: responses.other,
           },
         },

@@ -180,6 +180,7 @@ describe("GET /v1/openapi.json", () => {
     expect(response.headers["retry-after"]).toMatch(
       new RegExp(patch.headers["Retry-After"].schema.pattern),
     );
-    expect(served.paths["/inventory"].get.responses["503"]).toEqual(patch);
+    // A read meets a lock only in rare states: its 503 falls under `default` (the Error body).
+    expect(served.paths["/inventory"].get.responses.default.description).toContain("503");
   });
 });
