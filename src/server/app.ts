@@ -68,7 +68,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Only JSON is accepted; anything else is 415.
   app.removeContentTypeParser("text/plain");
   app.setErrorHandler(handleError);
-  // A body rejected unread (413, 415) is read to its end first, so the client sees the answer.
+  // A body rejected unread (413) is read to its end first, so the client sees the answer.
   app.addHook("onSend", drainRequestBody);
   app.addHook("onSend", (request, reply, payload, done) => {
     void reply.header("x-request-id", request.id);

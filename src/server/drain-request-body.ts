@@ -1,9 +1,10 @@
 /**
  * Reads what is left of a request body before the answer goes out. Fastify answers a body
- * over the limit (413), or of a type it does not parse (415), without reading it, and closes
- * the connection; closing a socket with unread data makes the kernel send a reset, and a
- * client still writing its body (most write it all before reading) sees ECONNRESET or EPIPE
- * instead of the answer. Reading the rest first, up to a bound, lets it see the answer.
+ * over the limit (413) without reading the rest of it, and closes the connection (it sets
+ * `Connection: close` on every body-parsing error); closing a socket with unread data makes
+ * the kernel send a reset, and a client still writing its body (most write it all before
+ * reading) sees ECONNRESET or EPIPE instead of the answer. Reading the rest first, up to a
+ * bound, lets it see the answer.
  */
 import type { IncomingMessage } from "node:http";
 import type { FastifyReply, FastifyRequest } from "fastify";
