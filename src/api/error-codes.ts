@@ -7,8 +7,8 @@ export const ERROR_CODES = {
   malformedRequest: "malformed_request",
   requestTimeout: "request_timeout",
   headersTooLarge: "headers_too_large",
-  uriTooLong: "uri_too_long",
   expectationFailed: "expectation_failed",
+  /** 503: the server cannot serve the request now (a database lock, shutting down); retry. */
   unavailable: "unavailable",
   unsupportedMediaType: "unsupported_media_type",
   payloadTooLarge: "payload_too_large",

@@ -109,6 +109,14 @@ export const petNotFoundExamples = {
   }),
 } satisfies Record<string, Example>;
 
+export const unavailableExamples = {
+  locked: error("Another process held the database's lock for the whole wait", {
+    code: ERROR_CODES.unavailable,
+    message: "the database is locked by another process; nothing was changed, retry later",
+    status: 503,
+  }),
+} satisfies Record<string, Example>;
+
 export const otherErrorExamples = {
   unsupportedMediaType: error("The body is not application/json", {
     code: ERROR_CODES.unsupportedMediaType,

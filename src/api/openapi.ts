@@ -11,6 +11,7 @@ import {
   petExamples,
   petNotFoundExamples,
   unauthorizedExamples,
+  unavailableExamples,
   type Example,
 } from "./openapi-examples.js";
 import {
@@ -57,8 +58,23 @@ const responses = {
     "The requested resource (the pet) could not be found",
     petNotFoundExamples,
   ),
+  unavailable: {
+    ...errorResponse(
+      503,
+      "The server cannot serve the request now: another process (a backup, a second server) held the database's lock for longer than the server waits (5 s by default). Nothing was changed; retry after `Retry-After`",
+      unavailableExamples,
+    ),
+    headers: {
+      "Retry-After": {
+        description: "Seconds to wait before retrying",
+        required: true,
+        schema: { type: "string", pattern: "^[0-9]+$", examples: ["1"] },
+      },
+    },
+  },
   other: {
-    description: "Any other error: unsupported media type, body too large, server error",
+    description:
+      "Any other error: unsupported media type, body too large, the database locked by another process for longer than the server waits (503 `unavailable`, with `Retry-After`), server error",
     content: json(ref("Error"), otherErrorExamples),
   },
 };
@@ -149,6 +165,7 @@ export function buildOpenApiDocument() {
             "400": responses.badRequest,
             "401": responses.unauthorized,
             "404": responses.notFound,
+            "503": responses.unavailable,
             default: responses.other,
           },
         },

@@ -7,6 +7,7 @@ import { ERROR_CODES } from "../api/error-codes.js";
 import { createKeyChecker } from "./api-keys.js";
 import { bearerAuth } from "./auth.js";
 import { answerClientError, answerConnect, answerUnmetExpectation } from "./client-errors.js";
+import { drainRequestBody } from "./drain-request-body.js";
 import { handleError } from "./error-handler.js";
 import { HttpError } from "./http-error.js";
 import { healthRoutes } from "./routes/health.js";
@@ -117,6 +118,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     }
     done();
   });
+
+  // A body rejected unread (413) is read to its end first, so the client sees the answer.
+  app.addHook("onSend", drainRequestBody);
   app.addHook("onSend", (request, reply, payload, done) => {
     void reply.header("x-request-id", request.id);
     // Answers finished while closing end their connection, so the process can exit at once.

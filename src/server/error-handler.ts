@@ -2,6 +2,8 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ERROR_CODES } from "../api/error-codes.js";
 import { HttpError } from "./http-error.js";
+import { serviceUnavailable } from "./service-unavailable.js";
+import { StoreBusyError } from "./store/store-busy-error.js";
 
 /** Maps Fastify's own error codes to ours. */
 const FASTIFY_ERRORS: Readonly<Record<string, { status: number; code: string }>> = {
@@ -15,6 +17,7 @@ const FASTIFY_ERRORS: Readonly<Record<string, { status: number; code: string }>>
 /** Converts any thrown value into the HttpError that describes the response. */
 export function toHttpError(error: FastifyError | Error): HttpError {
   if (error instanceof HttpError) return error;
+  if (error instanceof StoreBusyError) return serviceUnavailable(`${error.message}; retry later`);
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
     return new HttpError(400, ERROR_CODES.invalidBody, error.message);

@@ -5,9 +5,11 @@ import { destination, type DestinationStream } from "pino";
 import { loadApiKeys } from "./api-keys.js";
 import { buildApp } from "./app.js";
 import { DEMO_ORDERS, DEMO_PETS } from "./demo-data.js";
+import { lockTimeoutFrom } from "./lock-timeout.js";
 import { SeedError, loadSeed } from "./seed.js";
 import { openSqliteStore } from "./store/sqlite.js";
 import type { SeedPet, Store } from "./store/store.js";
+import { StoreBusyError } from "./store/store-busy-error.js";
 import { StartupError } from "./startup-error.js";
 
 /** What the server needs from its process: its environment and output streams. */
@@ -52,7 +54,7 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
   const seed = options.seed === undefined ? undefined : await readSeed(options.seed);
 
   const created = !isInMemory(options.db) && !existsSync(options.db);
-  const store = openStore(options.db);
+  const store = openStore(options.db, lockTimeoutFrom(io.env.PETSTORE_LOCK_TIMEOUT_MS));
   // Signals are caught from here on, so one that arrives while starting still closes cleanly.
   const signalled = nextSignal();
   const logs = logDestination(io.stderr);
@@ -76,7 +78,7 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
     await store.close();
     logs.close();
     if (created) removeDatabase(options.db);
-    throw error;
+    throw error instanceof StoreBusyError ? databaseLocked(options.db, error) : error;
   }
   io.stdout.write(`listening on ${baseUrl(app, options.host)}\n`);
   const signal = await signalled.promise;
@@ -120,15 +122,25 @@ async function readSeed(file: string): Promise<SeedPet[]> {
   }
 }
 
-function openStore(db: string): Store {
+function openStore(db: string, lockTimeoutMs: number): Store {
   try {
-    return openSqliteStore(db);
+    return openSqliteStore(db, { lockTimeoutMs });
   } catch (error) {
+    if (error instanceof StoreBusyError) throw databaseLocked(db, error);
     throw new StartupError(
       "configuration",
       `cannot open database ${db}: ${(error as Error).message}`,
     );
   }
+}
+
+/** Another process held the database's lock for the whole start-up wait. */
+function databaseLocked(db: string, error: StoreBusyError): StartupError {
+  return new StartupError(
+    "unavailable",
+    `cannot open database ${db}: ${error.message}`,
+    "another process (a backup, the sqlite3 shell, another petstore serve) holds its lock: try again when it is done",
+  );
 }
 
 function isInMemory(db: string): boolean {

@@ -15,6 +15,7 @@
  * The server runs with `--demo` rather than `--seed`: a seed file holds pets only, and the
  * Order schema is only tested by a non-empty order list.
  */
+import Database from "better-sqlite3";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -61,7 +62,12 @@ const covered = new Set<string>();
 
 beforeAll(async () => {
   assertBuilt();
-  server = await startServer({ dbPath: join(temp.dir, "petstore.db"), args: ["--demo"] });
+  server = await startServer({
+    dbPath: join(temp.dir, "petstore.db"),
+    args: ["--demo"],
+    // A PATCH waits this long for a lock held elsewhere before its 503 (see the 503 case).
+    env: { PETSTORE_LOCK_TIMEOUT_MS: "300" },
+  });
   [strict, observing] = await Promise.all([
     startPrism(["proxy", DOCUMENT, server.url, "--errors"]),
     startPrism(["proxy", DOCUMENT, server.url]),
@@ -194,6 +200,23 @@ describe("PATCH /inventory/{petId} (updateInventory) through prism proxy", () =>
       404,
     );
     expect(body).toMatchObject({ code: "pet_not_found" });
+  });
+
+  it("503: another process holds the database's write lock for longer than the server waits", async () => {
+    if (!server) throw new Error("the server did not start");
+    const locker = new Database(server.dbPath);
+    locker.exec("BEGIN IMMEDIATE");
+    try {
+      const { body, headers } = await conforming(
+        "updateInventory",
+        { method: "PATCH", path: `/inventory/${petIds[0]}`, body: '{"quantity":6}' },
+        503,
+      );
+      expect(body).toMatchObject({ code: "unavailable" });
+      expect(headers.get("retry-after")).toBe("1");
+    } finally {
+      locker.close();
+    }
   });
 });
 

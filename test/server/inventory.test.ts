@@ -1,5 +1,6 @@
+import Database from "better-sqlite3";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { openSqliteStore } from "../../src/server/store/sqlite.js";
 import { expectError } from "./expect-error.js";
 import { AUTH, MAX_ID, PETS, createTestApp, tempDir, type TestApp } from "./fixture.js";
@@ -175,5 +176,68 @@ describe("PATCH /v1/inventory/{petId}", () => {
       payload: "not json",
     });
     expectError(response, 401, "unauthorized");
+  });
+});
+
+describe("another process holds the database's lock", () => {
+  let temp: ReturnType<typeof tempDir>;
+  let locked: TestApp;
+  let locker: Database.Database;
+  beforeEach(async () => {
+    temp = tempDir();
+    const dbPath = join(temp.dir, "petstore.db");
+    // A real, short lock time-out: the requests below wait 50 ms for the lock.
+    const store = openSqliteStore(dbPath, { lockTimeoutMs: 50 });
+    await store.seedIfEmpty(PETS);
+    locked = await createTestApp({ store });
+    locker = new Database(dbPath);
+    locker.exec("BEGIN IMMEDIATE");
+  });
+  afterEach(async () => {
+    if (locker.inTransaction) locker.exec("ROLLBACK");
+    locker.close();
+    await locked.close();
+    temp.remove();
+  });
+
+  it("answers a PATCH 503 unavailable with Retry-After after its time-out, changing nothing", async () => {
+    const response = await locked.app.inject({
+      method: "PATCH",
+      url: "/v1/inventory/1",
+      headers: { ...AUTH, "content-type": "application/json" },
+      payload: { quantity: 42 },
+    });
+    expectError(response, 503, "unavailable");
+    expect(response.headers["retry-after"]).toBe("1");
+    expect(response.json<{ message: string }>().message).toBe(
+      "the database is locked by another process; nothing was changed, retry later",
+    );
+    locker.exec("ROLLBACK");
+    expect((await locked.store.listInventory())[0]?.quantity).toBe(3);
+  });
+
+  it("keeps serving GETs meanwhile", async () => {
+    const response = await locked.app.inject({ url: "/v1/inventory", headers: AUTH });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toContain('{"petId":1,"quantity":3,"status":"available"}');
+    expect((await locked.app.inject({ url: "/healthz" })).statusCode).toBe(200);
+  });
+
+  it("answers a read that stays locked 503 unavailable with Retry-After", async () => {
+    // A reader meets a lock only in rare states (see the store's tests): SQLITE_BUSY.
+    const statement = Object.getPrototypeOf(locker.prepare("SELECT 1")) as Database.Statement;
+    vi.spyOn(statement, "all").mockImplementation(() => {
+      throw new Database.SqliteError("database is locked", "SQLITE_BUSY");
+    });
+    try {
+      const response = await locked.app.inject({ url: "/v1/store/orders", headers: AUTH });
+      expectError(response, 503, "unavailable");
+      expect(response.headers["retry-after"]).toBe("1");
+      expect(response.json<{ message: string }>().message).toMatch(
+        /^the database is locked by another process \(waited \d+ ms\); retry later$/,
+      );
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });

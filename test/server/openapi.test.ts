@@ -1,11 +1,13 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import Database from "better-sqlite3";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { buildOpenApiDocument } from "../../src/api/openapi.js";
 import { inventoryUpdateSchema } from "../../src/api/schemas.js";
-import { AUTH, createTestApp, type TestApp } from "./fixture.js";
+import { openSqliteStore } from "../../src/server/store/sqlite.js";
+import { AUTH, PETS, createTestApp, tempDir, type TestApp } from "./fixture.js";
 
 interface Operation {
   responses: Record<string, { content?: Record<string, { schema: object }> }>;
@@ -150,5 +152,35 @@ describe("GET /v1/openapi.json", () => {
         [],
       );
     }
+  });
+
+  it("describes the 503 a PATCH gets while another process holds the database's lock", async () => {
+    const temp = tempDir();
+    const dbPath = join(temp.dir, "petstore.db");
+    const store = openSqliteStore(dbPath, { lockTimeoutMs: 20 });
+    await store.seedIfEmpty(PETS);
+    const locked = await createTestApp({ store });
+    const locker = new Database(dbPath);
+    locker.exec("BEGIN IMMEDIATE");
+    const response = await locked.app.inject({
+      method: "PATCH",
+      url: "/v1/inventory/1",
+      headers: AUTH,
+      payload: { quantity: 4 },
+    });
+    locker.close();
+    await locked.close();
+    temp.remove();
+    expect(response.statusCode).toBe(503);
+    expect(responseValidator(served)("/inventory/{petId}", "patch", 503, response.json())).toEqual(
+      [],
+    );
+    const patch = served.paths["/inventory/{petId}"].patch.responses["503"];
+    expect(patch.headers["Retry-After"].required).toBe(true);
+    expect(response.headers["retry-after"]).toMatch(
+      new RegExp(patch.headers["Retry-After"].schema.pattern),
+    );
+    // A read meets a lock only in rare states: its 503 falls under `default` (the Error body).
+    expect(served.paths["/inventory"].get.responses.default.description).toContain("503");
   });
 });

@@ -4,6 +4,7 @@ import { ERROR_CODES } from "../../api/error-codes.js";
 import { errorSchema, inventoryItemSchema, inventoryUpdateSchema } from "../../api/schemas.js";
 import type { InventoryItem, InventoryUpdate } from "../../api/types.js";
 import { HttpError } from "../http-error.js";
+import { serviceUnavailable } from "../service-unavailable.js";
 import type { Store } from "../store/store.js";
 import { rejectOtherMethods } from "./method-not-allowed.js";
 import { petIdOf } from "./pet-id.js";
@@ -40,7 +41,7 @@ export const inventoryRoutes: FastifyPluginAsync<{ store: Store }> = async (app,
       },
       schema: {
         body: inventoryUpdateSchema,
-        response: { 200: inventoryItemSchema, "4xx": errorSchema },
+        response: { 200: inventoryItemSchema, "4xx": errorSchema, 503: errorSchema },
       },
     },
     async (request) => {
@@ -51,6 +52,10 @@ export const inventoryRoutes: FastifyPluginAsync<{ store: Store }> = async (app,
           return result.item;
         case "not_found":
           throw new HttpError(404, ERROR_CODES.petNotFound, `no pet with petId ${petId}`);
+        case "busy":
+          throw serviceUnavailable(
+            "the database is locked by another process; nothing was changed, retry later",
+          );
       }
     },
   );

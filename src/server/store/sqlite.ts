@@ -2,7 +2,9 @@
 import Database from "better-sqlite3";
 import type { InventoryItem, Order, OrderStatus, Pet, PetStatus, Tag } from "../../api/types.js";
 import { MIGRATIONS } from "./migrations.js";
+import { DEFAULT_LOCK_TIMEOUT_MS, isBusy, pause, retryPause } from "./sqlite-lock.js";
 import type { SeedPet, Store, UpdateResult } from "./store.js";
+import { StoreBusyError } from "./store-busy-error.js";
 
 interface InventoryRow {
   id: bigint;
@@ -33,6 +35,8 @@ interface OrderRow {
 interface PendingUpdate {
   petId: bigint;
   quantity: number;
+  /** When it stops waiting for another process's lock and answers `busy` (`now()` clock). */
+  deadline: number;
   resolve: (result: UpdateResult) => void;
   reject: (error: unknown) => void;
 }
@@ -56,32 +60,49 @@ export interface SqliteStoreOptions {
    * revision at once; another process's show within this many milliseconds.
    */
   externalCheckMs?: number;
-  /** Monotonic clock in milliseconds for that interval (tests drive it by hand). */
+  /**
+   * How long an operation waits for a lock another process holds (a backup, the `sqlite3`
+   * shell, a second server) before giving up: a write then answers `busy`, a read rejects with
+   * StoreBusyError. The wait never blocks the event loop. Default 5000 ms; opening the file
+   * (migrations) waits as long, blocking, since nothing is served yet.
+   */
+  lockTimeoutMs?: number;
+  /** Monotonic clock in milliseconds for that interval and the lock time-out (tests drive it). */
   now?: () => number;
 }
 
 /** Opens (creating if needed) the SQLite database at `path` and migrates it to the latest schema. */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
+  const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+  const now = options.now ?? (() => performance.now());
+  const started = now();
   const db = new Database(path);
   try {
+    // While opening, nothing is served yet: SQLite may wait for a lock in place.
+    db.pragma(`busy_timeout = ${Math.round(lockTimeoutMs)}`);
     db.pragma("journal_mode = WAL");
     // FULL: a commit returns only once the WAL is fsynced, so a 200 survives a crash.
     db.pragma("synchronous = FULL");
     db.pragma("foreign_keys = ON");
-    db.pragma("busy_timeout = 5000");
     // Checkpoints reuse the WAL file; this bounds what it keeps on disk after one.
     db.pragma("journal_size_limit = 16777216");
     db.defaultSafeIntegers(true);
     migrate(db);
+    // From here on a lock fails at once and the store waits asynchronously (sqlite-lock.ts).
+    db.pragma("busy_timeout = 0");
   } catch (error) {
     db.close();
+    if (isBusy(error)) {
+      // SQLite fails at once, without waiting, where waiting could deadlock.
+      const waited = now() - started;
+      throw new StoreBusyError(
+        `the database is locked by another process (waited ${Math.round(waited)} ms)`,
+        waited,
+      );
+    }
     throw error;
   }
-  return new SqliteStore(
-    db,
-    options.externalCheckMs ?? 250,
-    options.now ?? (() => performance.now()),
-  );
+  return new SqliteStore(db, options.externalCheckMs ?? 250, now, lockTimeoutMs);
 }
 
 function migrate(db: Database.Database): void {
@@ -114,15 +135,28 @@ class SqliteStore implements Store {
   /** Counts this connection's own writes: `data_version` only sees other connections'. */
   #writes = 0;
   #pendingUpdates: PendingUpdate[] = [];
+  /** Whether a group commit is due on the next turn of the event loop. */
+  #commitScheduled = false;
+  /** Set while pending updates wait for another process's lock: the next attempt. */
+  #retryTimer: NodeJS.Timeout | undefined;
+  /** Failed attempts in a row, for the backoff between them. */
+  #retries = 0;
   readonly #externalCheckMs: number;
   readonly #now: () => number;
+  readonly #lockTimeoutMs: number;
   #externalVersion = 0n;
   #externalCheckedAt = -Infinity;
 
-  constructor(db: Database.Database, externalCheckMs: number, now: () => number) {
+  constructor(
+    db: Database.Database,
+    externalCheckMs: number,
+    now: () => number,
+    lockTimeoutMs: number,
+  ) {
     this.#db = db;
     this.#externalCheckMs = externalCheckMs;
     this.#now = now;
+    this.#lockTimeoutMs = lockTimeoutMs;
     this.#list = db.prepare("SELECT id, quantity, status FROM pets ORDER BY id");
     this.#update = db.prepare(
       "UPDATE pets SET quantity = ? WHERE id = ? RETURNING id, quantity, status",
@@ -145,22 +179,27 @@ class SqliteStore implements Store {
   }
 
   async listInventory(): Promise<InventoryItem[]> {
-    return this.#list.all().map(toItem);
+    return this.#whenUnlocked(() => this.#list.all().map(toItem));
   }
 
   /**
    * Group commit: updates that arrive while the event loop is busy (often with the previous
    * commit's fsync) are written in one transaction, so one fsync serves them all. Each
    * promise settles only after its transaction has committed, so a 200 is still on disk.
+   * While another process holds the write lock, the updates wait (asynchronously) and
+   * later ones join them; each answers `busy` once it has waited the lock time-out.
    */
   updateQuantity(petId: bigint, quantity: number): Promise<UpdateResult> {
     return new Promise((resolve, reject) => {
-      this.#pendingUpdates.push({ petId, quantity, resolve, reject });
-      if (this.#pendingUpdates.length === 1) {
-        setImmediate(() => {
-          this.#commitPendingUpdates();
-        });
-      }
+      const deadline = this.#now() + this.#lockTimeoutMs;
+      this.#pendingUpdates.push({ petId, quantity, deadline, resolve, reject });
+      // While a retry is due, the update joins it instead.
+      if (this.#commitScheduled || this.#retryTimer) return;
+      this.#commitScheduled = true;
+      setImmediate(() => {
+        this.#commitScheduled = false;
+        this.#commitPendingUpdates();
+      });
     });
   }
 
@@ -168,6 +207,7 @@ class SqliteStore implements Store {
     const batch = this.#pendingUpdates;
     if (batch.length === 0) return;
     this.#pendingUpdates = [];
+    let locked: PendingUpdate[] = [];
     try {
       const rows = this.#db
         .transaction(() => batch.map((update) => this.#apply(update)))
@@ -175,16 +215,52 @@ class SqliteStore implements Store {
       batch.forEach((update, index) => {
         update.resolve(this.#settled(rows[index]));
       });
-    } catch {
-      // One bad update must not fail the others: commit each on its own.
-      for (const update of batch) {
-        try {
-          update.resolve(this.#settled(this.#apply(update)));
-        } catch (error) {
-          update.reject(error);
-        }
+    } catch (error) {
+      // BEGIN IMMEDIATE met another process's lock: nothing ran. Otherwise one bad update
+      // must not fail the others: commit each on its own.
+      locked = isBusy(error) ? batch : this.#commitOneByOne(batch);
+    }
+    this.#waitForLock(locked);
+  }
+
+  /** Commits each update in its own transaction; returns those left when one met a lock. */
+  #commitOneByOne(batch: readonly PendingUpdate[]): PendingUpdate[] {
+    for (const [index, update] of batch.entries()) {
+      try {
+        update.resolve(this.#settled(this.#apply(update)));
+      } catch (error) {
+        // The rest wait too, so two updates of one pet still commit in order.
+        if (isBusy(error)) return batch.slice(index);
+        update.reject(error);
       }
     }
+    return [];
+  }
+
+  /**
+   * Answers `busy` to the updates that met a lock and have waited their time-out (nothing
+   * of theirs was written), and tries the others again after a short pause, ahead of the
+   * updates that arrive meanwhile.
+   */
+  #waitForLock(locked: readonly PendingUpdate[]): void {
+    const now = this.#now();
+    const waiting: PendingUpdate[] = [];
+    for (const update of locked) {
+      if (now >= update.deadline) update.resolve({ kind: "busy" });
+      else waiting.push(update);
+    }
+    const [first] = waiting;
+    if (!first) {
+      this.#retries = 0;
+      return;
+    }
+    this.#pendingUpdates = [...waiting, ...this.#pendingUpdates];
+    // The last attempt is made right at the first deadline, not up to a pause after it.
+    const delay = Math.min(retryPause(this.#retries++), first.deadline - now);
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      this.#commitPendingUpdates();
+    }, delay);
   }
 
   /** Runs one UPDATE ... RETURNING; all(), not get(): stepping it to completion lets the
@@ -200,12 +276,13 @@ class SqliteStore implements Store {
   }
 
   async getPet(petId: bigint): Promise<Pet | undefined> {
-    const row = this.#pet.get(petId);
+    const row = await this.#whenUnlocked(() => this.#pet.get(petId));
     return row && toPet(row);
   }
 
   async listOrders(): Promise<Order[]> {
-    return this.#orders.all().map((row) => ({
+    const rows = await this.#whenUnlocked(() => this.#orders.all());
+    return rows.map((row) => ({
       id: row.id,
       petId: row.pet_id,
       quantity: Number(row.quantity),
@@ -218,49 +295,78 @@ class SqliteStore implements Store {
   async revision(): Promise<string> {
     const now = this.#now();
     if (now - this.#externalCheckedAt >= this.#externalCheckMs) {
-      this.#externalVersion = this.#dataVersion.get() ?? 0n;
+      this.#externalVersion = (await this.#whenUnlocked(() => this.#dataVersion.get())) ?? 0n;
       this.#externalCheckedAt = now;
     }
     return `${this.#externalVersion}:${this.#writes}`;
   }
 
   async seedIfEmpty(pets: readonly SeedPet[], orders: readonly Order[] = []): Promise<boolean> {
-    const seeded = this.#db
-      .transaction(() => {
-        if ((this.#count.get()?.n ?? 0n) > 0n) return false;
-        for (const pet of pets) {
-          const tags: StoredTag[] = pet.tags.map((tag) => ({ id: String(tag.id), name: tag.name }));
-          this.#insertPet.run(
-            pet.id,
-            pet.name,
-            pet.status,
-            BigInt(pet.quantity),
-            pet.category?.id ?? null,
-            pet.category?.name ?? null,
-            JSON.stringify(pet.photoUrls),
-            JSON.stringify(tags),
-          );
-        }
-        for (const order of orders) {
-          this.#insertOrder.run(
-            order.id,
-            order.petId,
-            BigInt(order.quantity),
-            order.shipDate,
-            order.status,
-            order.complete ? 1n : 0n,
-          );
-        }
-        return true;
-      })
-      .immediate();
+    const seed = this.#db.transaction(() => {
+      if ((this.#count.get()?.n ?? 0n) > 0n) return false;
+      for (const pet of pets) {
+        const tags: StoredTag[] = pet.tags.map((tag) => ({ id: String(tag.id), name: tag.name }));
+        this.#insertPet.run(
+          pet.id,
+          pet.name,
+          pet.status,
+          BigInt(pet.quantity),
+          pet.category?.id ?? null,
+          pet.category?.name ?? null,
+          JSON.stringify(pet.photoUrls),
+          JSON.stringify(tags),
+        );
+      }
+      for (const order of orders) {
+        this.#insertOrder.run(
+          order.id,
+          order.petId,
+          BigInt(order.quantity),
+          order.shipDate,
+          order.status,
+          order.complete ? 1n : 0n,
+        );
+      }
+      return true;
+    });
+    const seeded = await this.#whenUnlocked(() => seed.immediate());
     if (seeded) this.#writes++;
     return seeded;
   }
 
+  /**
+   * Commits the updates still pending; one that meets another process's lock answers `busy`
+   * at once (nothing of it written) rather than holding up the close.
+   */
   async close(): Promise<void> {
+    clearTimeout(this.#retryTimer);
+    this.#retryTimer = undefined;
+    for (const update of this.#pendingUpdates) update.deadline = -Infinity;
     this.#commitPendingUpdates();
     this.#db.close();
+  }
+
+  /**
+   * Runs `read` (or a seed), trying again after short asynchronous pauses while another
+   * process's lock is in the way; rejects with StoreBusyError after the lock time-out.
+   */
+  async #whenUnlocked<T>(read: () => T): Promise<T> {
+    const started = this.#now();
+    for (let retry = 0; ; retry++) {
+      try {
+        return read();
+      } catch (error) {
+        if (!isBusy(error)) throw error;
+      }
+      const waited = this.#now() - started;
+      if (waited >= this.#lockTimeoutMs) {
+        throw new StoreBusyError(
+          `the database is locked by another process (waited ${Math.round(waited)} ms)`,
+          waited,
+        );
+      }
+      await pause(Math.min(retryPause(retry), this.#lockTimeoutMs - waited));
+    }
   }
 }
 

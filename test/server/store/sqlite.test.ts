@@ -3,7 +3,9 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MIGRATIONS } from "../../../src/server/store/migrations.js";
+import { pause } from "../../../src/server/store/sqlite-lock.js";
 import { openSqliteStore } from "../../../src/server/store/sqlite.js";
+import { StoreBusyError } from "../../../src/server/store/store-busy-error.js";
 import { PETS, tempDir } from "../fixture.js";
 import { describeStoreContract } from "./contract.js";
 
@@ -39,7 +41,7 @@ describe("SQLite store: engine-specific behaviour", () => {
     db.close();
   });
 
-  it("commits with synchronous=FULL (a 200 is fsynced) and waits for other writers", async () => {
+  it("commits with synchronous=FULL (a 200 is fsynced) and never sleeps in SQLite for a lock", async () => {
     // These pragmas hold per connection: read them back on the store's own connection,
     // found as the `this` of its first pragma() call.
     const spy = vi.spyOn(Database.prototype, "pragma");
@@ -49,7 +51,9 @@ describe("SQLite store: engine-specific behaviour", () => {
     const read = (name: string) => connection.pragma(name, { simple: true });
     // 2 is FULL (0 OFF, 1 NORMAL, 3 EXTRA).
     expect(read("synchronous")).toBe(2n);
-    expect(read("busy_timeout")).toBe(5000n);
+    // 0: a locked database fails at once and the store waits asynchronously, so a lock
+    // another process holds never blocks the event loop.
+    expect(read("busy_timeout")).toBe(0n);
     expect(read("foreign_keys")).toBe(1n);
     await store.close();
   });
@@ -83,5 +87,215 @@ describe("SQLite store: engine-specific behaviour", () => {
     // 1,000-page automatic checkpoints keep it near 4 MB; without them it passes 12 MB here.
     expect(statSync(`${dbPath}-wal`).size).toBeLessThan(6 * 1024 * 1024);
     await store.close();
+  });
+});
+
+/**
+ * Records the longest gap between ticks of a 1 ms interval while it runs: the longest time
+ * the event loop was blocked (with busy_timeout=5000 a waiting write blocked it for 5 s).
+ */
+function watchEventLoop(): { stop(): number } {
+  let last = performance.now();
+  let longest = 0;
+  const timer = setInterval(() => {
+    const now = performance.now();
+    longest = Math.max(longest, now - last);
+    last = now;
+  }, 1);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(longest, performance.now() - last);
+    },
+  };
+}
+
+/** Whether `promise` has settled by now (after the callbacks already queued have run). */
+async function hasSettled(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  void promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  await pause(0);
+  return settled;
+}
+
+describe("SQLite store: another process holds the database's lock", () => {
+  let temp: ReturnType<typeof tempDir>;
+  let dbPath: string;
+  /** The store's clock: lock time-outs pass only when a test moves it. */
+  let now: number;
+  let locker: Database.Database;
+  beforeEach(() => {
+    temp = tempDir();
+    dbPath = join(temp.dir, "store.db");
+    now = 0;
+  });
+  afterEach(() => {
+    if (locker.open) locker.close();
+    temp.remove();
+  });
+
+  /** A seeded store with a 5 s lock time-out on the test's clock, and a second connection. */
+  async function openLocked(seed = true) {
+    const store = openSqliteStore(dbPath, { lockTimeoutMs: 5000, now: () => now });
+    if (seed) await store.seedIfEmpty(PETS);
+    // A second connection, as a backup or the sqlite3 shell in another process would hold it.
+    locker = new Database(dbPath);
+    locker.exec("BEGIN IMMEDIATE");
+    return store;
+  }
+  const quantitiesOnDisk = () => {
+    const reader = new Database(dbPath, { readonly: true });
+    const rows = reader.prepare("SELECT quantity FROM pets ORDER BY id").pluck().all();
+    reader.close();
+    return rows.map(Number);
+  };
+
+  it("answers busy after its time-out, changing nothing, and never blocks the event loop", async () => {
+    const store = await openLocked();
+    const loop = watchEventLoop();
+    const update = store.updateQuantity(1n, 42);
+    // 100 ms of real time: the store has tried again and again, asynchronously.
+    await pause(100);
+    expect(await hasSettled(update)).toBe(false);
+    // WAL readers are not blocked by a writer: reads go on meanwhile.
+    expect((await store.listInventory()).map((item) => item.quantity)).toEqual([3, 0, 5]);
+    expect((await store.getPet(1n))?.name).toBe("Rex");
+    now = 4999;
+    await pause(60);
+    expect(await hasSettled(update)).toBe(false);
+    now = 5000;
+    expect(await update).toEqual({ kind: "busy" });
+    expect(loop.stop()).toBeLessThan(100);
+    locker.exec("COMMIT");
+    expect(quantitiesOnDisk()).toEqual([3, 0, 5]);
+    expect((await store.listInventory()).map((item) => item.quantity)).toEqual([3, 0, 5]);
+    await store.close();
+  });
+
+  it("commits waiting updates once the lock is released, in order, later ones joining them", async () => {
+    const store = await openLocked();
+    const waiting = Promise.all([
+      store.updateQuantity(1n, 10),
+      store.updateQuantity(1n, 11),
+      store.updateQuantity(2n, 20),
+      store.updateQuantity(404n, 1),
+    ]);
+    await pause(60);
+    const late = store.updateQuantity(2n, 21);
+    await pause(20);
+    expect(await hasSettled(waiting)).toBe(false);
+    locker.exec("COMMIT");
+    expect(await waiting).toEqual([
+      { kind: "updated", item: { petId: 1n, quantity: 10, status: "available" } },
+      { kind: "updated", item: { petId: 1n, quantity: 11, status: "available" } },
+      { kind: "updated", item: { petId: 2n, quantity: 20, status: "sold" } },
+      { kind: "not_found" },
+    ]);
+    expect(await late).toEqual({
+      kind: "updated",
+      item: { petId: 2n, quantity: 21, status: "sold" },
+    });
+    // Settled means committed: another connection sees every write, the last of each pet.
+    expect(quantitiesOnDisk()).toEqual([11, 21, 5]);
+    await store.close();
+  });
+
+  it("gives each update its own time-out from when it arrived", async () => {
+    const store = await openLocked();
+    const first = store.updateQuantity(1n, 10);
+    now = 3000;
+    await pause(20);
+    const second = store.updateQuantity(1n, 11);
+    now = 5000;
+    expect(await first).toEqual({ kind: "busy" });
+    expect(await hasSettled(second)).toBe(false);
+    locker.exec("COMMIT");
+    expect(await second).toEqual({
+      kind: "updated",
+      item: { petId: 1n, quantity: 11, status: "available" },
+    });
+    expect(quantitiesOnDisk()).toEqual([11, 0, 5]);
+    await store.close();
+  });
+
+  it("answers busy at once to an update still waiting when it closes, writing nothing", async () => {
+    const store = await openLocked();
+    const update = store.updateQuantity(1n, 10);
+    await pause(20);
+    await store.close();
+    expect(await update).toEqual({ kind: "busy" });
+    locker.exec("COMMIT");
+    expect(quantitiesOnDisk()).toEqual([3, 0, 5]);
+  });
+
+  it("rejects a seed with StoreBusyError after its time-out, seeding nothing", async () => {
+    const store = await openLocked(false);
+    const seeding = store.seedIfEmpty(PETS);
+    await pause(50);
+    expect(await hasSettled(seeding)).toBe(false);
+    now = 5000;
+    await expect(seeding).rejects.toThrow(StoreBusyError);
+    await expect(seeding).rejects.toThrow(/locked by another process \(waited 5000 ms\)/);
+    locker.exec("COMMIT");
+    expect(await store.listInventory()).toEqual([]);
+    expect(await store.seedIfEmpty(PETS)).toBe(true);
+    await store.close();
+  });
+
+  it("waits for a locked read and rejects with StoreBusyError after its time-out", async () => {
+    // In WAL mode only rare states block a reader (another connection in exclusive locking
+    // mode opened before this one, a crash recovery); SQLite's answer is SQLITE_BUSY.
+    const store = await openLocked();
+    locker.exec("COMMIT");
+    const statement = Object.getPrototypeOf(locker.prepare("SELECT 1")) as Database.Statement;
+    const busy = new Database.SqliteError("database is locked", "SQLITE_BUSY");
+    const all = vi.spyOn(statement, "all").mockImplementation(() => {
+      throw busy;
+    });
+    try {
+      const read = store.listInventory();
+      await pause(50);
+      expect(await hasSettled(read)).toBe(false);
+      all.mockRestore();
+      expect((await read).map((item) => item.quantity)).toEqual([3, 0, 5]);
+
+      vi.spyOn(statement, "all").mockImplementation(() => {
+        throw busy;
+      });
+      const stuck = store.listOrders();
+      await pause(20);
+      now = 5000;
+      await expect(stuck).rejects.toThrow(StoreBusyError);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    await store.close();
+  });
+
+  it("waits at most its time-out for a lock when opening, then throws StoreBusyError", async () => {
+    const store = openSqliteStore(dbPath);
+    await store.close();
+    // Exclusive locking mode keeps every other connection out of the file, readers too.
+    locker = new Database(dbPath);
+    locker.pragma("locking_mode = EXCLUSIVE");
+    locker.exec("BEGIN EXCLUSIVE; COMMIT");
+    const started = performance.now();
+    let thrown: unknown;
+    try {
+      openSqliteStore(dbPath, { lockTimeoutMs: 100 });
+    } catch (error) {
+      thrown = error;
+    }
+    const waited = performance.now() - started;
+    expect(thrown).toBeInstanceOf(StoreBusyError);
+    expect((thrown as StoreBusyError).message).toMatch(
+      /^the database is locked by another process \(waited \d+ ms\)$/,
+    );
+    expect((thrown as StoreBusyError).waitedMs).toBeGreaterThanOrEqual(90);
+    expect(waited).toBeGreaterThanOrEqual(90);
+    expect(waited).toBeLessThan(3000);
   });
 });

@@ -1,0 +1,37 @@
+/**
+ * Waiting for another process's lock on a SQLite file without blocking the event loop.
+ * better-sqlite3 is synchronous: with a busy timeout SQLite would sleep inside the call and
+ * freeze every request. The store's connection has busy_timeout 0, so a locked database fails
+ * at once with SQLITE_BUSY, and the store tries again after a short asynchronous pause.
+ */
+import Database from "better-sqlite3";
+
+/** How long an operation waits for a lock by default before giving up (503 for a request). */
+export const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
+
+/** The pause after the first failed attempt; each retry doubles it up to RETRY_MAX_MS. */
+const RETRY_BASE_MS = 2;
+/** The longest pause between attempts: a released lock is noticed within this long. */
+const RETRY_MAX_MS = 50;
+
+/** Whether `error` says another connection holds a lock SQLite needs (any SQLITE_BUSY_*). */
+export function isBusy(error: unknown): boolean {
+  return (
+    error instanceof Database.SqliteError &&
+    (error.code === "SQLITE_BUSY" || error.code.startsWith("SQLITE_BUSY_"))
+  );
+}
+
+/**
+ * The pause before retry number `retry` (0-based): exponential with "equal jitter", so two
+ * servers waiting for the same lock do not try in lockstep.
+ */
+export function retryPause(retry: number, random: () => number = Math.random): number {
+  const step = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** retry);
+  return step / 2 + (random() * step) / 2;
+}
+
+/** Resolves after `ms` milliseconds. */
+export function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
