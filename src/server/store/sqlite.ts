@@ -71,25 +71,46 @@ export interface SqliteStoreOptions {
   now?: () => number;
 }
 
+/**
+ * better-sqlite3 12 wraps connections and statements in node::ObjectWrap, whose destructor on
+ * Node.js 24 aborts the process when V8 collects one outside a JavaScript context ("Assertion
+ * failed: (env) != nullptr", WiseLibs/better-sqlite3#1515; version 13 fixes it but needs
+ * Node.js 22). So none may be collected: every connection and statement a store makes is kept
+ * for the life of the process. A server opens one store and prepares its statements once: a
+ * few dozen objects.
+ */
+const RETAINED: object[] = [];
+
+function retain<T extends object>(value: T): T {
+  RETAINED.push(value);
+  return value;
+}
+
+/** Runs a PRAGMA on a kept statement (`db.pragma()` would leave one to the collector). */
+function pragma(db: Database.Database, source: string): unknown {
+  const statement = retain(db.prepare(`PRAGMA ${source}`));
+  return statement.reader ? statement.pluck().get() : statement.run();
+}
+
 /** Opens (creating if needed) the SQLite database at `path` and migrates it to the latest schema. */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
   const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
   const now = options.now ?? (() => performance.now());
   const started = now();
-  const db = new Database(path);
+  const db = retain(new Database(path));
   try {
     // While opening, nothing is served yet: SQLite may wait for a lock in place.
-    db.pragma(`busy_timeout = ${Math.round(lockTimeoutMs)}`);
-    db.pragma("journal_mode = WAL");
+    pragma(db, `busy_timeout = ${Math.round(lockTimeoutMs)}`);
+    pragma(db, "journal_mode = WAL");
     // FULL: a commit returns only once the WAL is fsynced, so a 200 survives a crash.
-    db.pragma("synchronous = FULL");
-    db.pragma("foreign_keys = ON");
+    pragma(db, "synchronous = FULL");
+    pragma(db, "foreign_keys = ON");
     // Checkpoints reuse the WAL file; this bounds what it keeps on disk after one.
-    db.pragma("journal_size_limit = 16777216");
+    pragma(db, "journal_size_limit = 16777216");
     db.defaultSafeIntegers(true);
     migrate(db);
     // From here on a lock fails at once and the store waits asynchronously (sqlite-lock.ts).
-    db.pragma("busy_timeout = 0");
+    pragma(db, "busy_timeout = 0");
   } catch (error) {
     db.close();
     if (isBusy(error)) {
@@ -106,7 +127,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 }
 
 function migrate(db: Database.Database): void {
-  const current = Number(db.pragma("user_version", { simple: true }));
+  const current = Number(pragma(db, "user_version"));
   if (current > MIGRATIONS.length) {
     throw new Error(
       `database schema version ${current} is newer than this petstore supports (${MIGRATIONS.length})`,
@@ -115,7 +136,7 @@ function migrate(db: Database.Database): void {
   for (let version = current; version < MIGRATIONS.length; version++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[version] ?? "");
-      db.pragma(`user_version = ${version + 1}`);
+      pragma(db, `user_version = ${version + 1}`);
     }).immediate();
   }
 }
@@ -176,6 +197,18 @@ class SqliteStore implements Store {
     this.#insertOrder = db.prepare(
       "INSERT INTO orders (id, pet_id, quantity, ship_date, status, complete) VALUES (?, ?, ?, ?, ?, ?)",
     );
+    for (const statement of [
+      this.#list,
+      this.#update,
+      this.#pet,
+      this.#orders,
+      this.#count,
+      this.#dataVersion,
+      this.#insertPet,
+      this.#insertOrder,
+    ]) {
+      retain(statement);
+    }
   }
 
   async listInventory(): Promise<InventoryItem[]> {

@@ -43,8 +43,8 @@ describe("SQLite store: engine-specific behaviour", () => {
 
   it("commits with synchronous=FULL (a 200 is fsynced) and never sleeps in SQLite for a lock", async () => {
     // These pragmas hold per connection: read them back on the store's own connection,
-    // found as the `this` of its first pragma() call.
-    const spy = vi.spyOn(Database.prototype, "pragma");
+    // found as the `this` of its first prepare() call.
+    const spy = vi.spyOn(Database.prototype, "prepare");
     const store = openSqliteStore(dbPath);
     const connection = spy.mock.contexts[0] as Database.Database;
     spy.mockRestore();
