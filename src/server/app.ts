@@ -10,6 +10,7 @@ import { answerClientError, answerConnect, answerUnmetExpectation } from "./clie
 import { drainRequestBody } from "./drain-request-body.js";
 import { handleError } from "./error-handler.js";
 import { HttpError } from "./http-error.js";
+import { serviceUnavailable } from "./service-unavailable.js";
 import { healthRoutes } from "./routes/health.js";
 import { inventoryRoutes } from "./routes/inventory.js";
 import { openApiRoutes } from "./routes/openapi.js";
@@ -38,9 +39,6 @@ export const DEFAULT_BODY_LIMIT = 16 * 1024;
  * URL is longer: a long `petId` always reaches its route and is 400 `invalid_pet_id`.
  */
 const MAX_PARAM_LENGTH = 16 * 1024;
-
-/** Seconds a client should wait before retrying a request refused while shutting down. */
-const CLOSING_RETRY_AFTER_SECONDS = 1;
 
 /** Builds the application with its routes, authentication, error bodies and logging. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
@@ -103,12 +101,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
   app.addHook("onRequest", (request, reply, done) => {
     if (closing.now) {
-      done(
-        new HttpError(503, ERROR_CODES.unavailable, "the server is shutting down; retry", {
-          "retry-after": String(CLOSING_RETRY_AFTER_SECONDS),
-          connection: "close",
-        }),
-      );
+      done(serviceUnavailable("the server is shutting down; retry", { connection: "close" }));
       return;
     }
     // HTTP/1.1 requires Host (RFC 9112, 3.2); HTTP/1.0 clients may leave it out.

@@ -1,4 +1,4 @@
-/** The 503 for a request the store cannot serve right now (its database is locked). */
+/** The 503 for a request the server cannot serve right now (a database lock, shutting down). */
 import { ERROR_CODES } from "../api/error-codes.js";
 import { HttpError } from "./http-error.js";
 
@@ -10,8 +10,12 @@ import { HttpError } from "./http-error.js";
 export const RETRY_AFTER_SECONDS = 1;
 
 /** A 503 `unavailable` with `Retry-After`; `message` says what happened and that nothing changed. */
-export function serviceUnavailable(message: string): HttpError {
+export function serviceUnavailable(
+  message: string,
+  headers: Readonly<Record<string, string>> = {},
+): HttpError {
   return new HttpError(503, ERROR_CODES.unavailable, message, {
     "retry-after": String(RETRY_AFTER_SECONDS),
+    ...headers,
   });
 }
