@@ -1,7 +1,6 @@
 // @ts-check
 import eslint from "@eslint/js";
-import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
-import importX from "eslint-plugin-import-x";
+import importPlugin from "eslint-plugin-import";
 import globals from "globals";
 import tseslint from "typescript-eslint";
 
@@ -59,15 +58,16 @@ export default tseslint.config(
   },
   {
     files: ["src/**/*.ts"],
-    plugins: { "import-x": importX },
+    plugins: { import: importPlugin },
     settings: {
-      "import-x/extensions": [".ts", ".js"],
-      "import-x/parsers": { "@typescript-eslint/parser": [".ts"] },
-      "import-x/resolver-next": [createTypeScriptImportResolver({ project: "./tsconfig.json" })],
+      "import/extensions": [".ts", ".js"],
+      "import/parsers": { "@typescript-eslint/parser": [".ts"] },
+      // Maps the `.js` of ESM imports to the `.ts` sources, as TypeScript does.
+      "import/resolver": { typescript: { project: "./tsconfig.json" } },
     },
     rules: {
-      "import-x/no-cycle": "error",
-      "import-x/no-restricted-paths": ["error", { zones: LAYERS }],
+      "import/no-cycle": "error",
+      "import/no-restricted-paths": ["error", { zones: LAYERS }],
     },
   },
   {
