@@ -17,11 +17,11 @@ import {
   startServer,
   tempDir,
   type RunningServer,
-  type SeedPet,
+  type SeedFileEntry,
 } from "./helpers.js";
 import { MAX_ID } from "../support/ids.js";
 
-const SEED: SeedPet[] = [
+const SEED: SeedFileEntry[] = [
   { petId: 1, name: "Rex", status: "available", quantity: 3 },
   { petId: 2, name: "Tom", status: "pending", quantity: 0 },
   { petId: 3, name: "Kiwi", status: "available", quantity: 4 },

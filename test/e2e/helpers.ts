@@ -54,8 +54,11 @@ export function tempDir(prefix = "petstore-e2e-"): { dir: string; remove: () => 
   return makeTempDir(prefix);
 }
 
-/** A seed record; `petId` may be a bigint to go beyond 2^53 exactly. */
-export interface SeedPet {
+/**
+ * One entry of a `--seed` file as written: `petId`, as in the file format (the server reads it
+ * into a SeedPet, whose `id` is a Pet's). A bigint `petId` goes beyond 2^53 exactly.
+ */
+export interface SeedFileEntry {
   petId: number | bigint;
   name: string;
   status: "available" | "pending" | "sold";
@@ -64,7 +67,7 @@ export interface SeedPet {
 
 export interface ServerOptions {
   /** Pets to load with --seed (written to a temp file), or the path of a seed file. */
-  seed?: readonly SeedPet[] | string;
+  seed?: readonly SeedFileEntry[] | string;
   /** Extra environment; PETSTORE_API_KEYS defaults to API_KEY. */
   env?: Env;
   /** Extra arguments after `serve --port 0 --db <file>`. */
