@@ -12,6 +12,8 @@ export const EXIT_CODES = {
   notFound: 5,
   invalid: 6,
   partialFailure: 7,
+  /** A conditional write found the entry changed (412), or `adjust` gave up retrying. */
+  conflict: 8,
   interruptedBySigint: 130,
   interruptedBySigterm: 143,
 } as const;
@@ -37,6 +39,7 @@ const HTTP_STATUS_EXIT_CODES: Readonly<Record<number, ExitCode>> = {
   403: EXIT_CODES.unauthorized,
   404: EXIT_CODES.notFound,
   408: EXIT_CODES.unavailable,
+  412: EXIT_CODES.conflict,
   429: EXIT_CODES.unavailable,
 };
 

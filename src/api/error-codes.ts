@@ -4,6 +4,12 @@ export const ERROR_CODES = {
   invalidBody: "invalid_body",
   invalidJson: "invalid_json",
   badRequest: "bad_request",
+  /** 400: a malformed `If-Match` or `Idempotency-Key` header. */
+  invalidHeader: "invalid_header",
+  /** 412: `If-Match` named another quantity than the entry holds; nothing changed. */
+  preconditionFailed: "precondition_failed",
+  /** 422: an `Idempotency-Key` already used for a different request. */
+  idempotencyKeyReused: "idempotency_key_reused",
   malformedRequest: "malformed_request",
   requestTimeout: "request_timeout",
   headersTooLarge: "headers_too_large",

@@ -1,6 +1,7 @@
 /** The spec's operations the CLI calls, by their operationId in the OpenAPI document. */
 export const OPERATION_IDS = [
   "listInventory",
+  "getInventoryItem",
   "updateInventory",
   "getPetById",
   "listOrders",
@@ -8,4 +9,8 @@ export const OPERATION_IDS = [
 export type OperationId = (typeof OPERATION_IDS)[number];
 
 /** Operations whose path names one pet (`{petId}`): a 404 there can mean that pet does not exist. */
-export const PET_OPERATIONS: ReadonlySet<OperationId> = new Set(["updateInventory", "getPetById"]);
+export const PET_OPERATIONS: ReadonlySet<OperationId> = new Set([
+  "getInventoryItem",
+  "updateInventory",
+  "getPetById",
+]);
