@@ -98,6 +98,8 @@ export class ApiError extends CliError {
   readonly attempts: number;
   /** `Location` of a 3xx answer (the CLI does not follow redirects). */
   readonly location: string | undefined;
+  /** The answer's `ETag`: a 412 carries the entry's current one. */
+  readonly etag: string | undefined;
   readonly target: TargetContext | undefined;
 
   constructor(details: {
@@ -109,6 +111,7 @@ export class ApiError extends CliError {
     url: string;
     attempts: number;
     location?: string | undefined;
+    etag?: string | undefined;
     target?: TargetContext | undefined;
   }) {
     super(details.message, exitCodeForHttpStatus(details.status));
@@ -119,6 +122,7 @@ export class ApiError extends CliError {
     this.url = details.url;
     this.attempts = details.attempts;
     this.location = details.location;
+    this.etag = details.etag;
     this.target = details.target;
   }
 

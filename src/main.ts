@@ -1,4 +1,5 @@
 /** Wires the real process into run() and sets the exit code. */
+import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { exitCodeForSignal, INTERRUPT_SIGNALS } from "./errors.js";
@@ -34,6 +35,7 @@ process.exitCode = await run(process.argv.slice(2), {
   readFile: (path) => readFile(path, "utf8"),
   sleep: (ms) => sleep(ms),
   random: Math.random,
+  randomUUID: () => randomUUID(),
   now: Date.now,
   interrupts,
 });

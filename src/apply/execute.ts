@@ -3,11 +3,16 @@
  * every outcome into a result in file order. A failing row fails alone; the run goes on.
  */
 import pLimit from "p-limit";
+import { isPreconditionFailed, quantityOfETag } from "../client/etag.js";
 import { countOf } from "../output/plural.js";
 import type { ApplyPlan, PlannedRow } from "./plan.js";
 import { describeRowFailure, isServerWideFailure, type RowFailure } from "./row-failure.js";
 
-export const ROW_OUTCOMES = ["changed", "unchanged", "failed"] as const;
+/**
+ * `conflict`: the entry no longer held the quantity the run read (412), so it was not
+ * overwritten. A conflict is a failed row: the report's `failed` count includes it.
+ */
+export const ROW_OUTCOMES = ["changed", "unchanged", "failed", "conflict"] as const;
 export type RowOutcome = (typeof ROW_OUTCOMES)[number];
 
 /** What happened to one row. */
@@ -18,12 +23,15 @@ export interface RowResult {
   desired: number;
   outcome: RowOutcome;
   failure?: RowFailure | undefined;
+  /** For a conflict: the quantity the entry held instead, when the server said. */
+  current?: number | undefined;
 }
 
 /** The outcome of a whole run: counts, then every row in file order. */
 export interface ApplyReport {
   changed: number;
   unchanged: number;
+  /** Rows not applied: failures and conflicts. */
   failed: number;
   results: RowResult[];
   /** Set when the run stopped starting PATCHes because the server kept failing. */
@@ -40,8 +48,11 @@ export interface ApplyReport {
 export const STOP_AFTER_SERVER_FAILURES = 10;
 
 export interface ExecuteOptions {
-  /** Sets one pet's stock (the client's PATCH, with its retries). */
-  update: (petId: bigint, quantity: number) => Promise<unknown>;
+  /**
+   * Sets one pet's stock (the client's PATCH, with its retries), conditional on `previous`,
+   * the quantity the run read, unless the run is forced; a 412 makes the row a conflict.
+   */
+  update: (petId: bigint, quantity: number, previous: number | undefined) => Promise<unknown>;
   /** At most this many PATCHes in flight. */
   concurrency: number;
   /** Called as each changed row settles (for progress). */
@@ -91,10 +102,20 @@ export async function executePlan(plan: ApplyPlan, options: ExecuteOptions): Pro
       });
     } else {
       try {
-        await options.update(row.petId, row.desired);
+        await options.update(row.petId, row.desired, row.previous);
         state.serverFailuresInARow = 0;
         settled = result(row, "changed");
       } catch (error) {
+        if (isPreconditionFailed(error)) {
+          state.serverFailuresInARow = 0;
+          const current = quantityOfETag(error.etag);
+          settled = {
+            ...result(row, "conflict", describeRowFailure(error)),
+            ...(current === undefined ? {} : { current }),
+          };
+          options.onSettled?.(settled);
+          return settled;
+        }
         if (isServerWideFailure(error)) {
           state.serverFailuresInARow += 1;
           if (state.serverFailuresInARow >= stopAfter) state.stopped = true;
@@ -117,7 +138,7 @@ export async function executePlan(plan: ApplyPlan, options: ExecuteOptions): Pro
   return {
     changed: count("changed"),
     unchanged: count("unchanged"),
-    failed: count("failed"),
+    failed: count("failed") + count("conflict"),
     results,
     ...(state.stopped ? { stoppedAfter: stopAfter } : {}),
     ...(state.interruptedBy === undefined ? {} : { interruptedBy: state.interruptedBy }),

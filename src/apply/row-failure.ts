@@ -1,4 +1,5 @@
 /** Why one row of an apply failed, in words for the report, and whether the server seems down. */
+import { isPreconditionFailed, quantityOfETag } from "../client/etag.js";
 import { ApiError, CliError, MalformedResponseError, NetworkError } from "../errors.js";
 
 /** A row's failure as the report shows it. */
@@ -23,6 +24,17 @@ function withNotes(message: string, notes: readonly (string | undefined)[]): str
 
 /** Describes what a row's PATCH threw. */
 export function describeRowFailure(error: unknown): RowFailure {
+  if (isPreconditionFailed(error)) {
+    const current = quantityOfETag(error.etag);
+    return {
+      reason:
+        current === undefined
+          ? "changed since it was read; not overwritten"
+          : `changed to ${current} since it was read; not overwritten`,
+      code: error.code,
+      status: error.status,
+    };
+  }
   if (error instanceof ApiError) {
     if (error.isNoSuchPet()) {
       return { reason: "no such pet", code: error.code, status: 404 };

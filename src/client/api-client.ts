@@ -8,12 +8,39 @@ import { createTransport, type TransportOptions } from "./transport.js";
 
 export type { DeprecationNotice, TraceEvent } from "./transport.js";
 
-export type ApiClientOptions = TransportOptions;
+export interface ApiClientOptions extends TransportOptions {
+  /**
+   * A new Idempotency-Key (a random UUID) for each intended change: every PATCH gets one, and
+   * the retries of that PATCH resend it.
+   */
+  idempotencyKey: () => string;
+}
+
+/** One entry and its entity tag (undefined when the server sent none). */
+export interface TaggedInventoryItem {
+  item: InventoryItem;
+  etag: string | undefined;
+}
+
+/** How a PATCH is made conditional. */
+export interface UpdateConditions {
+  /** `If-Match`: the write happens only while the entry still has this tag (else 412). */
+  ifMatch?: string | undefined;
+}
 
 /** The operations of the service the CLI uses. */
 export interface ApiClient {
   listInventory(): Promise<InventoryItem[]>;
-  updateInventory(petId: bigint, quantity: number): Promise<InventoryItem>;
+  getInventoryItem(petId: bigint): Promise<TaggedInventoryItem>;
+  /**
+   * Sets one entry's quantity: one intended change, with its own Idempotency-Key. A 412
+   * (the If-Match no longer holds) is an ApiError whose `etag` is the entry's current tag.
+   */
+  updateInventory(
+    petId: bigint,
+    quantity: number,
+    conditions?: UpdateConditions,
+  ): Promise<TaggedInventoryItem>;
   getPet(petId: bigint): Promise<Pet>;
   listOrders(): Promise<Order[]>;
 }
@@ -21,8 +48,10 @@ export interface ApiClient {
 /** Builds a client for one target. */
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const { send } = createTransport(options);
-  // Every call is safe to repeat: PATCH sets an absolute quantity, so a retry after a lost
-  // response cannot double-apply.
+  // GETs are safe to repeat. A PATCH is not, by itself: a retry after a lost response could
+  // apply a conditional or computed change twice, or overwrite a newer value. So each PATCH
+  // carries an Idempotency-Key that its retries (network errors, 429, 5xx) resend unchanged:
+  // the server applies the change once and replays its answer to the retries.
   return {
     listInventory: () =>
       send({
@@ -31,13 +60,30 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         path: "/inventory",
         decode: (body) => decodeInventoryList(body),
       }),
-    updateInventory: (petId, quantity) =>
+    getInventoryItem: (petId) =>
+      send({
+        operation: "getInventoryItem",
+        method: "GET",
+        path: `/inventory/${petId.toString()}`,
+        decode: (body, response) => ({
+          item: decodeInventoryItem(body),
+          etag: response.headers.etag,
+        }),
+      }),
+    updateInventory: (petId, quantity, conditions = {}) =>
       send({
         operation: "updateInventory",
         method: "PATCH",
         path: `/inventory/${petId.toString()}`,
         body: { quantity },
-        decode: (body) => decodeInventoryItem(body),
+        headers: {
+          "idempotency-key": options.idempotencyKey(),
+          ...(conditions.ifMatch === undefined ? {} : { "if-match": conditions.ifMatch }),
+        },
+        decode: (body, response) => ({
+          item: decodeInventoryItem(body),
+          etag: response.headers.etag,
+        }),
       }),
     getPet: (petId) =>
       send({

@@ -303,6 +303,7 @@ export function createTransport(options: TransportOptions): Transport {
       url,
       attempts: attemptNumber,
       location: location === undefined ? undefined : redact(location),
+      etag: headers.etag,
       target: errorTarget,
     });
     const retryAfter = parseRetryAfter(headers["retry-after"], options.now());

@@ -29,6 +29,7 @@ function reportJson(report: ApplyReport): unknown {
       previous: row.previous ?? null,
       desired: row.desired,
       outcome: row.outcome,
+      ...(row.outcome === "conflict" ? { current: row.current ?? null } : {}),
       ...(row.failure === undefined
         ? {}
         : {
@@ -78,13 +79,26 @@ export function writeApplyReport(
     return;
   }
   const { style } = io;
-  const failedCount = `${report.failed} failed`;
+  const conflictCount = report.results.filter((row) => row.outcome === "conflict").length;
+  const failedCount = `${report.failed} failed${conflictCount > 0 ? ` (${conflictCount} in conflict)` : ""}`;
   let text =
     `${name}: ${style.green(`${report.changed} changed`)}, ${report.unchanged} unchanged, ` +
     `${report.failed > 0 ? style.red(failedCount) : failedCount}\n`;
 
   const changed = report.results.filter((row) => row.outcome === "changed");
   if (changed.length > 0) text += "changed:\n" + changeLines(changed, io);
+
+  const conflicts = report.results.filter((row) => row.outcome === "conflict");
+  if (conflicts.length > 0) {
+    text +=
+      "conflict (changed by someone else since this run read it; not overwritten; run the same command again to apply the file over the new values, or check them first):\n";
+    text += conflicts
+      .map(
+        (row) =>
+          `  pet ${row.petId}: ${style.red(`read ${quantityText(row.previous)}, now ${row.current ?? "unknown"}`)}; wanted ${row.desired}\n`,
+      )
+      .join("");
+  }
 
   const failed = report.results.filter((row) => row.outcome === "failed");
   const attempted = failed.filter((row) => row.failure?.notAttempted !== true);

@@ -1,4 +1,5 @@
 /** The `hint:` lines of the errors the API client raises: what to do about each failure. */
+import { ERROR_CODES } from "../api/error-codes.js";
 import type { OperationId } from "../api/operations.js";
 import {
   type ApiError,
@@ -87,11 +88,16 @@ export function apiErrorHint(error: ApiError): string | undefined {
       return `the server does not allow ${error.method} there: is ${where(target, error.url)} a petstore API whose base URL ends in /v1?`;
     case 409:
       return "the request conflicts with the entry's current state: read it again (petstore inventory list) and retry if the change is still needed";
+    case 412:
+      return "the entry changed since it was read, and nothing was changed: read it again (petstore inventory get <petId>) and decide, or use petstore inventory adjust for a relative change";
     case 413:
       return "the server (or a proxy in between) refused the request body as too large";
     case 415:
       return `the server refused a JSON body: is ${where(target, error.url)} a petstore API?`;
     case 422:
+      if (error.code === ERROR_CODES.idempotencyKeyReused) {
+        return "the server already saw this request's Idempotency-Key with a different change, so it refused this one: that is a bug in petstore or a key collision. Run the command again (it sends a new key); if it happens again, report it";
+      }
       return "the server understood the request but refused it: its message above says why";
     case 429:
       return `the server kept limiting the rate of requests (${times(error.attempts)}); wait and try again later, or raise --retries`;

@@ -66,15 +66,17 @@ export function writeInventoryList(
   }
 }
 
-/** Prints one entry (the result of `inventory set`): a JSON object, one line, or a one-row table. */
-export function writeInventoryItem(
-  item: InventoryItem,
-  format: Exclude<OutputFormat, "csv">,
-  io: IoStreams,
-): void {
+/**
+ * Prints one entry (`inventory get`, `set`, `adjust`): a JSON object, one line, CSV with a
+ * header, or a one-row table without totals.
+ */
+export function writeInventoryItem(item: InventoryItem, format: OutputFormat, io: IoStreams): void {
   switch (format) {
     case "json":
       io.out.write(toJson(item));
+      return;
+    case "csv":
+      io.out.write(csvLine(INVENTORY_COLUMNS) + csvLine(fields(item)));
       return;
     case "tsv":
       io.out.write(tsvLine(fields(item)));

@@ -4,7 +4,7 @@
  * leading zeros, whitespace around it ignored).
  */
 import { InvalidArgumentError } from "commander";
-import { readPetId, readQuantity, readWrittenWholeNumber } from "../api/limits.js";
+import { MAX_QUANTITY, readPetId, readQuantity, readWrittenWholeNumber } from "../api/limits.js";
 import { UsageError } from "../errors.js";
 
 /** A `<petId>` argument: a positive int64, exactly. */
@@ -19,6 +19,39 @@ export function quantityArgument(text: string): number {
   const reading = readQuantity(text);
   if (!reading.ok) throw new UsageError(`invalid quantity "${text}": ${reading.reason}`);
   return reading.value;
+}
+
+/**
+ * A `<delta>` argument of `adjust`: `+N` (received) or `-N` (sold), N a whole number from 1 to
+ * 2147483647 under the one rule. The sign is required, so `adjust 42 5` is not mistaken for
+ * `set 42 5` (or the other way round); a delta of 0 is refused because it changes nothing.
+ */
+export function deltaArgument(text: string): number {
+  const trimmed = text.trim();
+  const sign = trimmed[0];
+  const invalid = (reason: string, hint?: string) =>
+    new UsageError(`invalid delta "${text}": ${reason}`, hint);
+  if (sign !== "+" && sign !== "-") {
+    const reading = readQuantity(trimmed);
+    throw invalid(
+      `expected +N to add or -N to remove, N a whole number from 1 to ${MAX_QUANTITY}`,
+      reading.ok
+        ? `write +${reading.value} or -${reading.value}; to set the quantity to ${reading.value}, use petstore inventory set`
+        : undefined,
+    );
+  }
+  const reading = readWrittenWholeNumber(trimmed.slice(1), 0n, BigInt(MAX_QUANTITY));
+  if (!reading.ok) {
+    throw invalid(
+      reading.reason.startsWith("leading zeros")
+        ? reading.reason.replace(/write /, `write ${sign}`)
+        : `expected +N to add or -N to remove, N a whole number from 1 to ${MAX_QUANTITY}`,
+    );
+  }
+  if (reading.value === 0n) {
+    throw invalid("a delta of 0 changes nothing", "petstore inventory get shows the entry");
+  }
+  return sign === "-" ? -Number(reading.value) : Number(reading.value);
 }
 
 /**

@@ -23,6 +23,10 @@ export interface CommandContext {
   input: CommandInput;
   /** SIGINT/SIGTERM, for a command that stops cleanly when interrupted. */
   interrupts: InterruptSource;
+  /** Waits (between the rounds of `adjust`), injected so tests do not wait. */
+  sleep: (ms: number) => Promise<void>;
+  /** Jitter source, in [0, 1). */
+  random: () => number;
 }
 
 /** Where a command reads its input from. */
@@ -72,6 +76,8 @@ export class Factory {
       apiClient: () => this.#apiClient(globals),
       input: { readFile: this.deps.readFile, readStdin: () => readStream(this.deps.stdin) },
       interrupts: this.deps.interrupts ?? NO_INTERRUPTS,
+      sleep: this.deps.sleep,
+      random: this.deps.random,
     };
   }
 
@@ -91,6 +97,7 @@ export class Factory {
       timeoutMs: globals.timeout,
       retry: { retries: globals.retries, sleep: this.deps.sleep, random: this.deps.random },
       now: this.deps.now,
+      idempotencyKey: this.deps.randomUUID,
       userAgent: USER_AGENT,
       trace: globals.verbose ? (event) => stderr.write(formatTraceEvent(event)) : undefined,
       onDeprecation: (notice) => {

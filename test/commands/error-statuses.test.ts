@@ -89,8 +89,22 @@ describe("error answers", () => {
       422,
       "idempotency_key_reused",
       "the key was used for another request",
+      "the server already saw this request's Idempotency-Key with a different change, so it refused this one: that is a bug in petstore or a key collision. Run the command again (it sends a new key); if it happens again, report it",
+      6,
+    ],
+    [
+      422,
+      "unprocessable",
+      "cannot do that",
       "the server understood the request but refused it: its message above says why",
       6,
+    ],
+    [
+      412,
+      "precondition_failed",
+      "the entry holds 3, not 5",
+      "the entry changed since it was read, and nothing was changed: read it again (petstore inventory get <petId>) and decide, or use petstore inventory adjust for a relative change",
+      8,
     ],
   ])("HTTP %i %s: hint and exit code", async (status, code, message, hint, exitCode) => {
     const result = await setAnswered(status, errorBody(status, code, message));

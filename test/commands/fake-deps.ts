@@ -12,6 +12,11 @@ export const KEY = "test-key-8d2e";
 /** The environment of a correctly configured production run. */
 export const CONFIGURED_ENV = { PETSTORE_BASE_URL: BASE_URL, PETSTORE_API_KEY: KEY };
 
+/** The n-th (1-based) UUID a fake run hands out as an Idempotency-Key. */
+export function fakeKey(n: number): string {
+  return `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
+}
+
 /** A writable stream that keeps what was written. */
 export function captureStream(): { stream: Writable; text: () => string } {
   const chunks: string[] = [];
@@ -72,6 +77,7 @@ export async function runFake(
   const stdout = captureStream();
   const stderr = captureStream();
   const sleeps: number[] = [];
+  let uuids = 0;
   const files = options.files ?? {};
   const deps: Deps = {
     stdout: stdout.stream,
@@ -96,6 +102,7 @@ export async function runFake(
       return Promise.resolve();
     },
     random: () => 0.5,
+    randomUUID: () => fakeKey(++uuids),
     now: () => options.now ?? Date.parse("2025-06-01T12:00:00Z"),
     interrupts: options.interrupts,
   };

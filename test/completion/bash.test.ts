@@ -67,7 +67,7 @@ describe("bash completion", () => {
     ],
     [
       ["petstore", "inventory", ""],
-      ["list", "set", "apply"],
+      ["list", "get", "set", "adjust", "apply"],
     ],
     [
       ["petstore", "--env", ""],

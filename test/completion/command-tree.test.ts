@@ -51,7 +51,9 @@ describe("describeProgram on the real program", () => {
     ]);
     expect(at(root, "inventory").commands.map((command) => command.names[0])).toEqual([
       "list",
+      "get",
       "set",
+      "adjust",
       "apply",
     ]);
   });
@@ -178,7 +180,7 @@ describe("syntax of the zsh and fish scripts (only where those shells are instal
         .filter((entry) => entry !== "")
         .map((entry) => entry.split("\t")[0]);
     };
-    expect(complete("petstore inventory ")).toEqual(["apply", "list", "set"]);
+    expect(complete("petstore inventory ")).toEqual(["adjust", "apply", "get", "list", "set"]);
     expect(complete("petstore --env ")).toEqual(["local", "production", "staging"]);
     expect(complete("petstore inventory list --st")).toEqual(["--status"]);
     expect(complete(`petstore inventory apply ${dir}/petst`)).toEqual([`${dir}/petstore.fish`]);

@@ -146,8 +146,14 @@ describe("formatError", () => {
       6,
     ],
     [
-      "422",
+      "422 idempotency_key_reused",
       apiError(422, "idempotency_key_reused"),
+      "the server already saw this request's Idempotency-Key with a different change, so it refused this one: that is a bug in petstore or a key collision. Run the command again (it sends a new key); if it happens again, report it",
+      6,
+    ],
+    [
+      "422 with another code",
+      apiError(422, "unprocessable"),
       "the server understood the request but refused it: its message above says why",
       6,
     ],

@@ -109,8 +109,8 @@ describe("examples in --help", () => {
 
   it("rejects an example that is not a command of the program", async () => {
     await expect(
-      commandReached(petstoreWords("petstore inventory get 42").slice(1)),
-    ).rejects.toThrow("unknown command 'get'");
+      commandReached(petstoreWords("petstore inventory fetch 42").slice(1)),
+    ).rejects.toThrow("unknown command 'fetch'");
     await expect(
       commandReached(petstoreWords("petstore orders list --csv").slice(1)),
     ).rejects.toThrow("unknown option '--csv'");

@@ -4,15 +4,15 @@ import { editDistance, suggestVerb } from "../../src/program/verb-suggestions.js
 import { callsOf, mockAgent, runFake } from "../commands/fake-deps.js";
 
 describe("unknown verbs, through the real program", () => {
-  it("answers inventory get 1 with the read verb, never with set or apply (exit 2)", async () => {
+  it("answers inventory view 1 with the read verbs, never with set, adjust or apply (exit 2)", async () => {
     const agent = mockAgent();
-    const result = await runFake(["inventory", "get", "1"], { agent });
+    const result = await runFake(["inventory", "view", "1"], { agent });
     expect(result).toMatchObject({
       code: 2,
       stdout: "",
       stderr:
-        "error: unknown command 'get'\n" +
-        "(to read, use: petstore inventory list)\n" +
+        "error: unknown command 'view'\n" +
+        "(to read, use: petstore inventory list or petstore inventory get)\n" +
         "hint: see petstore inventory --help\n",
     });
     expect(callsOf(agent)).toEqual([]);
@@ -22,7 +22,10 @@ describe("unknown verbs, through the real program", () => {
     [["inventory", "lst"], "(Did you mean list?)"],
     [["inventory", "sett", "1", "2"], "(Did you mean set?)"],
     [["inventory", "aplly", "counts.csv"], "(Did you mean apply?)"],
-    [["inventory", "show"], "(to read, use: petstore inventory list)"],
+    [["inventory", "show"], "(to read, use: petstore inventory list or petstore inventory get)"],
+    [["inventory", "gte", "1"], "(Did you mean get?)"],
+    [["inventory", "got", "1"], "(Did you mean get?)"],
+    [["inventory", "ajust", "1", "+1"], "(Did you mean adjust?)"],
     [["pets", "show", "1"], "(to read, use: petstore pets get)"],
     [["pets", "gte", "1"], "(Did you mean get?)"],
     [["orders", "lits"], "(Did you mean list?)"],

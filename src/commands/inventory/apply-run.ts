@@ -10,6 +10,7 @@ import {
   readCountsText,
   sourceName,
 } from "../../apply/read-counts.js";
+import { quantityETag } from "../../client/etag.js";
 import { UsageError } from "../../errors.js";
 import { writeApplyPlan, writeApplyReport } from "../../output/apply.js";
 import { startApplyProgress } from "../../output/apply-progress.js";
@@ -26,6 +27,8 @@ export interface InventoryApplyOptions {
   /** PATCHes in flight at once (the command gives its default). */
   concurrency: number;
   json?: boolean | undefined;
+  /** Write every changed row unconditionally, over whatever the entry holds by then. */
+  force?: boolean | undefined;
 }
 
 const EMPTY_REPORT: ApplyReport = { changed: 0, unchanged: 0, failed: 0, results: [] };
@@ -80,10 +83,19 @@ export async function runInventoryApply(
   let report: ApplyReport;
   try {
     report = await executePlan(plan, {
-      update: (petId, quantity) => client.updateInventory(petId, quantity),
+      // The ETag of an entry is its quantity, so the listed quantity is the precondition. A pet
+      // the list did not show has none to keep: the server decides (404 when it has no such pet).
+      update: (petId, quantity, previous) =>
+        client.updateInventory(
+          petId,
+          quantity,
+          options.force === true || previous === undefined
+            ? {}
+            : { ifMatch: quantityETag(previous) },
+        ),
       concurrency: options.concurrency,
       onSettled: (result) => {
-        progress.tick(result.outcome === "failed");
+        progress.tick(result.outcome === "failed" || result.outcome === "conflict");
       },
       interruptedBy: () => interruptedBy,
     });

@@ -38,15 +38,22 @@ export function inventoryApplyCommand(factory: Factory): Command {
         .argParser(wholeNumberOption("a whole number of requests", 1, MAX_CONCURRENCY))
         .default(DEFAULT_CONCURRENCY),
     )
+    .option(
+      "--force",
+      "write every changed row even if its entry changed since it was read (no If-Match)",
+    )
     .option("--json", "print the report (or with --dry-run, the plan) as JSON")
     .addHelpText(
       "after",
       `
 The whole file is checked first: a bad row or a duplicate petId stops the run (exit 2)
 naming the line, and nothing is changed. Then the current stock is fetched once and only
-the pets whose quantity differs are set. A row the server refuses (for example an unknown
-pet) fails alone; the others are still applied, and the exit code is 7. Running the same
-file again changes nothing more, so a failed or interrupted run can simply be repeated.
+the pets whose quantity differs are set, each only if it still holds the quantity that was
+read (If-Match). A pet someone else changed meanwhile is not overwritten: its row is a
+"conflict" (the report says what it holds now). A row the server refuses (for example an
+unknown pet) fails alone; the others are still applied, and the exit code is 7. Running the
+same file again reads the stock again and changes only what still differs, so a failed,
+conflicting or interrupted run can simply be repeated; --force writes over concurrent changes.
 Interrupted (Ctrl-C, SIGTERM), it starts no more changes, lets those in flight finish, prints
 the report (rows not started are "not attempted") and exits 130 or 143; a second interrupt
 stops at once.

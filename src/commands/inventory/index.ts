@@ -2,7 +2,9 @@
 import { Command } from "commander";
 import type { Factory } from "../../program/factory.js";
 import { guardVerbSuggestions } from "../../program/verb-suggestions.js";
+import { inventoryAdjustCommand } from "./adjust.js";
 import { inventoryApplyCommand } from "./apply.js";
+import { inventoryGetCommand } from "./get.js";
 import { inventoryListCommand } from "./list.js";
 import { inventorySetCommand } from "./set.js";
 
@@ -11,7 +13,9 @@ export function inventoryCommand(factory: Factory): Command {
   const group = new Command("inventory")
     .description("read and set stock levels")
     .addCommand(inventoryListCommand(factory))
+    .addCommand(inventoryGetCommand(factory))
     .addCommand(inventorySetCommand(factory))
+    .addCommand(inventoryAdjustCommand(factory))
     .addCommand(inventoryApplyCommand(factory))
     .addHelpText(
       "after",
@@ -19,8 +23,11 @@ export function inventoryCommand(factory: Factory): Command {
 Examples:
   petstore inventory list --status available
   petstore --env staging inventory list --json
+  petstore inventory get 42 --json
   petstore inventory set 42 7
+  petstore inventory set 42 6 --if-quantity 7
+  petstore inventory adjust 42 -1
   petstore inventory apply counts.csv --dry-run`,
     );
-  return guardVerbSuggestions(group, ["list"]);
+  return guardVerbSuggestions(group, ["list", "get"]);
 }

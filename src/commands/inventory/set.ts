@@ -1,10 +1,13 @@
 /** `petstore inventory set <petId> <quantity>`: sets the stock of one pet. */
-import { Command } from "commander";
+import { Command, Option } from "commander";
+import { MAX_QUANTITY } from "../../api/limits.js";
+import { isPreconditionFailed, quantityETag } from "../../client/etag.js";
 import { chooseRecordFormat } from "../../output/format.js";
 import { writeInventoryItem } from "../../output/inventory.js";
-import { petIdArgument, quantityArgument } from "../../program/arguments.js";
+import { petIdArgument, quantityArgument, wholeNumberOption } from "../../program/arguments.js";
 import type { CommandContext, Factory } from "../../program/factory.js";
 import { readGlobalOptions } from "../../program/global-options.js";
+import { quantityAfterConflict, QuantityConflictError } from "./conflict.js";
 
 export interface InventorySetArguments {
   petId: string;
@@ -13,9 +16,15 @@ export interface InventorySetArguments {
 
 export interface InventorySetOptions {
   json?: boolean | undefined;
+  /** Write only if the entry still holds this quantity (`If-Match: "N"`). */
+  ifQuantity?: number | undefined;
 }
 
-/** Validates both arguments locally (nothing is sent if either is bad), PATCHes, prints the entry. */
+/**
+ * Validates both arguments locally (nothing is sent if either is bad), PATCHes, prints the
+ * entry. With --if-quantity a 412 is a QuantityConflictError (exit 8) naming what the entry
+ * holds now.
+ */
 export async function runInventorySet(
   args: InventorySetArguments,
   options: InventorySetOptions,
@@ -25,8 +34,24 @@ export async function runInventorySet(
   const quantity = quantityArgument(args.quantity);
   const format = chooseRecordFormat(options, context.io);
   const client = await context.apiClient();
-  const item = await client.updateInventory(petId, quantity);
-  writeInventoryItem(item, format, context.io);
+  const expected = options.ifQuantity;
+  try {
+    const { item } = await client.updateInventory(
+      petId,
+      quantity,
+      expected === undefined ? {} : { ifMatch: quantityETag(expected) },
+    );
+    writeInventoryItem(item, format, context.io);
+  } catch (error) {
+    if (expected === undefined || !isPreconditionFailed(error)) throw error;
+    const current = await quantityAfterConflict(error, petId, client);
+    const now = current === undefined ? "it changed" : `it holds ${current} now`;
+    throw new QuantityConflictError(
+      `pet ${petId} no longer holds ${expected}: ${now}; nothing was changed`,
+      `read it again (petstore inventory get ${petId}) and decide, or use petstore inventory adjust ${petId} +N|-N to change it relative to whatever it holds`,
+      current,
+    );
+  }
 }
 
 /** Defines `inventory set`. */
@@ -35,14 +60,24 @@ export function inventorySetCommand(factory: Factory): Command {
     .description("set the stock quantity of one pet (PATCH /inventory/{petId})")
     .argument("<petId>", "the pet, a whole number from 1 to 9223372036854775807")
     .argument("<quantity>", "the new stock count, a whole number from 0 to 2147483647")
+    .addOption(
+      new Option(
+        "--if-quantity <n>",
+        "change it only if it still holds n (If-Match); exit 8 if it does not",
+      ).argParser(wholeNumberOption("a quantity", 0, MAX_QUANTITY)),
+    )
     .option("--json", "print the updated entry as a JSON object")
     .addHelpText(
       "after",
       `
-Prints the updated entry. Safe to repeat: the quantity is set, not added.
+Prints the updated entry. Safe to repeat: the quantity is set, not added, and a retry after a
+lost response is recognised by its Idempotency-Key. With --if-quantity N nothing is changed
+when someone else changed the entry since you read N: exit 8, and the message says what it
+holds now.
 
 Examples:
   petstore inventory set 42 7
+  petstore inventory set 42 6 --if-quantity 7
   petstore inventory set 42 0 --json
   petstore --env staging inventory set 9223372036854775807 3`,
     )

@@ -343,7 +343,7 @@ describe("inventory apply: faults during the run", () => {
     ]);
     expect(result.stderr).toBe(
       "error: 1 of 2 changes failed (the report lists them); the other 1 was applied\n" +
-        "hint: run the same command again: it changes only what is still different\n",
+        "hint: run the same command again: it reads the stock again and changes only what is still different\n",
     );
   });
 
