@@ -31,6 +31,9 @@ export function deltaArgument(text: string): number {
   const sign = trimmed[0];
   const invalid = (reason: string, hint?: string) =>
     new UsageError(`invalid delta "${text}": ${reason}`, hint);
+  if (trimmed === "0") {
+    throw invalid("a delta of 0 changes nothing", "petstore inventory get shows the entry");
+  }
   if (sign !== "+" && sign !== "-") {
     const reading = readQuantity(trimmed);
     throw invalid(
@@ -40,10 +43,11 @@ export function deltaArgument(text: string): number {
         : undefined,
     );
   }
-  const reading = readWrittenWholeNumber(trimmed.slice(1), 0n, BigInt(MAX_QUANTITY));
-  if (!reading.ok) {
+  const magnitude = trimmed.slice(1);
+  const reading = readWrittenWholeNumber(magnitude, 0n, BigInt(MAX_QUANTITY));
+  if (!reading.ok || magnitude !== magnitude.trim()) {
     throw invalid(
-      reading.reason.startsWith("leading zeros")
+      !reading.ok && reading.reason.startsWith("leading zeros")
         ? reading.reason.replace(/write /, `write ${sign}`)
         : `expected +N to add or -N to remove, N a whole number from 1 to ${MAX_QUANTITY}`,
     );

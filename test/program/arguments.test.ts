@@ -2,7 +2,12 @@ import { InvalidArgumentError } from "commander";
 import { describe, expect, it } from "vitest";
 import { parsePetId, readWholeNumber } from "../../src/api/limits.js";
 import { UsageError } from "../../src/errors.js";
-import { petIdArgument, quantityArgument, wholeNumberOption } from "../../src/program/arguments.js";
+import {
+  deltaArgument,
+  petIdArgument,
+  quantityArgument,
+  wholeNumberOption,
+} from "../../src/program/arguments.js";
 import { callsOf, mockAgent, runFake } from "../commands/fake-deps.js";
 import { MAX_ID } from "../support/ids.js";
 
@@ -121,5 +126,28 @@ describe("the rule on the command line", () => {
       stderr: 'error: invalid petId "042": leading zeros are not allowed; write 42\n',
     });
     expect(callsOf(agent)).toEqual([]);
+  });
+});
+
+describe("deltaArgument", () => {
+  it.each([
+    ["+1", 1],
+    ["-1", -1],
+    [" -12 ", -12],
+    ["+2147483647", 2147483647],
+    ["-2147483647", -2147483647],
+  ])("reads %j as %d", (text, delta) => {
+    expect(deltaArgument(text)).toBe(delta);
+  });
+
+  it.each([
+    ["5", 'invalid delta "5": expected +N to add or -N to remove'],
+    ["+0", 'invalid delta "+0": a delta of 0 changes nothing'],
+    ["-007", 'invalid delta "-007": leading zeros are not allowed; write -7'],
+    ["+-1", 'invalid delta "+-1": expected +N'],
+    ["", 'invalid delta "": expected +N'],
+  ])("refuses %j as a usage error", (text, message) => {
+    expect(() => deltaArgument(text)).toThrow(UsageError);
+    expect(() => deltaArgument(text)).toThrow(message);
   });
 });

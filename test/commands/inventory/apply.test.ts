@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import type { MockAgent } from "undici";
 import { Interrupts } from "../../../src/program/interrupts.js";
-import { callsOf, json, mockAgent, ORIGIN, runFake, socketError } from "../fake-deps.js";
+import { callsOf, fakeKey, json, mockAgent, ORIGIN, runFake, socketError } from "../fake-deps.js";
 import { holdPatches } from "./held-patches.js";
 import { MAX_ID_TEXT as MAX_ID } from "../../support/ids.js";
 
@@ -665,5 +665,160 @@ describe("inventory apply: counts in words, ASCII off a terminal", () => {
       isTTY: true,
     });
     expect(terminal.stdout).toContain("  pet 1: 3 → 5\n");
+  });
+});
+
+/** Each PATCH as path, If-Match and Idempotency-Key, sorted by path. */
+function patchConditions(agent: MockAgent) {
+  return (agent.getCallHistory()?.calls() ?? [])
+    .filter((call) => call.method === "PATCH")
+    .map((call) => {
+      const headers = call.headers as Record<string, string>;
+      return { path: call.path, ifMatch: headers["if-match"], key: headers["idempotency-key"] };
+    })
+    .sort((a, b) => a.path.localeCompare(b.path));
+}
+
+const PRECONDITION_FAILED =
+  '{"code":"precondition_failed","message":"the entry does not match If-Match","status":412}';
+
+describe("inventory apply: conditional writes", () => {
+  it("makes each PATCH conditional on the quantity it listed, each with its own key", async () => {
+    const agent = serving([
+      [1, 5],
+      [MAX_ID, 2],
+    ]);
+    const result = await runFake(["inventory", "apply", "counts.csv"], {
+      agent,
+      files: { "counts.csv": COUNTS },
+    });
+    expect(result.code).toBe(0);
+    const conditions = patchConditions(agent);
+    expect(conditions.map(({ path, ifMatch }) => ({ path, ifMatch }))).toEqual([
+      { path: "/v1/inventory/1", ifMatch: '"3"' },
+      { path: `/v1/inventory/${MAX_ID}`, ifMatch: '"1"' },
+    ]);
+    expect(conditions.map((patch) => patch.key).sort()).toEqual([fakeKey(1), fakeKey(2)]);
+  });
+
+  it("sends no If-Match for a pet the inventory did not list (the server decides)", async () => {
+    const agent = serving([[77, 5]]);
+    const result = await runFake(["inventory", "apply", "c.csv"], {
+      agent,
+      files: { "c.csv": "petId,quantity\n77,5\n" },
+    });
+    expect(result.code).toBe(0);
+    expect(patchConditions(agent)).toEqual([
+      { path: "/v1/inventory/77", ifMatch: undefined, key: fakeKey(1) },
+    ]);
+  });
+
+  it("reports a row changed meanwhile (412) as a conflict, not overwritten: exit 7", async () => {
+    const agent = serving([[MAX_ID, 2]]);
+    agent
+      .get(ORIGIN)
+      .intercept(patchRoute(1))
+      .reply(412, PRECONDITION_FAILED, {
+        headers: { "content-type": "application/json", etag: '"9"' },
+      });
+    const result = await runFake(["inventory", "apply", "counts.csv"], {
+      agent,
+      files: { "counts.csv": COUNTS },
+    });
+    expect(result.code).toBe(7);
+    expect(result.stdout).toBe(
+      "counts.csv: 1 changed, 2 unchanged, 1 failed (1 in conflict)\n" +
+        "changed:\n" +
+        `  pet ${MAX_ID}: 1 -> 2\n` +
+        "conflict (changed by someone else since this run read it; not overwritten; run the same command again to apply the file over the new values, or check them first):\n" +
+        "  pet 1: read 3, now 9; wanted 5\n",
+    );
+    expect(result.stderr).toBe(
+      "error: 1 of 2 changes failed (the report lists them; 1 in conflict: changed by someone else since the run read it, not overwritten); the other 1 was applied\n" +
+        "hint: run the same command again: it reads the stock again and changes only what is still different\n",
+    );
+    // A 412 is an answer, not a fault: no retry.
+    expect(result.sleeps).toEqual([]);
+  });
+
+  it("says conflict in the --json results, with the current quantity when known", async () => {
+    const agent = mockAgent();
+    const pool = agent.get(ORIGIN);
+    pool.intercept(inventoryRoute).reply(200, INVENTORY, json);
+    pool.intercept(patchRoute(1)).reply(412, PRECONDITION_FAILED, {
+      headers: { "content-type": "application/json", etag: '"9"' },
+    });
+    pool.intercept(patchRoute(MAX_ID)).reply(412, PRECONDITION_FAILED, json);
+    const result = await runFake(["inventory", "apply", "--json", "counts.csv"], {
+      agent,
+      files: { "counts.csv": COUNTS },
+    });
+    expect(result.code).toBe(7);
+    expect(JSON.parse(result.stdout.replace(MAX_ID, '"max"'))).toEqual({
+      changed: 0,
+      unchanged: 2,
+      failed: 2,
+      results: [
+        {
+          petId: 1,
+          previous: 3,
+          desired: 5,
+          outcome: "conflict",
+          current: 9,
+          reason: "changed to 9 since it was read; not overwritten",
+          code: "precondition_failed",
+          status: 412,
+        },
+        { petId: 2, previous: 0, desired: 0, outcome: "unchanged" },
+        { petId: 3, previous: 4, desired: 4, outcome: "unchanged" },
+        {
+          petId: "max",
+          previous: 1,
+          desired: 2,
+          outcome: "conflict",
+          current: null,
+          reason: "changed since it was read; not overwritten",
+          code: "precondition_failed",
+          status: 412,
+        },
+      ],
+    });
+    expect(result.stderr).toContain(
+      "error: 2 of 2 changes failed (the report lists them; 2 in conflict: changed by someone else since the run read them, not overwritten)\n",
+    );
+  });
+
+  it("--force writes unconditionally (no If-Match), still with a key per row", async () => {
+    const agent = serving([
+      [1, 5],
+      [MAX_ID, 2],
+    ]);
+    const result = await runFake(["inventory", "apply", "--force", "counts.csv"], {
+      agent,
+      files: { "counts.csv": COUNTS },
+    });
+    expect(result.code).toBe(0);
+    const conditions = patchConditions(agent);
+    expect(conditions.map((patch) => patch.ifMatch)).toEqual([undefined, undefined]);
+    expect(conditions.map((patch) => patch.key).sort()).toEqual([fakeKey(1), fakeKey(2)]);
+  });
+
+  it("resends a row's key when its PATCH is retried after a 503", async () => {
+    const agent = mockAgent();
+    const pool = agent.get(ORIGIN);
+    pool.intercept(inventoryRoute).reply(200, INVENTORY, json);
+    pool
+      .intercept(patchRoute(1))
+      .reply(503, '{"code":"unavailable","message":"busy","status":503}', json);
+    pool.intercept(patchRoute(1)).reply(200, entry(1, 5), json);
+    const result = await runFake(["inventory", "apply", "c.csv"], {
+      agent,
+      files: { "c.csv": "petId,quantity\n1,5\n" },
+    });
+    expect(result.code).toBe(0);
+    expect(patchConditions(agent)).toEqual([
+      { path: "/v1/inventory/1", ifMatch: '"3"', key: fakeKey(1) },
+      { path: "/v1/inventory/1", ifMatch: '"3"', key: fakeKey(1) },
+    ]);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { BASE_URL, callsOf, json, mockAgent, ORIGIN, runFake } from "../fake-deps.js";
+import { BASE_URL, callsOf, fakeKey, json, mockAgent, ORIGIN, runFake } from "../fake-deps.js";
 import { MAX_ID_TEXT as MAX_ID } from "../../support/ids.js";
 
 function patching(petId: string, reply: { status: number; body: string }) {
@@ -151,4 +151,111 @@ describe("inventory set", () => {
     expect(result.sleeps).toEqual([]);
     expect(callsOf(agent)).toHaveLength(1);
   });
+});
+
+const PRECONDITION_FAILED =
+  '{"code":"precondition_failed","message":"the entry does not match If-Match","status":412}';
+
+function headersOf(agent: ReturnType<typeof mockAgent>, index: number) {
+  return agent.getCallHistory()?.calls()[index]?.headers as Record<string, string> | undefined;
+}
+
+describe("inventory set --if-quantity", () => {
+  it('sends If-Match: "N" and an Idempotency-Key, and prints the entry on 200', async () => {
+    const agent = patching("42", {
+      status: 200,
+      body: '{"petId":42,"quantity":6,"status":"available"}',
+    });
+    const result = await runFake(["inventory", "set", "42", "6", "--if-quantity", "7"], {
+      agent,
+    });
+    expect(result).toMatchObject({ code: 0, stdout: "42\t6\tavailable\n", stderr: "" });
+    expect(headersOf(agent, 0)).toMatchObject({
+      "if-match": '"7"',
+      "idempotency-key": fakeKey(1),
+    });
+  });
+
+  it("without it sends no If-Match, but still an Idempotency-Key", async () => {
+    const agent = patching("42", {
+      status: 200,
+      body: '{"petId":42,"quantity":6,"status":"available"}',
+    });
+    const result = await runFake(["inventory", "set", "42", "6"], { agent });
+    expect(result.code).toBe(0);
+    expect(headersOf(agent, 0)).not.toHaveProperty("if-match");
+    expect(headersOf(agent, 0)).toMatchObject({ "idempotency-key": fakeKey(1) });
+  });
+
+  it("exits 8 on a 412, naming the quantity from the response's ETag, and changes nothing", async () => {
+    const agent = mockAgent();
+    agent
+      .get(ORIGIN)
+      .intercept({ path: "/v1/inventory/42", method: "PATCH" })
+      .reply(412, PRECONDITION_FAILED, {
+        headers: { "content-type": "application/json", etag: '"3"' },
+      });
+    const result = await runFake(["inventory", "set", "42", "6", "--if-quantity", "7"], {
+      agent,
+    });
+    expect(result).toMatchObject({
+      code: 8,
+      stdout: "",
+      stderr:
+        "error: pet 42 no longer holds 7: it holds 3 now; nothing was changed\n" +
+        "hint: read it again (petstore inventory get 42) and decide, or use petstore inventory adjust 42 +N|-N to change it relative to whatever it holds\n",
+    });
+    expect(callsOf(agent)).toEqual(["PATCH /v1/inventory/42"]);
+    expect(result.sleeps).toEqual([]);
+  });
+
+  it("reads the entry once more when the 412 carries no usable ETag", async () => {
+    const agent = mockAgent();
+    const pool = agent.get(ORIGIN);
+    pool
+      .intercept({ path: "/v1/inventory/42", method: "PATCH" })
+      .reply(412, PRECONDITION_FAILED, json);
+    pool
+      .intercept({ path: "/v1/inventory/42", method: "GET" })
+      .reply(200, '{"petId":42,"quantity":9,"status":"available"}', json);
+    const result = await runFake(["inventory", "set", "42", "6", "--if-quantity", "7"], {
+      agent,
+    });
+    expect(result.code).toBe(8);
+    expect(result.stderr).toContain(
+      "error: pet 42 no longer holds 7: it holds 9 now; nothing was changed\n",
+    );
+    expect(callsOf(agent)).toEqual(["PATCH /v1/inventory/42", "GET /v1/inventory/42"]);
+  });
+
+  it("still exits 8 when that read fails too, without a number", async () => {
+    const agent = mockAgent();
+    const pool = agent.get(ORIGIN);
+    pool
+      .intercept({ path: "/v1/inventory/42", method: "PATCH" })
+      .reply(412, PRECONDITION_FAILED, json);
+    pool
+      .intercept({ path: "/v1/inventory/42", method: "GET" })
+      .reply(404, '{"code":"pet_not_found","message":"gone","status":404}', json);
+    const result = await runFake(["inventory", "set", "42", "6", "--if-quantity", "7"], {
+      agent,
+    });
+    expect(result.code).toBe(8);
+    expect(result.stderr).toContain(
+      "error: pet 42 no longer holds 7: it changed; nothing was changed\n",
+    );
+  });
+
+  it.each(["-1", "2147483648", "1.5", "07", "x"])(
+    "rejects --if-quantity %s with exit 2 and sends nothing",
+    async (value) => {
+      const agent = mockAgent();
+      const result = await runFake(["inventory", "set", "42", "6", "--if-quantity", value], {
+        agent,
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`error: option '--if-quantity <n>' argument '${value}'`);
+      expect(callsOf(agent)).toEqual([]);
+    },
+  );
 });
