@@ -36,12 +36,16 @@ Exit codes:
   4        authentication or permission failed (401, 403)
   5        not found (404)
   6        request rejected as invalid (400, other 4xx)
-  7        inventory apply finished with some rows failed
+  7        inventory apply finished with some rows failed or in conflict
+  8        conflict: set --if-quantity found the entry changed (412), or adjust gave up;
+           nothing was changed
   130/143  interrupted (SIGINT / SIGTERM)
 
 Examples:
   petstore inventory list
+  petstore inventory get 42
   petstore inventory set 42 7
+  petstore inventory adjust 42 -1
   petstore --env staging inventory list --json
   PETSTORE_API_KEY=s3cret petstore --env local inventory list --csv`;
 

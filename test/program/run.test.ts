@@ -30,14 +30,16 @@ describe("commander parsing", () => {
     expect(result).toMatchObject({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
   });
 
-  it("lists the exit codes in the root help, 403 with 401", async () => {
+  it("lists the exit codes in the root help, 403 with 401, 8 for a conflict", async () => {
     const result = await runFake(["--help"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
       "  4        authentication or permission failed (401, 403)\n" +
         "  5        not found (404)\n" +
         "  6        request rejected as invalid (400, other 4xx)\n" +
-        "  7        inventory apply finished with some rows failed\n" +
+        "  7        inventory apply finished with some rows failed or in conflict\n" +
+        "  8        conflict: set --if-quantity found the entry changed (412), or adjust gave up;\n" +
+        "           nothing was changed\n" +
         "  130/143  interrupted (SIGINT / SIGTERM)\n",
     );
   });
