@@ -9,7 +9,7 @@ import {
   type CompletionCommand,
   type ValueCompletion,
 } from "./command-tree.js";
-import { argumentArms, optionValueArms, subcommandArms } from "./case-arms.js";
+import { caseFunctions } from "./case-arms.js";
 import { quote, type ScriptHeader } from "./script-text.js";
 
 function completeValue(value: ValueCompletion): string | undefined {
@@ -50,27 +50,7 @@ ${commands.map(describeCase).join("\n")}
   esac
 }
 
-# Sets _petstore_next to the path of subcommand $2 of path $1, or to nothing.
-_petstore_subcommand() {
-  _petstore_next=""
-  case "$1/$2" in
-${commands.flatMap(subcommandArms).join("\n")}
-  esac
-}
-
-# Completes the value of option $2 of path $1.
-_petstore_option_value() {
-  case "$1/$2" in
-${commands.flatMap((command) => optionValueArms(command, completeValue)).join("\n")}
-  esac
-}
-
-# Completes positional argument number $2 (from 0) of path $1.
-_petstore_argument() {
-  case "$1/$2" in
-${commands.flatMap((command) => argumentArms(command, completeValue)).join("\n")}
-  esac
-}
+${caseFunctions(commands, completeValue)}
 
 _petstore_words() {
   COMPREPLY=($(compgen -W "$1" -- "$_petstore_cur"))

@@ -41,3 +41,34 @@ export function argumentArms(command: CompletionCommand, complete: CompleteValue
     return [`    ${pattern}) ${action} ;;`];
   });
 }
+
+/**
+ * The shell functions both scripts define from those arms: `_petstore_subcommand`,
+ * `_petstore_option_value` and `_petstore_argument`.
+ */
+export function caseFunctions(
+  commands: readonly CompletionCommand[],
+  complete: CompleteValue,
+): string {
+  return `# Sets _petstore_next to the path of subcommand $2 of path $1, or to nothing.
+_petstore_subcommand() {
+  _petstore_next=""
+  case "$1/$2" in
+${commands.flatMap(subcommandArms).join("\n")}
+  esac
+}
+
+# Completes the value of option $2 of path $1.
+_petstore_option_value() {
+  case "$1/$2" in
+${commands.flatMap((command) => optionValueArms(command, complete)).join("\n")}
+  esac
+}
+
+# Completes positional argument number $2 (from 0) of path $1.
+_petstore_argument() {
+  case "$1/$2" in
+${commands.flatMap((command) => argumentArms(command, complete)).join("\n")}
+  esac
+}`;
+}

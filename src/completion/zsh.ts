@@ -8,7 +8,7 @@ import {
   type CompletionCommand,
   type ValueCompletion,
 } from "./command-tree.js";
-import { argumentArms, optionValueArms, subcommandArms } from "./case-arms.js";
+import { caseFunctions } from "./case-arms.js";
 import { oneLine, quote, type ScriptHeader } from "./script-text.js";
 
 /** An entry for `_describe`: `name:description`, with colons in the name escaped. */
@@ -60,27 +60,7 @@ ${commands.map(describeCase).join("\n")}
   esac
 }
 
-# Sets _petstore_next to the path of subcommand $2 of path $1, or to nothing.
-_petstore_subcommand() {
-  _petstore_next=""
-  case "$1/$2" in
-${commands.flatMap(subcommandArms).join("\n")}
-  esac
-}
-
-# Completes the value of option $2 of path $1.
-_petstore_option_value() {
-  case "$1/$2" in
-${commands.flatMap((command) => optionValueArms(command, completeValue)).join("\n")}
-  esac
-}
-
-# Completes positional argument number $2 (from 0) of path $1.
-_petstore_argument() {
-  case "$1/$2" in
-${commands.flatMap((command) => argumentArms(command, completeValue)).join("\n")}
-  esac
-}
+${caseFunctions(commands, completeValue)}
 
 _petstore() {
   local word cmdpath="" expecting="" dashdash="" _petstore_next
