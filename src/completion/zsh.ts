@@ -8,11 +8,8 @@ import {
   type CompletionCommand,
   type ValueCompletion,
 } from "./command-tree.js";
+import { caseFunctions } from "./case-arms.js";
 import { oneLine, quote, type ScriptHeader } from "./script-text.js";
-
-function key(command: CompletionCommand, suffix: string): string {
-  return quote(`${command.path.join(" ")}/${suffix}`);
-}
 
 /** An entry for `_describe`: `name:description`, with colons in the name escaped. */
 function described(name: string, description: string): string {
@@ -47,32 +44,6 @@ function describeCase(command: CompletionCommand): string {
   ].join("\n");
 }
 
-function subcommandCases(command: CompletionCommand): string[] {
-  return command.commands.map(
-    (sub) =>
-      `    ${sub.names.map((name) => key(command, name)).join(" | ")}) _petstore_next=${quote(sub.path.join(" "))} ;;`,
-  );
-}
-
-function optionValueCases(command: CompletionCommand): string[] {
-  return acceptedOptions(command).flatMap((option) => {
-    const action = option.value === undefined ? undefined : completeValue(option.value);
-    if (action === undefined) return [];
-    return [`    ${option.names.map((name) => key(command, name)).join(" | ")}) ${action} ;;`];
-  });
-}
-
-function argumentCases(command: CompletionCommand): string[] {
-  return command.arguments.flatMap((argument, index) => {
-    const action = completeValue(argument.value);
-    if (action === undefined) return [];
-    const pattern = argument.variadic
-      ? `${quote(`${command.path.join(" ")}/`)}*`
-      : key(command, String(index));
-    return [`    ${pattern}) ${action} ;;`];
-  });
-}
-
 /** The whole script, for a directory on $fpath (as `_petstore`) or for `source`. */
 export function zshScript(root: CompletionCommand, header: ScriptHeader): string {
   const commands = allCommands(root);
@@ -89,27 +60,7 @@ ${commands.map(describeCase).join("\n")}
   esac
 }
 
-# Sets _petstore_next to the path of subcommand $2 of path $1, or to nothing.
-_petstore_subcommand() {
-  _petstore_next=""
-  case "$1/$2" in
-${commands.flatMap(subcommandCases).join("\n")}
-  esac
-}
-
-# Completes the value of option $2 of path $1.
-_petstore_option_value() {
-  case "$1/$2" in
-${commands.flatMap(optionValueCases).join("\n")}
-  esac
-}
-
-# Completes positional argument number $2 (from 0) of path $1.
-_petstore_argument() {
-  case "$1/$2" in
-${commands.flatMap(argumentCases).join("\n")}
-  esac
-}
+${caseFunctions(commands, completeValue)}
 
 _petstore() {
   local word cmdpath="" expecting="" dashdash="" _petstore_next

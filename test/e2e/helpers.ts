@@ -165,25 +165,14 @@ export interface CliOptions {
   nodeArgs?: readonly string[];
 }
 
-/** Runs `node bin/petstore.js ...args` with stdout and stderr piped. */
+/** Runs `node bin/petstore.js ...args` with stdout and stderr piped, until it exits. */
 export async function runCli(
   args: readonly string[],
   options: CliOptions = {},
 ): Promise<CliResult> {
-  assertBuilt();
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
-    env: { ...baseEnv(), ...options.env },
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  writeInput(child.stdin, options.input);
-  const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 20_000);
-  const [code] = (await once(child, "close")) as [number | null];
-  clearTimeout(timer);
-  return { code, stdout, stderr };
+  const child = spawnCli(args, options);
+  const code = await child.exited;
+  return { code, stdout: child.stdout(), stderr: child.stderr() };
 }
 
 function writeInput(stdin: Writable, input: string | undefined): void {
@@ -397,7 +386,7 @@ export interface SpawnedCli {
 /** Starts `node bin/petstore.js ...args` and leaves it running, for tests that signal it. */
 export function spawnCli(args: readonly string[], options: CliOptions = {}): SpawnedCli {
   assertBuilt();
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
     env: { ...baseEnv(), ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
   });
