@@ -94,6 +94,37 @@ describe("petstore against prism mock (the document's examples)", () => {
     expect(JSON.parse(json.stdout)).toEqual(example("/inventory/{petId}", "patch", "200"));
   });
 
+  it("inventory get prints the document's entry in every format", async () => {
+    const entry = example("/inventory/{petId}", "get", "200") as Record<string, unknown>;
+    const json = await petstore(mock, ["inventory", "get", "42", "--json"]);
+    expect(json).toMatchObject({ code: 0, stderr: "", violations: [] });
+    expect(JSON.parse(json.stdout)).toEqual(entry);
+    const fields = [entry.petId, entry.quantity, entry.status].map(String);
+    expect(await petstore(mock, ["inventory", "get", "42"])).toEqual({
+      code: 0,
+      stdout: `${fields.join("\t")}\n`,
+      stderr: "",
+      violations: [],
+    });
+    expect(await petstore(mock, ["inventory", "get", "42", "--csv"])).toEqual({
+      code: 0,
+      stdout: `petId,quantity,status\n${fields.join(",")}\n`,
+      stderr: "",
+      violations: [],
+    });
+  });
+
+  it("inventory set --if-quantity sends an If-Match and Idempotency-Key the document accepts", async () => {
+    const result = await petstore(mock, ["inventory", "set", "42", "7", "--if-quantity", "3"]);
+    expect(result).toEqual({ code: 0, stdout: "42\t7\tsold\n", stderr: "", violations: [] });
+  });
+
+  it("inventory adjust reads, then sends a conditional PATCH the document accepts", async () => {
+    const result = await petstore(mock, ["inventory", "adjust", "42", "+1", "--json"]);
+    expect(result).toMatchObject({ code: 0, stderr: "", violations: [] });
+    expect(JSON.parse(result.stdout)).toEqual(example("/inventory/{petId}", "patch", "200"));
+  });
+
   it("pets get warns on stderr about Prism's own Deprecation header and prints the pet", async () => {
     // Prism's mock sends `deprecation: true` (an early draft of RFC 9745) for every deprecated
     // operation instead of the documented `@<unix-seconds>`, and reports that as a violation
@@ -171,6 +202,12 @@ describe("petstore against prism mock --dynamic (random data that fits the schem
     expect(header).toBe("petId,quantity,status");
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expect(row).toMatch(/^[1-9]\d*,\d+,(available|pending|sold)$/);
+  });
+
+  it("inventory get --json prints whatever entry the server answers with", async () => {
+    const result = await petstore(dynamic, ["inventory", "get", "42", "--json"]);
+    expect(result).toMatchObject({ code: 0, stderr: "", violations: [] });
+    expect(JSON.parse(result.stdout)).toEqual(entry);
   });
 
   it("inventory set --json prints whatever entry the server answers with", async () => {
