@@ -55,6 +55,51 @@ describe("executePlan", () => {
     });
   });
 
+  it("passes the quantity it read, and makes a 412 a conflict counted as failed", async () => {
+    const seen: [bigint, number, number | undefined][] = [];
+    const preconditionFailed = new ApiError({
+      status: 412,
+      code: "precondition_failed",
+      operation: "updateInventory",
+      message: "the entry does not match If-Match",
+      method: "PATCH",
+      url: "http://x/v1/inventory/1",
+      attempts: 1,
+      etag: '"5"',
+    });
+    const report = await executePlan(planOf(2), {
+      concurrency: 1,
+      update: (petId, quantity, previous) => {
+        seen.push([petId, quantity, previous]);
+        return petId === 1n ? Promise.reject(preconditionFailed) : Promise.resolve();
+      },
+    });
+    expect(seen).toEqual([
+      [1n, 1, 0],
+      [2n, 1, 0],
+    ]);
+    expect(report).toEqual({
+      changed: 1,
+      unchanged: 0,
+      failed: 1,
+      results: [
+        {
+          petId: 1n,
+          previous: 0,
+          desired: 1,
+          outcome: "conflict",
+          current: 5,
+          failure: {
+            reason: "changed to 5 since it was read; not overwritten",
+            code: "precondition_failed",
+            status: 412,
+          },
+        },
+        { petId: 2n, previous: 0, desired: 1, outcome: "changed" },
+      ],
+    });
+  });
+
   it("never has more than `concurrency` updates in flight", async () => {
     let inFlight = 0;
     let most = 0;

@@ -30,4 +30,28 @@ describe("describeRowFailure", () => {
       status: 404,
     });
   });
+
+  it("reads a 412 as changed since it was read, with the quantity from the ETag when usable", () => {
+    const conflict = (etag: string | undefined) =>
+      new ApiError({
+        status: 412,
+        code: "precondition_failed",
+        message: "the entry does not match If-Match",
+        operation: "updateInventory",
+        method: "PATCH",
+        url: "http://x/v1/inventory/9",
+        attempts: 1,
+        etag,
+      });
+    expect(describeRowFailure(conflict('"7"'))).toEqual({
+      reason: "changed to 7 since it was read; not overwritten",
+      code: "precondition_failed",
+      status: 412,
+    });
+    expect(describeRowFailure(conflict(undefined))).toEqual({
+      reason: "changed since it was read; not overwritten",
+      code: "precondition_failed",
+      status: 412,
+    });
+  });
 });
