@@ -443,7 +443,8 @@ function report() {
   lines.push("", "## Other figures", "", "| what | measured |", "|---|---|");
   for (const figure of figures) lines.push(`| ${figure.what} | ${figure.shown} |`);
   lines.push("");
-  writeFileSync(join(root, "BENCHMARKS.md"), lines.join("\n"));
+  // A partial run (BENCH_ONLY) prints its figures but leaves BENCHMARKS.md as it was.
+  if (only === undefined) writeFileSync(join(root, "BENCHMARKS.md"), lines.join("\n"));
   process.stdout.write(lines.join("\n"));
 }
 
