@@ -36,6 +36,13 @@ export const inventoryItemExamples = {
   },
 } satisfies Record<string, Example>;
 
+export const inventoryEntryExamples = {
+  entry: {
+    summary: 'One stock entry (its ETag is "7")',
+    value: { petId: 42, quantity: 7, status: "sold" },
+  },
+} satisfies Record<string, Example>;
+
 export const petExamples = {
   rex: {
     summary: "A pet with a category and a tag",
@@ -81,6 +88,37 @@ export const invalidBodyExamples = {
     code: ERROR_CODES.invalidJson,
     message: "Body is not valid JSON but content-type is set to 'application/json'",
     status: 400,
+  }),
+} satisfies Record<string, Example>;
+
+export const invalidHeaderExamples = {
+  invalidIfMatch: error("If-Match is not * or a list of quoted entity tags", {
+    code: ERROR_CODES.invalidHeader,
+    message: 'If-Match must be * or a list of quoted entity tags such as "7", got "7"',
+    status: 400,
+  }),
+  invalidIdempotencyKey: error("Idempotency-Key is not 1 to 255 visible ASCII characters", {
+    code: ERROR_CODES.invalidHeader,
+    message:
+      "Idempotency-Key must be 1 to 255 visible ASCII characters (no spaces), got 256 characters",
+    status: 400,
+  }),
+} satisfies Record<string, Example>;
+
+export const preconditionFailedExamples = {
+  changed: error("The entry no longer holds the quantity If-Match named", {
+    code: ERROR_CODES.preconditionFailed,
+    message: 'If-Match does not match: pet 42 holds quantity 6 (ETag "6"); nothing was changed',
+    status: 412,
+  }),
+} satisfies Record<string, Example>;
+
+export const idempotencyKeyReusedExamples = {
+  reused: error("The Idempotency-Key was used before for another request", {
+    code: ERROR_CODES.idempotencyKeyReused,
+    message:
+      "this Idempotency-Key was already used for a different request (another petId, body or If-Match); nothing was changed: use a new key for a new change",
+    status: 422,
   }),
 } satisfies Record<string, Example>;
 

@@ -1,15 +1,19 @@
 /** Builds the OpenAPI 3.1 document of the service from the shared schemas. */
 import { PET_LOOKUP_DEPRECATION_HEADERS, PET_LOOKUP_SUNSET_AT } from "./deprecation.js";
 import {
+  idempotencyKeyReusedExamples,
+  inventoryEntryExamples,
   inventoryItemExamples,
   inventoryListExamples,
   inventoryUpdateExamples,
   invalidBodyExamples,
+  invalidHeaderExamples,
   invalidPetIdExamples,
   orderListExamples,
   otherErrorExamples,
   petExamples,
   petNotFoundExamples,
+  preconditionFailedExamples,
   unauthorizedExamples,
   unavailableExamples,
   type Example,
@@ -37,11 +41,6 @@ const errorResponse = (status: number, description: string, examples: Record<str
 });
 
 const responses = {
-  badRequest: errorResponse(
-    400,
-    "The body is missing required fields or contains invalid values, or the petId is not a positive int64",
-    invalidBodyExamples,
-  ),
   unauthorized: {
     ...errorResponse(401, "The API key is missing or invalid", unauthorizedExamples),
     headers: {
@@ -78,6 +77,55 @@ const responses = {
     content: json(ref("Error"), otherErrorExamples),
   },
 };
+
+/** The ETag of an entry: its quantity as a quoted decimal. */
+const etagHeader = (description: string) => ({
+  ETag: {
+    description,
+    required: true,
+    schema: { type: "string", pattern: '^"(0|[1-9][0-9]*)"$', examples: ['"7"'] },
+  },
+});
+
+/** Sent on an answer replayed for a repeated Idempotency-Key (absent otherwise). */
+const replayedHeader = {
+  "Idempotent-Replayed": {
+    description:
+      "`true` when this is the stored answer to an earlier request with the same `Idempotency-Key`: nothing was changed now",
+    required: false,
+    schema: { type: "string", enum: ["true"] },
+  },
+};
+
+/** The conditional and exactly-once request headers of a PATCH. */
+const writeHeaderParameters = [
+  {
+    name: "If-Match",
+    in: "header",
+    required: false,
+    description:
+      'Write only if the entry\'s current ETag matches: `"7"` (the quantity is 7), a list `"3", "7"` (any of them), or `*` (any existing entry). Compared strongly (RFC 9110): a weak tag `W/"7"` never matches. When it does not match: 412 with the current `ETag`, nothing changed. Malformed: 400 `invalid_header`',
+    schema: {
+      type: "string",
+      pattern: '^[ \\t,]*(\\*|(W/)?"[!#-~]*"([ \\t]*,[ \\t,]*(W/)?"[!#-~]*")*)[ \\t,]*$',
+      examples: ['"7"'],
+    },
+  },
+  {
+    name: "Idempotency-Key",
+    in: "header",
+    required: false,
+    description:
+      "Makes the PATCH exactly-once: 1 to 255 visible ASCII characters, a new random value (a UUID) per intended change, reused by its retries. The server keeps, per API key, the key with a fingerprint of the request (petId, body, If-Match) and its answer (200, 404 or 412) for 24 hours. The same key and request again answers the stored status, body and ETag with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 `idempotency_key_reused`. Malformed: 400 `invalid_header`",
+    schema: {
+      type: "string",
+      minLength: 1,
+      maxLength: 255,
+      pattern: "^[!-~]+$",
+      examples: ["0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b"],
+    },
+  },
+];
 
 const petIdParameter = (description: string) => ({
   name: "petId",
@@ -145,6 +193,24 @@ export function buildOpenApiDocument() {
         },
       },
       "/inventory/{petId}": {
+        get: {
+          operationId: "getInventoryItem",
+          tags: ["inventory"],
+          summary: "Returns the stock entry of one pet, with its ETag",
+          parameters: [petIdParameter("The ID of the pet")],
+          responses: {
+            "200": {
+              description:
+                'The inventory entry; its `ETag` is the quantity as a quoted decimal (`"7"`), for `If-Match` on a later PATCH',
+              headers: etagHeader("The entry's quantity as a quoted decimal"),
+              content: json(ref("InventoryItem"), inventoryEntryExamples),
+            },
+            "400": errorResponse(400, "The pet ID is not a positive int64", invalidPetIdExamples),
+            "401": responses.unauthorized,
+            "404": errorResponse(404, "No pet with this ID exists", petNotFoundExamples),
+            default: responses.other,
+          },
+        },
         patch: {
           operationId: "updateInventory",
           tags: ["inventory"],
@@ -152,19 +218,47 @@ export function buildOpenApiDocument() {
           description:
             "Experimental: the request shape may change before the operation becomes stable.",
           "x-stability": "experimental",
-          parameters: [petIdParameter("The ID of the pet whose stock is updated")],
+          parameters: [
+            petIdParameter("The ID of the pet whose stock is updated"),
+            ...writeHeaderParameters,
+          ],
           requestBody: {
             required: true,
             content: json(ref("InventoryUpdate"), inventoryUpdateExamples),
           },
           responses: {
             "200": {
-              description: "The updated inventory entry",
+              description:
+                "The updated inventory entry (or, replayed, the one an earlier request with the same `Idempotency-Key` answered)",
+              headers: {
+                ...etagHeader("The entry's new quantity as a quoted decimal"),
+                ...replayedHeader,
+              },
               content: json(ref("InventoryItem"), inventoryItemExamples),
             },
-            "400": responses.badRequest,
+            "400": errorResponse(
+              400,
+              "The body is missing required fields or contains invalid values, the petId is not a positive int64, or If-Match or Idempotency-Key is malformed (`invalid_header`)",
+              { ...invalidBodyExamples, ...invalidHeaderExamples },
+            ),
             "401": responses.unauthorized,
-            "404": responses.notFound,
+            "404": { ...responses.notFound, headers: replayedHeader },
+            "412": {
+              ...errorResponse(
+                412,
+                "`If-Match` does not match the entry's current ETag: nothing was changed. The `ETag` header gives the current one",
+                preconditionFailedExamples,
+              ),
+              headers: {
+                ...etagHeader("The entry's current quantity as a quoted decimal"),
+                ...replayedHeader,
+              },
+            },
+            "422": errorResponse(
+              422,
+              "The `Idempotency-Key` was already used (by this API key, within 24 hours) for a different request: nothing was changed",
+              idempotencyKeyReusedExamples,
+            ),
             "503": responses.unavailable,
             default: responses.other,
           },

@@ -3,12 +3,13 @@
  * service decides, so a listed quantity is already a precondition for a conditional write.
  */
 import { ERROR_CODES } from "../api/error-codes.js";
+import { entityTagOf } from "../api/etag.js";
 import { MAX_QUANTITY } from "../api/limits.js";
 import { ApiError } from "../errors.js";
 
 /** The `If-Match` value that holds only while the entry's quantity is `quantity`. */
 export function quantityETag(quantity: number): string {
-  return `"${quantity}"`;
+  return entityTagOf(quantity);
 }
 
 /**

@@ -10,6 +10,7 @@ import { answerClientError, answerConnect, answerUnmetExpectation } from "./clie
 import { drainRequestBody } from "./drain-request-body.js";
 import { handleError } from "./error-handler.js";
 import { HttpError } from "./http-error.js";
+import { startIdempotencyPurge } from "./idempotency-purge.js";
 import { serviceUnavailable } from "./service-unavailable.js";
 import { healthRoutes } from "./routes/health.js";
 import { inventoryRoutes } from "./routes/inventory.js";
@@ -29,6 +30,10 @@ export interface AppOptions {
   rateLimitPerMinute?: number;
   /** Largest accepted request body in bytes. */
   bodyLimit?: number;
+  /** Wall clock in Unix milliseconds, for idempotency records' age (tests drive it). */
+  clock?: () => number;
+  /** How often expired idempotency records are purged; default a minute. */
+  idempotencyPurgeIntervalMs?: number;
 }
 
 /** The largest request body: an InventoryUpdate is a few bytes. */
@@ -133,6 +138,21 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done();
   });
 
+  app.decorateRequest("callerKeyDigest", "");
+  const clock = options.clock ?? Date.now;
+  const purge = startIdempotencyPurge(options.store, {
+    now: clock,
+    ...(options.idempotencyPurgeIntervalMs === undefined
+      ? {}
+      : { intervalMs: options.idempotencyPurgeIntervalMs }),
+    onError: (error) => {
+      app.log.warn({ err: error }, "purging expired idempotency records failed; will retry");
+    },
+  });
+  app.addHook("onClose", async () => {
+    await purge.stop();
+  });
+
   await app.register(healthRoutes);
   const isAcceptedKey = createKeyChecker(options.apiKeys);
   await app.register(
@@ -153,7 +173,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         });
       }
       v1.addHook("preParsing", bearerAuth(isAcceptedKey));
-      await v1.register(inventoryRoutes, { store: options.store });
+      await v1.register(inventoryRoutes, { store: options.store, clock });
       await v1.register(petRoutes, { store: options.store });
       await v1.register(orderRoutes, { store: options.store });
       await v1.register(openApiRoutes);

@@ -48,6 +48,8 @@ interface Call {
   key?: string | null;
   /** A request body, sent as application/json. */
   body?: string;
+  /** More request headers (If-Match, Idempotency-Key). */
+  headers?: Record<string, string>;
 }
 
 const temp = tempDir("petstore-conformance-");
@@ -90,6 +92,7 @@ async function send(prism: PrismProcess, call: Call): Promise<Exchange> {
   const key = call.key === undefined ? API_KEY : call.key;
   if (key !== null) headers.authorization = `Bearer ${key}`;
   if (call.body !== undefined) headers["content-type"] = "application/json";
+  Object.assign(headers, call.headers);
   const response = await fetch(`${prism.url}${call.path}`, {
     method: call.method ?? "GET",
     headers,
@@ -156,6 +159,36 @@ describe("GET /inventory (listInventory) through prism proxy", () => {
   });
 });
 
+describe("GET /inventory/{petId} (getInventoryItem) through prism proxy", () => {
+  it("200: one entry with its ETag", async () => {
+    const petId = petIds[1];
+    const { body, headers } = await conforming(
+      "getInventoryItem",
+      { path: `/inventory/${petId}` },
+      200,
+    );
+    expect(body).toMatchObject({ petId });
+    expect(headers.get("etag")).toBe(`"${(body as { quantity: number }).quantity}"`);
+  });
+
+  it("400: a petId that is not a positive int64", async () => {
+    for (const petId of ["abc", "0", "9223372036854775808"]) {
+      const { body } = await forbidden("getInventoryItem", { path: `/inventory/${petId}` }, 400);
+      expect(body).toMatchObject({ code: "invalid_pet_id" });
+    }
+  });
+
+  it("401: a key the server does not accept, or none", async () => {
+    await conforming("getInventoryItem", { path: "/inventory/1", key: "not-a-key" }, 401);
+    await forbidden("getInventoryItem", { path: "/inventory/1", key: null }, 401);
+  });
+
+  it("404: no pet with this petId", async () => {
+    const { body } = await conforming("getInventoryItem", { path: `/inventory/${unknownId}` }, 404);
+    expect(body).toMatchObject({ code: "pet_not_found" });
+  });
+});
+
 describe("PATCH /inventory/{petId} (updateInventory) through prism proxy", () => {
   it("200: the updated entry, for the smallest and largest quantity too", async () => {
     for (const quantity of [5, 0, 2147483647]) {
@@ -200,6 +233,68 @@ describe("PATCH /inventory/{petId} (updateInventory) through prism proxy", () =>
       404,
     );
     expect(body).toMatchObject({ code: "pet_not_found" });
+  });
+
+  it("200 and 412 with If-Match, each with the ETag; a replay with Idempotent-Replayed", async () => {
+    const petId = petIds[2];
+    const path = `/inventory/${petId}`;
+    const set = await conforming(
+      "updateInventory",
+      { method: "PATCH", path, body: '{"quantity":8}', headers: { "if-match": "*" } },
+      200,
+    );
+    expect(set.headers.get("etag")).toBe('"8"');
+    const call = {
+      method: "PATCH",
+      path,
+      body: '{"quantity":9}',
+      headers: { "if-match": '"7", W/"8"', "idempotency-key": "conformance-412" },
+    } as const;
+    const failed = await conforming("updateInventory", call, 412);
+    expect(failed.body).toMatchObject({ code: "precondition_failed" });
+    expect(failed.headers.get("etag")).toBe('"8"');
+    const replayed = await conforming("updateInventory", call, 412);
+    expect(replayed.headers.get("idempotent-replayed")).toBe("true");
+    expect(replayed.body).toEqual(failed.body);
+    const keyed = {
+      method: "PATCH",
+      path,
+      body: '{"quantity":9}',
+      headers: { "if-match": '"8"', "idempotency-key": "conformance-200" },
+    } as const;
+    await conforming("updateInventory", keyed, 200);
+    const again = await conforming("updateInventory", keyed, 200);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.headers.get("etag")).toBe('"9"');
+  });
+
+  it("400: a malformed If-Match or Idempotency-Key", async () => {
+    const call = { method: "PATCH", path: "/inventory/1", body: '{"quantity":5}' } as const;
+    for (const headers of [
+      { "if-match": "7" },
+      { "if-match": "garbage" },
+      { "idempotency-key": "with space" },
+      { "idempotency-key": "k".repeat(256) },
+    ]) {
+      const { body } = await forbidden("updateInventory", { ...call, headers }, 400);
+      expect(body, JSON.stringify(headers)).toMatchObject({ code: "invalid_header" });
+    }
+  });
+
+  it("422: an Idempotency-Key used before for a different request", async () => {
+    const path = `/inventory/${petIds[0]}`;
+    const headers = { "idempotency-key": "conformance-422" };
+    await conforming(
+      "updateInventory",
+      { method: "PATCH", path, body: '{"quantity":1}', headers },
+      200,
+    );
+    const { body } = await conforming(
+      "updateInventory",
+      { method: "PATCH", path, body: '{"quantity":2}', headers },
+      422,
+    );
+    expect(body).toMatchObject({ code: "idempotency_key_reused" });
   });
 
   it("503: another process holds the database's write lock for longer than the server waits", async () => {

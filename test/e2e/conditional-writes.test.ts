@@ -1,302 +1,149 @@
 /**
- * Conditional and exactly-once writes end to end: real `petstore` processes against the real
- * `petstore serve` on a temporary SQLite file. Concurrent adjusts lose no update, a lost
- * response is not applied twice, and apply does not overwrite a concurrent change.
+ * Conditional and exactly-once writes against the real `petstore serve`: idempotency records
+ * survive `kill -9`, and If-Match holds across separate connections and processes.
  */
-import { writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  API_KEY,
-  runCli,
-  spawnCli,
-  startHoldingProxy,
-  startServer,
-  tempDir,
-  type RunningServer,
-  type SeedFileEntry,
-} from "./helpers.js";
-import { startLossyProxy } from "./lossy-proxy.js";
+import { Agent, fetch as undiciFetch } from "undici";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import { API_KEY, startServer, tempDir, type RunningServer } from "./helpers.js";
 
-const SEED: SeedFileEntry[] = [
-  { petId: 1, name: "Rex", status: "available", quantity: 100 },
-  { petId: 2, name: "Tom", status: "pending", quantity: 20 },
-  { petId: 3, name: "Kiwi", status: "available", quantity: 10 },
-];
+const auth = { authorization: `Bearer ${API_KEY}` };
 
-const files = tempDir("petstore-conditional-e2e-");
-afterAll(() => {
-  files.remove();
+let temp: ReturnType<typeof tempDir>;
+let running: RunningServer[] = [];
+beforeEach(() => {
+  temp = tempDir();
+});
+afterEach(async () => {
+  await Promise.all(running.map((server) => server.stop("SIGKILL")));
+  running = [];
+  temp.remove();
 });
 
-/** A server of its own for one describe block, and the env to reach it (or a proxy). */
-function serverFor(): {
-  server: () => RunningServer;
-  env: (baseUrl?: string) => Record<string, string>;
-} {
-  let server: RunningServer | undefined;
-  beforeAll(async () => {
-    server = await startServer({ seed: SEED });
+async function start(dbPath: string): Promise<RunningServer> {
+  const server = await startServer({
+    dbPath,
+    seed: [{ petId: 1, name: "Rex", status: "available", quantity: 100 }],
   });
-  afterAll(async () => {
-    await server?.stop();
-  });
-  const running = () => {
-    if (server === undefined) throw new Error("the server did not start");
-    return server;
-  };
-  return {
-    server: running,
-    env: (baseUrl) => ({ PETSTORE_BASE_URL: baseUrl ?? running().url, PETSTORE_API_KEY: API_KEY }),
-  };
+  running.push(server);
+  return server;
 }
 
-/** The quantity `inventory get --json` reads. */
-async function quantityOf(env: Record<string, string>, petId: number): Promise<number> {
-  const result = await runCli(["inventory", "get", String(petId), "--json"], { env });
-  expect(result).toMatchObject({ code: 0, stderr: "" });
-  return (JSON.parse(result.stdout) as { quantity: number }).quantity;
-}
-
-describe("inventory get and set --if-quantity against the real server", () => {
-  const { env } = serverFor();
-
-  it("get prints one entry in every format", async () => {
-    expect(await runCli(["inventory", "get", "3"], { env: env() })).toEqual({
-      code: 0,
-      stdout: "3\t10\tavailable\n",
-      stderr: "",
-    });
-    expect((await runCli(["inventory", "get", "3", "--csv"], { env: env() })).stdout).toBe(
-      "petId,quantity,status\n3,10,available\n",
-    );
-    const missing = await runCli(["inventory", "get", "424242"], { env: env() });
-    expect(missing.code).toBe(5);
-    expect(missing.stderr).toContain("(pet_not_found, HTTP 404)\n");
+const patch = (url: string, quantity: number, headers: Record<string, string>) =>
+  fetch(`${url}/inventory/1`, {
+    method: "PATCH",
+    headers: { ...auth, "content-type": "application/json", ...headers },
+    body: JSON.stringify({ quantity }),
   });
 
-  it("set --if-quantity writes when the entry holds N, and exits 8 naming the quantity when not", async () => {
-    const ok = await runCli(["inventory", "set", "3", "9", "--if-quantity", "10"], { env: env() });
-    expect(ok).toEqual({ code: 0, stdout: "3\t9\tavailable\n", stderr: "" });
-    const stale = await runCli(["inventory", "set", "3", "8", "--if-quantity", "10"], {
-      env: env(),
-    });
-    expect(stale).toEqual({
-      code: 8,
-      stdout: "",
-      stderr:
-        "error: pet 3 no longer holds 10: it holds 9 now; nothing was changed\n" +
-        "hint: read it again (petstore inventory get 3) and decide, or use petstore inventory adjust 3 +N|-N to change it relative to whatever it holds\n",
-    });
-    expect(await quantityOf(env(), 3)).toBe(9);
-  });
+const quantityOf = async (url: string) =>
+  ((await (await fetch(`${url}/inventory/1`, { headers: auth })).json()) as { quantity: number })
+    .quantity;
 
-  it("adjust refuses to go below 0 (exit 6) and changes nothing", async () => {
-    const result = await runCli(["inventory", "adjust", "3", "-10"], { env: env() });
-    expect(result.code).toBe(6);
-    expect(result.stderr).toContain(
-      "error: pet 3 holds 9: -10 would make it -1, below 0; nothing was changed\n",
-    );
-    expect(await quantityOf(env(), 3)).toBe(9);
+it("replays an idempotent PATCH after the server was killed with SIGKILL and restarted", async () => {
+  const dbPath = join(temp.dir, "petstore.db");
+  const first = await start(dbPath);
+  const headers = { "idempotency-key": "e2e-crash-1", "if-match": '"100"' };
+  const applied = await patch(first.url, 42, headers);
+  const appliedBody = await applied.text();
+  expect(applied.status).toBe(200);
+  expect(applied.headers.get("etag")).toBe('"42"');
+  const rejected = await patch(first.url, 7, {
+    "idempotency-key": "e2e-crash-2",
+    "if-match": '"1"',
   });
+  const rejectedBody = await rejected.text();
+  expect(rejected.status).toBe(412);
+  // The 200 and the 412 were acknowledged: the records are on disk. Kill without a chance to flush.
+  await first.stop("SIGKILL");
+
+  const second = await start(dbPath);
+  // Someone else changes the entry meanwhile; the replays must not care.
+  const other = await patch(second.url, 55, {});
+  expect(other.status).toBe(200);
+
+  const replay = await patch(second.url, 42, headers);
+  expect(replay.status).toBe(200);
+  expect(replay.headers.get("idempotent-replayed")).toBe("true");
+  expect(replay.headers.get("etag")).toBe('"42"');
+  expect(await replay.text()).toBe(appliedBody);
+
+  const replay412 = await patch(second.url, 7, {
+    "idempotency-key": "e2e-crash-2",
+    "if-match": '"1"',
+  });
+  expect(replay412.status).toBe(412);
+  expect(replay412.headers.get("idempotent-replayed")).toBe("true");
+  expect(replay412.headers.get("etag")).toBe('"42"');
+  expect(await replay412.text()).toBe(rejectedBody);
+
+  const reused = await patch(second.url, 43, headers);
+  expect(reused.status).toBe(422);
+  expect(await reused.json()).toMatchObject({ code: "idempotency_key_reused", status: 422 });
+  expect(await quantityOf(second.url)).toBe(55);
 });
 
-describe("concurrent adjusts from separate processes", () => {
-  const { env } = serverFor();
+/** A child process that sends one PATCH on its own connection and prints status and ETag. */
+const CLIENT = `
+const [url, key, quantity] = process.argv.slice(1);
+const response = await fetch(url + "/inventory/1", {
+  method: "PATCH",
+  headers: { authorization: "Bearer " + key, "content-type": "application/json", "if-match": '"100"' },
+  body: JSON.stringify({ quantity: Number(quantity) }),
+});
+await response.text();
+process.stdout.write(response.status + " " + response.headers.get("etag"));
+`;
 
-  it("20 processes each selling one from 100 all succeed and leave exactly 80", async () => {
-    const runs = await Promise.all(
-      Array.from({ length: 20 }, () =>
-        runCli(["inventory", "adjust", "1", "-1"], { env: env(), timeoutMs: 60_000 }),
-      ),
+it('lets exactly one of 20 PATCHes with If-Match "100" from 20 processes pass', async () => {
+  const server = await start(join(temp.dir, "race.db"));
+  const clients = Array.from({ length: 20 }, (_, i) => {
+    const child = spawn(
+      process.execPath,
+      ["--input-type=module", "-e", CLIENT, server.url, API_KEY, String(i + 1)],
+      { stdio: ["ignore", "pipe", "inherit"] },
     );
-    for (const run of runs) expect(run).toMatchObject({ code: 0, stderr: "" });
-    expect(await quantityOf(env(), 1)).toBe(80);
-  }, 90_000);
-
-  it("a mix of +3, -2 and set --if-quantity ends at the start plus every acknowledged change", async () => {
-    const start = await quantityOf(env(), 2);
-    expect(start).toBe(20);
-    const adds = Array.from({ length: 6 }, () => ["adjust", "2", "+3"]);
-    const sales = Array.from({ length: 6 }, () => ["adjust", "2", "-2"]);
-    // Conditional sets from a quantity each process believes it read: +10 if it still holds it.
-    const sets = [20, 23, 21, 18, 26, 24].map((read) => [
-      "set",
-      "2",
-      String(read + 10),
-      "--if-quantity",
-      String(read),
-    ]);
-    const commands = [...adds, ...sales, ...sets];
-    const runs = await Promise.all(
-      commands.map((args) =>
-        runCli(["inventory", ...args], { env: env(), timeoutMs: 60_000 }).then((result) => ({
-          args,
-          result,
-        })),
-      ),
-    );
-    let acknowledged = 0;
-    for (const { args, result } of runs) {
-      if (args[0] === "adjust") {
-        expect(result).toMatchObject({ code: 0, stderr: "" });
-        acknowledged += Number(args[2]);
-      } else if (result.code === 0) {
-        acknowledged += 10;
-      } else {
-        expect(result.code).toBe(8);
-        expect(result.stderr).toMatch(/^error: pet 2 no longer holds \d+: it holds \d+ now;/);
-      }
-    }
-    expect(await quantityOf(env(), 2)).toBe(start + acknowledged);
-  }, 90_000);
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    return once(child, "exit").then(() => out);
+  });
+  const answers = await Promise.all(clients);
+  const winners = answers.filter((answer) => answer.startsWith("200 "));
+  expect(winners).toHaveLength(1);
+  const [winner = ""] = winners;
+  const etag = winner.slice(4);
+  expect(answers.filter((answer) => answer === `412 ${etag}`)).toHaveLength(19);
+  expect(`"${await quantityOf(server.url)}"`).toBe(etag);
 });
 
-describe("a lost response", () => {
-  const { env } = serverFor();
-
-  it("adjust -1 whose answer is lost is retried with the same key and applied exactly once", async () => {
-    const before = await quantityOf(env(), 1);
-    const proxy = await startLossyProxy(env().PETSTORE_BASE_URL ?? "", 1);
-    try {
-      const result = await runCli(["inventory", "adjust", "1", "-1", "--json"], {
-        env: env(proxy.url),
+it('lets exactly one of 20 PATCHes with If-Match "100" on 20 connections pass, and applies one of 10 with one key', async () => {
+  const server = await start(join(temp.dir, "connections.db"));
+  const responses = await Promise.all(
+    Array.from({ length: 20 }, async (_, i) => {
+      // A dispatcher per request: 20 separate TCP connections.
+      const dispatcher = new Agent({ connections: 1 });
+      const response = await undiciFetch(`${server.url}/inventory/1`, {
+        method: "PATCH",
+        headers: { ...auth, "content-type": "application/json", "if-match": '"100"' },
+        body: JSON.stringify({ quantity: i }),
+        dispatcher,
       });
-      expect(result.code).toBe(0);
-      expect(JSON.parse(result.stdout)).toEqual({
-        petId: 1,
-        quantity: before - 1,
-        status: "available",
-      });
-      const patches = proxy.exchanges.filter((exchange) => exchange.method === "PATCH");
-      expect(patches).toHaveLength(2);
-      const [lost, retry] = patches;
-      expect(lost).toMatchObject({ lost: true, status: 200, ifMatch: `"${before}"` });
-      expect(retry).toMatchObject({ lost: false, status: 200, replayed: "true" });
-      expect(retry?.idempotencyKey).toBe(lost?.idempotencyKey);
-      expect(lost?.idempotencyKey).toMatch(
-        /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
-      );
-      expect(retry?.body).toBe(lost?.body);
-    } finally {
-      await proxy.stop();
-    }
-    expect(await quantityOf(env(), 1)).toBe(before - 1);
-  });
+      await response.text();
+      await dispatcher.close();
+      return { status: response.status, etag: response.headers.get("etag") };
+    }),
+  );
+  const ok = responses.filter((response) => response.status === 200);
+  expect(ok).toHaveLength(1);
+  expect(responses.filter((r) => r.status === 412 && r.etag === ok[0]?.etag)).toHaveLength(19);
 
-  it("set --if-quantity whose answer is lost still succeeds (exit 0), not a conflict with itself", async () => {
-    const before = await quantityOf(env(), 3);
-    const proxy = await startLossyProxy(env().PETSTORE_BASE_URL ?? "", 1);
-    try {
-      const result = await runCli(
-        ["inventory", "set", "3", String(before + 5), "--if-quantity", String(before)],
-        { env: env(proxy.url) },
-      );
-      expect(result).toEqual({ code: 0, stdout: `3\t${before + 5}\tavailable\n`, stderr: "" });
-      const patches = proxy.exchanges.filter((exchange) => exchange.method === "PATCH");
-      expect(patches.map((patch) => [patch.lost, patch.status, patch.replayed])).toEqual([
-        [true, 200, undefined],
-        [false, 200, "true"],
-      ]);
-    } finally {
-      await proxy.stop();
-    }
-    expect(await quantityOf(env(), 3)).toBe(before + 5);
-  });
-
-  it("two separate runs of the same command are two changes (a new key each)", async () => {
-    const before = await quantityOf(env(), 2);
-    const proxy = await startLossyProxy(env().PETSTORE_BASE_URL ?? "", 0);
-    try {
-      for (let i = 0; i < 2; i++) {
-        const result = await runCli(["inventory", "adjust", "2", "+1"], { env: env(proxy.url) });
-        expect(result.code).toBe(0);
-      }
-      const keys = proxy.exchanges
-        .filter((exchange) => exchange.method === "PATCH")
-        .map((exchange) => exchange.idempotencyKey);
-      expect(keys).toHaveLength(2);
-      expect(new Set(keys).size).toBe(2);
-    } finally {
-      await proxy.stop();
-    }
-    expect(await quantityOf(env(), 2)).toBe(before + 2);
-  });
-});
-
-describe("apply with a concurrent writer", () => {
-  const { env } = serverFor();
-
-  function countsFile(name: string, text: string): string {
-    const path = join(files.dir, name);
-    writeFileSync(path, text);
-    return path;
-  }
-
-  it("reports a row changed between its read and its write as a conflict and keeps the concurrent value", async () => {
-    const counts = countsFile("counted.csv", "petId,quantity\n1,50\n2,60\n3,10\n");
-    const proxy = await startHoldingProxy(env().PETSTORE_BASE_URL ?? "");
-    try {
-      const apply = spawnCli(["inventory", "apply", "--json", counts], { env: env(proxy.url) });
-      await proxy.patchesHeld(2);
-      // A sale at the till while the counts are being written.
-      const sale = await runCli(["inventory", "adjust", "1", "-3"], { env: env() });
-      expect(sale.code).toBe(0);
-      proxy.release();
-      expect(await apply.exited).toBe(7);
-      expect(JSON.parse(apply.stdout())).toEqual({
-        changed: 1,
-        unchanged: 1,
-        failed: 1,
-        results: [
-          {
-            petId: 1,
-            previous: 100,
-            desired: 50,
-            outcome: "conflict",
-            current: 97,
-            reason: "changed to 97 since it was read; not overwritten",
-            code: "precondition_failed",
-            status: 412,
-          },
-          { petId: 2, previous: 20, desired: 60, outcome: "changed" },
-          { petId: 3, previous: 10, desired: 10, outcome: "unchanged" },
-        ],
-      });
-      expect(apply.stderr()).toContain(
-        "error: 1 of 2 changes failed (the report lists them; 1 in conflict: changed by someone else since the run read it, not overwritten); the other 1 was applied\n",
-      );
-    } finally {
-      await proxy.stop();
-    }
-    expect(await quantityOf(env(), 1)).toBe(97);
-    expect(await quantityOf(env(), 2)).toBe(60);
-
-    // Re-running reads the stock again and applies the count over the new value.
-    const again = await runCli(["inventory", "apply", counts], { env: env() });
-    expect(again.code).toBe(0);
-    expect(again.stdout).toBe(
-      `${counts}: 1 changed, 2 unchanged, 0 failed\nchanged:\n  pet 1: 97 -> 50\n`,
-    );
-    expect(await quantityOf(env(), 1)).toBe(50);
-  });
-
-  it("--force writes over the concurrent change", async () => {
-    const counts = countsFile("forced.csv", "petId,quantity\n3,40\n");
-    const proxy = await startHoldingProxy(env().PETSTORE_BASE_URL ?? "");
-    try {
-      const apply = spawnCli(["inventory", "apply", "--force", counts], { env: env(proxy.url) });
-      await proxy.patchesHeld(1);
-      const sale = await runCli(["inventory", "adjust", "3", "-1"], { env: env() });
-      expect(sale.code).toBe(0);
-      proxy.release();
-      expect(await apply.exited).toBe(0);
-      expect(apply.stdout()).toBe(
-        `${counts}: 1 changed, 0 unchanged, 0 failed\nchanged:\n  pet 3: 10 -> 40\n`,
-      );
-    } finally {
-      await proxy.stop();
-    }
-    expect(await quantityOf(env(), 3)).toBe(40);
-  });
+  const keyed = await Promise.all(
+    Array.from({ length: 10 }, () => patch(server.url, 77, { "idempotency-key": "one-change" })),
+  );
+  const replayed = keyed.map((response) => response.headers.get("idempotent-replayed"));
+  expect(keyed.map((response) => response.status)).toEqual(Array(10).fill(200));
+  expect(replayed.filter((value) => value === null)).toHaveLength(1);
+  expect(replayed.filter((value) => value === "true")).toHaveLength(9);
 });

@@ -78,9 +78,9 @@ describe("errors the spec leaves open", () => {
   });
 
   it.each([
-    ["DELETE", "/v1/inventory/1", "PATCH"],
-    ["PUT", "/v1/inventory/1", "PATCH"],
-    ["GET", "/v1/inventory/1", "PATCH"],
+    ["DELETE", "/v1/inventory/1", "GET, PATCH, HEAD"],
+    ["PUT", "/v1/inventory/1", "GET, PATCH, HEAD"],
+    ["POST", "/v1/inventory/1", "GET, PATCH, HEAD"],
     ["POST", "/v1/inventory", "GET, HEAD"],
     ["DELETE", "/v1/pets/1", "GET, HEAD"],
     ["POST", "/v1/store/orders", "GET, HEAD"],

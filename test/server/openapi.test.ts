@@ -140,6 +140,54 @@ describe("GET /v1/openapi.json", () => {
         404,
       ],
       ["/inventory/{petId}", "patch", { method: "PATCH", url: "/v1/inventory/1" }, 401],
+      ["/inventory/{petId}", "get", { url: "/v1/inventory/1", headers: AUTH }, 200],
+      ["/inventory/{petId}", "get", { url: "/v1/inventory/x", headers: AUTH }, 400],
+      ["/inventory/{petId}", "get", { url: "/v1/inventory/1" }, 401],
+      ["/inventory/{petId}", "get", { url: "/v1/inventory/77", headers: AUTH }, 404],
+      [
+        "/inventory/{petId}",
+        "patch",
+        {
+          method: "PATCH",
+          url: "/v1/inventory/1",
+          headers: { ...AUTH, "if-match": "7" },
+          payload: { quantity: 4 },
+        },
+        400,
+      ],
+      [
+        "/inventory/{petId}",
+        "patch",
+        {
+          method: "PATCH",
+          url: "/v1/inventory/1",
+          headers: { ...AUTH, "if-match": '"999"' },
+          payload: { quantity: 4 },
+        },
+        412,
+      ],
+      [
+        "/inventory/{petId}",
+        "patch",
+        {
+          method: "PATCH",
+          url: "/v1/inventory/1",
+          headers: { ...AUTH, "idempotency-key": "doc" },
+          payload: { quantity: 5 },
+        },
+        200,
+      ],
+      [
+        "/inventory/{petId}",
+        "patch",
+        {
+          method: "PATCH",
+          url: "/v1/inventory/1",
+          headers: { ...AUTH, "idempotency-key": "doc" },
+          payload: { quantity: 6 },
+        },
+        422,
+      ],
       ["/pets/{petId}", "get", { url: "/v1/pets/2", headers: AUTH }, 200],
       ["/pets/{petId}", "get", { url: "/v1/pets/x", headers: AUTH }, 400],
       ["/pets/{petId}", "get", { url: "/v1/pets/77", headers: AUTH }, 404],
@@ -152,6 +200,28 @@ describe("GET /v1/openapi.json", () => {
         [],
       );
     }
+  });
+
+  it("documents the ETag the server sends with the pattern it follows, and the write headers", async () => {
+    const get = served.paths["/inventory/{petId}"].get.responses["200"];
+    const pattern = new RegExp(get.headers.ETag.schema.pattern);
+    const response = await t.app.inject({ url: "/v1/inventory/2", headers: AUTH });
+    expect(response.headers.etag).toMatch(pattern);
+    const patch = served.paths["/inventory/{petId}"].patch;
+    expect(patch.responses["412"].headers.ETag.required).toBe(true);
+    expect(patch.responses["200"].headers["Idempotent-Replayed"].schema).toEqual({
+      type: "string",
+      enum: ["true"],
+    });
+    const parameter = (name: string) =>
+      patch.parameters.find((candidate) => candidate.name === name)?.schema as
+        { pattern: string; minLength?: number; maxLength?: number } | undefined;
+    const ifMatch = new RegExp(parameter("If-Match")?.pattern ?? "^$");
+    for (const accepted of ["*", '"7"', '"3", "7"', 'W/"7", "8"']) {
+      expect(accepted).toMatch(ifMatch);
+    }
+    for (const refused of ["7", "garbage", '*, "7"']) expect(refused).not.toMatch(ifMatch);
+    expect(parameter("Idempotency-Key")).toMatchObject({ minLength: 1, maxLength: 255 });
   });
 
   it("describes the 503 a PATCH gets while another process holds the database's lock", async () => {

@@ -1,25 +1,70 @@
-/** GET /inventory and PATCH /inventory/{petId}. */
-import type { FastifyPluginAsync } from "fastify";
+/** GET /inventory, GET /inventory/{petId} and PATCH /inventory/{petId}. */
+import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { ERROR_CODES } from "../../api/error-codes.js";
+import { IDEMPOTENT_REPLAYED_HEADER, entityTagOf } from "../../api/etag.js";
 import { errorSchema, inventoryItemSchema, inventoryUpdateSchema } from "../../api/schemas.js";
 import type { InventoryItem, InventoryUpdate } from "../../api/types.js";
 import { HttpError } from "../http-error.js";
+import { fingerprintOf, parseIdempotencyKey } from "../idempotency.js";
+import { conditionOf, parseIfMatch } from "../if-match.js";
 import { serviceUnavailable } from "../service-unavailable.js";
-import type { Store } from "../store/store.js";
+import type { Store, StoredResponse, UpdateOptions, WriteOutcome } from "../store/store.js";
 import { rejectOtherMethods } from "./method-not-allowed.js";
 import { petIdOf } from "./pet-id.js";
 
-/** Serializes the inventory exactly, int64 `petId` included, as the JSON array the spec describes. */
-export function serializeInventory(items: readonly InventoryItem[]): string {
-  return `[${items
-    .map(
-      (item) =>
-        `{"petId":${item.petId},"quantity":${item.quantity},"status":${JSON.stringify(item.status)}}`,
-    )
-    .join(",")}]`;
+/** One entry as JSON, int64 `petId` exact. */
+function serializeItem(item: InventoryItem): string {
+  return `{"petId":${item.petId},"quantity":${item.quantity},"status":${JSON.stringify(item.status)}}`;
 }
 
-export const inventoryRoutes: FastifyPluginAsync<{ store: Store }> = async (app, { store }) => {
+/** Serializes the inventory exactly, int64 `petId` included, as the JSON array the spec describes. */
+export function serializeInventory(items: readonly InventoryItem[]): string {
+  return `[${items.map(serializeItem).join(",")}]`;
+}
+
+/** The answer to a write's outcome, as sent and as kept for an idempotent replay. */
+export function renderOutcome(petId: bigint, outcome: WriteOutcome): StoredResponse {
+  switch (outcome.kind) {
+    case "updated":
+      return {
+        status: 200,
+        body: serializeItem(outcome.item),
+        etag: entityTagOf(outcome.item.quantity),
+      };
+    case "not_found":
+      return {
+        status: 404,
+        body: JSON.stringify(
+          new HttpError(404, ERROR_CODES.petNotFound, `no pet with petId ${petId}`).toBody(),
+        ),
+        etag: null,
+      };
+    case "precondition_failed": {
+      const etag = entityTagOf(outcome.current.quantity);
+      return {
+        status: 412,
+        body: JSON.stringify(
+          new HttpError(
+            412,
+            ERROR_CODES.preconditionFailed,
+            `If-Match does not match: pet ${petId} holds quantity ${outcome.current.quantity} (ETag ${etag}); nothing was changed`,
+          ).toBody(),
+        ),
+        etag,
+      };
+    }
+  }
+}
+
+function send(reply: FastifyReply, response: StoredResponse): FastifyReply {
+  if (response.etag !== null) void reply.header("etag", response.etag);
+  return reply.code(response.status).type("application/json; charset=utf-8").send(response.body);
+}
+
+export const inventoryRoutes: FastifyPluginAsync<{ store: Store; clock: () => number }> = async (
+  app,
+  { store, clock },
+) => {
   // The serialized inventory, reused until the store's revision changes.
   let cached: { revision: string; body: Buffer } | undefined;
 
@@ -30,6 +75,19 @@ export const inventoryRoutes: FastifyPluginAsync<{ store: Store }> = async (app,
     }
     return reply.type("application/json; charset=utf-8").send(cached.body);
   });
+
+  app.get<{ Params: { petId: string } }>(
+    "/inventory/:petId",
+    {
+      schema: { response: { 200: inventoryItemSchema, "4xx": errorSchema, 503: errorSchema } },
+    },
+    async (request, reply) => {
+      const petId = petIdOf(request);
+      const item = await store.getInventoryItem(petId);
+      if (!item) throw new HttpError(404, ERROR_CODES.petNotFound, `no pet with petId ${petId}`);
+      return reply.header("etag", entityTagOf(item.quantity)).send(item);
+    },
+  );
 
   app.patch<{ Params: { petId: string }; Body: InventoryUpdate }>(
     "/inventory/:petId",
@@ -44,14 +102,37 @@ export const inventoryRoutes: FastifyPluginAsync<{ store: Store }> = async (app,
         response: { 200: inventoryItemSchema, "4xx": errorSchema, 503: errorSchema },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const petId = petIdOf(request);
-      const result = await store.updateQuantity(petId, request.body.quantity);
+      const { quantity } = request.body;
+      const ifMatch = parseIfMatch(request.headers["if-match"]);
+      const key = parseIdempotencyKey(headerValue(request.headers["idempotency-key"]));
+      const options: UpdateOptions = {};
+      if (ifMatch) options.condition = conditionOf(ifMatch);
+      if (key !== undefined) {
+        options.idempotency = {
+          owner: request.callerKeyDigest,
+          key,
+          fingerprint: fingerprintOf({ petId, quantity, ifMatch }),
+          at: clock(),
+          render: (outcome) => renderOutcome(petId, outcome),
+        };
+      }
+      const result = await store.updateQuantity(petId, quantity, options);
       switch (result.kind) {
         case "updated":
-          return result.item;
         case "not_found":
-          throw new HttpError(404, ERROR_CODES.petNotFound, `no pet with petId ${petId}`);
+        case "precondition_failed":
+          return send(reply, renderOutcome(petId, result));
+        case "replayed":
+          void reply.header(IDEMPOTENT_REPLAYED_HEADER, "true");
+          return send(reply, result.response);
+        case "key_reused":
+          throw new HttpError(
+            422,
+            ERROR_CODES.idempotencyKeyReused,
+            "this Idempotency-Key was already used for a different request (another petId, body or If-Match); nothing was changed: use a new key for a new change",
+          );
         case "busy":
           throw serviceUnavailable(
             "the database is locked by another process; nothing was changed, retry later",
@@ -61,5 +142,10 @@ export const inventoryRoutes: FastifyPluginAsync<{ store: Store }> = async (app,
   );
 
   rejectOtherMethods(app, "/inventory", ["GET"]);
-  rejectOtherMethods(app, "/inventory/:petId", ["PATCH"]);
+  rejectOtherMethods(app, "/inventory/:petId", ["GET", "PATCH"]);
 };
+
+/** A header Node may give as a list (when sent twice): a list is malformed here. */
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(", ") : value;
+}

@@ -25,4 +25,19 @@ export const MIGRATIONS: readonly string[] = [
     complete  INTEGER NOT NULL CHECK (complete IN (0, 1))
   ) STRICT;
   `,
+  // 2: Idempotency-Key records, per API key (a digest of it), kept 24 hours.
+  `
+  CREATE TABLE idempotency_keys (
+    owner       TEXT    NOT NULL,
+    key         TEXT    NOT NULL,
+    fingerprint TEXT    NOT NULL,
+    created_at  INTEGER NOT NULL,
+    status      INTEGER NOT NULL,
+    body        TEXT    NOT NULL,
+    etag        TEXT,
+    UNIQUE (owner, key)
+  ) STRICT;
+
+  CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);
+  `,
 ];

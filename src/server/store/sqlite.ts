@@ -3,7 +3,14 @@ import Database from "better-sqlite3";
 import type { InventoryItem, Order, OrderStatus, Pet, PetStatus, Tag } from "../../api/types.js";
 import { MIGRATIONS } from "./migrations.js";
 import { DEFAULT_LOCK_TIMEOUT_MS, isBusy, pause, retryPause } from "./sqlite-lock.js";
-import type { SeedPet, Store, UpdateResult } from "./store.js";
+import {
+  IDEMPOTENCY_TTL_MS,
+  type SeedPet,
+  type Store,
+  type UpdateOptions,
+  type UpdateResult,
+  type WriteOutcome,
+} from "./store.js";
 import { StoreBusyError } from "./store-busy-error.js";
 
 interface InventoryRow {
@@ -22,6 +29,14 @@ interface PetRow {
   tags: string;
 }
 
+interface IdempotencyRow {
+  fingerprint: string;
+  created_at: bigint;
+  status: bigint;
+  body: string;
+  etag: string | null;
+}
+
 interface OrderRow {
   id: bigint;
   pet_id: bigint;
@@ -35,6 +50,7 @@ interface OrderRow {
 interface PendingUpdate {
   petId: bigint;
   quantity: number;
+  options: UpdateOptions;
   /** When it stops waiting for another process's lock and answers `busy` (`now()` clock). */
   deadline: number;
   resolve: (result: UpdateResult) => void;
@@ -145,6 +161,12 @@ class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #list: Database.Statement<[], InventoryRow>;
   readonly #update: Database.Statement<[bigint, bigint], InventoryRow>;
+  readonly #item: Database.Statement<[bigint], InventoryRow>;
+  readonly #findKey: Database.Statement<[string, string], IdempotencyRow>;
+  readonly #saveKey: Database.Statement<
+    [string, string, string, bigint, bigint, string, string | null]
+  >;
+  readonly #purgeKeys: Database.Statement<[bigint, bigint]>;
   readonly #pet: Database.Statement<[bigint], PetRow>;
   readonly #orders: Database.Statement<[], OrderRow>;
   readonly #count: Database.Statement<[], { n: bigint }>;
@@ -182,6 +204,19 @@ class SqliteStore implements Store {
     this.#update = db.prepare(
       "UPDATE pets SET quantity = ? WHERE id = ? RETURNING id, quantity, status",
     );
+    this.#item = db.prepare("SELECT id, quantity, status FROM pets WHERE id = ?");
+    this.#findKey = db.prepare(
+      "SELECT fingerprint, created_at, status, body, etag FROM idempotency_keys WHERE owner = ? AND key = ?",
+    );
+    // REPLACE: a record found expired (not yet purged) gives way to the new one.
+    this.#saveKey = db.prepare(
+      `INSERT OR REPLACE INTO idempotency_keys (owner, key, fingerprint, created_at, status, body, etag)
+       VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.#purgeKeys = db.prepare(
+      `DELETE FROM idempotency_keys WHERE rowid IN
+         (SELECT rowid FROM idempotency_keys WHERE created_at < ? ORDER BY created_at LIMIT ?)`,
+    );
     this.#pet = db.prepare(
       "SELECT id, name, status, category_id, category_name, photo_urls, tags FROM pets WHERE id = ?",
     );
@@ -200,6 +235,10 @@ class SqliteStore implements Store {
     for (const statement of [
       this.#list,
       this.#update,
+      this.#item,
+      this.#findKey,
+      this.#saveKey,
+      this.#purgeKeys,
       this.#pet,
       this.#orders,
       this.#count,
@@ -215,6 +254,18 @@ class SqliteStore implements Store {
     return this.#whenUnlocked(() => this.#list.all().map(toItem));
   }
 
+  async getInventoryItem(petId: bigint): Promise<InventoryItem | undefined> {
+    const row = await this.#whenUnlocked(() => this.#item.get(petId));
+    return row && toItem(row);
+  }
+
+  async purgeIdempotencyRecords(before: number, limit: number): Promise<number> {
+    const result = await this.#whenUnlocked(() =>
+      this.#purgeKeys.run(BigInt(Math.floor(before)), BigInt(limit)),
+    );
+    return result.changes;
+  }
+
   /**
    * Group commit: updates that arrive while the event loop is busy (often with the previous
    * commit's fsync) are written in one transaction, so one fsync serves them all. Each
@@ -222,10 +273,14 @@ class SqliteStore implements Store {
    * While another process holds the write lock, the updates wait (asynchronously) and
    * later ones join them; each answers `busy` once it has waited the lock time-out.
    */
-  updateQuantity(petId: bigint, quantity: number): Promise<UpdateResult> {
+  updateQuantity(
+    petId: bigint,
+    quantity: number,
+    options: UpdateOptions = {},
+  ): Promise<UpdateResult> {
     return new Promise((resolve, reject) => {
       const deadline = this.#now() + this.#lockTimeoutMs;
-      this.#pendingUpdates.push({ petId, quantity, deadline, resolve, reject });
+      this.#pendingUpdates.push({ petId, quantity, options, deadline, resolve, reject });
       // While a retry is due, the update joins it instead.
       if (this.#commitScheduled || this.#retryTimer) return;
       this.#commitScheduled = true;
@@ -242,12 +297,12 @@ class SqliteStore implements Store {
     this.#pendingUpdates = [];
     let locked: PendingUpdate[] = [];
     try {
-      const rows = this.#db
-        .transaction(() => batch.map((update) => this.#apply(update)))
+      // One after the other in one transaction: each check sees the writes before it, so
+      // two writes conditional on one quantity cannot both pass.
+      const settled = this.#db
+        .transaction(() => batch.map((update) => ({ update, result: this.#apply(update) })))
         .immediate();
-      batch.forEach((update, index) => {
-        update.resolve(this.#settled(rows[index]));
-      });
+      for (const { update, result } of settled) update.resolve(this.#settled(result));
     } catch (error) {
       // BEGIN IMMEDIATE met another process's lock: nothing ran. Otherwise one bad update
       // must not fail the others: commit each on its own.
@@ -260,7 +315,8 @@ class SqliteStore implements Store {
   #commitOneByOne(batch: readonly PendingUpdate[]): PendingUpdate[] {
     for (const [index, update] of batch.entries()) {
       try {
-        update.resolve(this.#settled(this.#apply(update)));
+        const result = this.#db.transaction(() => this.#apply(update)).immediate();
+        update.resolve(this.#settled(result));
       } catch (error) {
         // The rest wait too, so two updates of one pet still commit in order.
         if (isBusy(error)) return batch.slice(index);
@@ -296,16 +352,58 @@ class SqliteStore implements Store {
     }, delay);
   }
 
-  /** Runs one UPDATE ... RETURNING; all(), not get(): stepping it to completion lets the
-   * automatic checkpoint recycle the WAL (with get() it grows by a page per write). */
-  #apply(update: PendingUpdate): InventoryRow | undefined {
-    return this.#update.all(BigInt(update.quantity), update.petId)[0];
+  /**
+   * One update inside the current transaction: the idempotency key's record first (a replay
+   * or a reuse writes nothing), then the condition and the write, then the key's new record.
+   */
+  #apply(update: PendingUpdate): UpdateResult {
+    const claim = update.options.idempotency;
+    if (!claim) return this.#write(update);
+    const record = this.#findKey.get(claim.owner, claim.key);
+    if (record && Number(record.created_at) > claim.at - IDEMPOTENCY_TTL_MS) {
+      if (record.fingerprint !== claim.fingerprint) return { kind: "key_reused" };
+      return {
+        kind: "replayed",
+        response: { status: Number(record.status), body: record.body, etag: record.etag },
+      };
+    }
+    const outcome = this.#write(update);
+    const response = claim.render(outcome);
+    this.#saveKey.run(
+      claim.owner,
+      claim.key,
+      claim.fingerprint,
+      BigInt(Math.floor(claim.at)),
+      BigInt(response.status),
+      response.body,
+      response.etag,
+    );
+    return outcome;
   }
 
-  #settled(row: InventoryRow | undefined): UpdateResult {
-    if (!row) return { kind: "not_found" };
-    this.#writes++;
-    return { kind: "updated", item: toItem(row) };
+  /** Checks the update's condition and writes; all(), not get(), for UPDATE ... RETURNING:
+   * stepping it to completion lets the automatic checkpoint recycle the WAL (with get() it
+   * grows by a page per write). */
+  #write(update: PendingUpdate): WriteOutcome {
+    const { condition } = update.options;
+    if (condition) {
+      const row = this.#item.get(update.petId);
+      if (!row) return { kind: "not_found" };
+      if (
+        condition.kind === "quantity_in" &&
+        !condition.quantities.includes(Number(row.quantity))
+      ) {
+        return { kind: "precondition_failed", current: toItem(row) };
+      }
+    }
+    const row = this.#update.all(BigInt(update.quantity), update.petId)[0];
+    return row ? { kind: "updated", item: toItem(row) } : { kind: "not_found" };
+  }
+
+  /** Counts a committed write, so `revision()` changes. */
+  #settled(result: UpdateResult): UpdateResult {
+    if (result.kind === "updated") this.#writes++;
+    return result;
   }
 
   async getPet(petId: bigint): Promise<Pet | undefined> {

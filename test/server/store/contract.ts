@@ -5,7 +5,13 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Order } from "../../../src/api/types.js";
-import type { Store } from "../../../src/server/store/store.js";
+import {
+  IDEMPOTENCY_TTL_MS,
+  type IdempotencyClaim,
+  type Store,
+  type StoredResponse,
+  type WriteOutcome,
+} from "../../../src/server/store/store.js";
 import { PETS } from "../fixture.js";
 
 /** Opens stores for one test; every store it opens is closed by the suite. */
@@ -47,6 +53,33 @@ const SEEDED_INVENTORY = [
   { petId: 2n, quantity: 0, status: "sold" },
   { petId: 9223372036854775807n, quantity: 5, status: "pending" },
 ];
+
+/** What a claim's render gives: the outcome as text, so a test sees what was kept. */
+const render = (outcome: WriteOutcome): StoredResponse => {
+  switch (outcome.kind) {
+    case "updated":
+      return {
+        status: 200,
+        body: `q=${outcome.item.quantity}`,
+        etag: `"${outcome.item.quantity}"`,
+      };
+    case "not_found":
+      return { status: 404, body: "none", etag: null };
+    case "precondition_failed":
+      return {
+        status: 412,
+        body: `now=${outcome.current.quantity}`,
+        etag: `"${outcome.current.quantity}"`,
+      };
+  }
+};
+
+const T0 = Date.UTC(2026, 0, 1);
+
+/** An idempotency claim of owner "alice" (unless given) at T0 (unless given). */
+const claim = (key: string, fingerprint: string, more: Partial<IdempotencyClaim> = {}) => ({
+  idempotency: { owner: "alice", key, fingerprint, at: T0, render, ...more },
+});
 
 /** Declares the contract tests for one store. */
 export function describeStoreContract(name: string, makeHarness: () => Promise<StoreHarness>) {
@@ -216,6 +249,254 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
       });
       const reopened = await open();
       expect((await reopened.listInventory())[0]?.quantity).toBe(77);
+    });
+
+    describe("reading one entry", () => {
+      it("gives one entry, int64 exact, or undefined", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        expect(await store.getInventoryItem(9223372036854775807n)).toEqual({
+          petId: 9223372036854775807n,
+          quantity: 5,
+          status: "pending",
+        });
+        await store.updateQuantity(1n, 8);
+        expect(await store.getInventoryItem(1n)).toEqual({
+          petId: 1n,
+          quantity: 8,
+          status: "available",
+        });
+        expect(await store.getInventoryItem(404n)).toBeUndefined();
+      });
+    });
+
+    describe("conditional updates", () => {
+      it("writes when the quantity is one the condition names, else answers the current entry", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        expect(
+          await store.updateQuantity(1n, 4, {
+            condition: { kind: "quantity_in", quantities: [3] },
+          }),
+        ).toEqual({ kind: "updated", item: { petId: 1n, quantity: 4, status: "available" } });
+        const revision = await store.revision();
+        expect(
+          await store.updateQuantity(1n, 9, {
+            condition: { kind: "quantity_in", quantities: [3, 5] },
+          }),
+        ).toEqual({
+          kind: "precondition_failed",
+          current: { petId: 1n, quantity: 4, status: "available" },
+        });
+        expect(
+          await store.updateQuantity(1n, 9, { condition: { kind: "quantity_in", quantities: [] } }),
+        ).toMatchObject({ kind: "precondition_failed" });
+        expect(await store.revision()).toBe(revision);
+        expect((await store.getInventoryItem(1n))?.quantity).toBe(4);
+        expect(
+          await store.updateQuantity(1n, 6, {
+            condition: { kind: "quantity_in", quantities: [9, 4] },
+          }),
+        ).toMatchObject({ kind: "updated", item: { quantity: 6 } });
+      });
+
+      it("`exists` matches any entry; an unknown pet is not_found whatever the condition", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        expect(await store.updateQuantity(2n, 1, { condition: { kind: "exists" } })).toEqual({
+          kind: "updated",
+          item: { petId: 2n, quantity: 1, status: "sold" },
+        });
+        expect(await store.updateQuantity(404n, 1, { condition: { kind: "exists" } })).toEqual({
+          kind: "not_found",
+        });
+        expect(
+          await store.updateQuantity(404n, 1, {
+            condition: { kind: "quantity_in", quantities: [0] },
+          }),
+        ).toEqual({ kind: "not_found" });
+      });
+
+      it("lets only the first of writes conditional on one quantity pass, in one batch", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        const onThree = { condition: { kind: "quantity_in", quantities: [3] } } as const;
+        const results = await Promise.all([
+          store.updateQuantity(1n, 10, onThree),
+          store.updateQuantity(1n, 11, onThree),
+          store.updateQuantity(1n, 12, { condition: { kind: "quantity_in", quantities: [10] } }),
+          store.updateQuantity(1n, 13, onThree),
+        ]);
+        expect(results).toEqual([
+          { kind: "updated", item: { petId: 1n, quantity: 10, status: "available" } },
+          {
+            kind: "precondition_failed",
+            current: { petId: 1n, quantity: 10, status: "available" },
+          },
+          { kind: "updated", item: { petId: 1n, quantity: 12, status: "available" } },
+          {
+            kind: "precondition_failed",
+            current: { petId: 1n, quantity: 12, status: "available" },
+          },
+        ]);
+        expect((await store.getInventoryItem(1n))?.quantity).toBe(12);
+      });
+
+      it("lets only one of two connections' writes conditional on one quantity pass", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        const other = await open();
+        const onThree = { condition: { kind: "quantity_in", quantities: [3] } } as const;
+        const results = await Promise.all([
+          store.updateQuantity(1n, 20, onThree),
+          other.updateQuantity(1n, 21, onThree),
+        ]);
+        expect(results.map((result) => result.kind).sort()).toEqual([
+          "precondition_failed",
+          "updated",
+        ]);
+        const winner = results.find((result) => result.kind === "updated");
+        expect((await store.getInventoryItem(1n))?.quantity).toBe(
+          winner?.kind === "updated" ? winner.item.quantity : -1,
+        );
+      });
+    });
+
+    describe("idempotency keys", () => {
+      it("keeps the outcome with the write and replays it, writing nothing, even after other changes", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        expect(await store.updateQuantity(1n, 7, claim("k1", "f1"))).toEqual({
+          kind: "updated",
+          item: { petId: 1n, quantity: 7, status: "available" },
+        });
+        await store.updateQuantity(1n, 8);
+        const revision = await store.revision();
+        expect(await store.updateQuantity(1n, 7, claim("k1", "f1"))).toEqual({
+          kind: "replayed",
+          response: { status: 200, body: "q=7", etag: '"7"' },
+        });
+        expect(await store.revision()).toBe(revision);
+        expect((await store.getInventoryItem(1n))?.quantity).toBe(8);
+      });
+
+      it("refuses the same key for a different request, writing nothing", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        await store.updateQuantity(1n, 7, claim("k1", "f1"));
+        expect(await store.updateQuantity(1n, 9, claim("k1", "f2"))).toEqual({
+          kind: "key_reused",
+        });
+        expect((await store.getInventoryItem(1n))?.quantity).toBe(7);
+      });
+
+      it("keeps keys apart per owner", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        await store.updateQuantity(1n, 7, claim("k1", "f1"));
+        expect(await store.updateQuantity(1n, 9, claim("k1", "f2", { owner: "bob" }))).toEqual({
+          kind: "updated",
+          item: { petId: 1n, quantity: 9, status: "available" },
+        });
+      });
+
+      it("keeps 404 and 412 outcomes too, and replays them", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        expect(await store.updateQuantity(404n, 1, claim("a", "fa"))).toEqual({
+          kind: "not_found",
+        });
+        const onZero = { condition: { kind: "quantity_in", quantities: [0] } } as const;
+        expect(await store.updateQuantity(1n, 1, { ...onZero, ...claim("b", "fb") })).toEqual({
+          kind: "precondition_failed",
+          current: { petId: 1n, quantity: 3, status: "available" },
+        });
+        await store.updateQuantity(1n, 0);
+        expect(await store.updateQuantity(404n, 1, claim("a", "fa"))).toEqual({
+          kind: "replayed",
+          response: { status: 404, body: "none", etag: null },
+        });
+        // The entry holds 0 now, yet the replay is the stored 412 and nothing is written.
+        expect(await store.updateQuantity(1n, 1, { ...onZero, ...claim("b", "fb") })).toEqual({
+          kind: "replayed",
+          response: { status: 412, body: "now=3", etag: '"3"' },
+        });
+        expect((await store.getInventoryItem(1n))?.quantity).toBe(0);
+      });
+
+      it("applies one of two writes with one new key in a batch, and replays it to the other", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        const results = await Promise.all([
+          store.updateQuantity(1n, 30, claim("same", "f")),
+          store.updateQuantity(1n, 30, claim("same", "f")),
+          store.updateQuantity(1n, 31, claim("same", "other")),
+        ]);
+        expect(results).toEqual([
+          { kind: "updated", item: { petId: 1n, quantity: 30, status: "available" } },
+          { kind: "replayed", response: { status: 200, body: "q=30", etag: '"30"' } },
+          { kind: "key_reused" },
+        ]);
+      });
+
+      it("applies one of two connections' writes with one new key, and replays it to the other", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        const other = await open();
+        const results = await Promise.all([
+          store.updateQuantity(1n, 40, claim("k", "f")),
+          other.updateQuantity(1n, 40, claim("k", "f")),
+        ]);
+        expect(results.map((result) => result.kind).sort()).toEqual(["replayed", "updated"]);
+        expect(results).toContainEqual({
+          kind: "replayed",
+          response: { status: 200, body: "q=40", etag: '"40"' },
+        });
+      });
+
+      it("keeps records across a reopen", async () => {
+        const first = await open();
+        await first.seedIfEmpty(PETS);
+        await first.updateQuantity(1n, 50, claim("k", "f"));
+        await close(first);
+        const second = await open();
+        expect(await second.updateQuantity(1n, 50, claim("k", "f"))).toMatchObject({
+          kind: "replayed",
+          response: { status: 200, body: "q=50" },
+        });
+      });
+
+      it("forgets a record once it is older than the TTL, and purges expired ones in batches", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        await store.updateQuantity(1n, 60, claim("old1", "f"));
+        await store.updateQuantity(1n, 61, claim("old2", "f", { at: T0 + 1 }));
+        await store.updateQuantity(1n, 62, claim("young", "f", { at: T0 + 10 }));
+        const expiry = T0 + 1 + IDEMPOTENCY_TTL_MS;
+        // Just before the TTL has passed it is still a replay; at the TTL a new request.
+        expect(await store.updateQuantity(1n, 99, claim("old2", "g", { at: expiry - 1 }))).toEqual({
+          kind: "key_reused",
+        });
+        expect(await store.updateQuantity(1n, 63, claim("old1", "g", { at: expiry }))).toEqual({
+          kind: "updated",
+          item: { petId: 1n, quantity: 63, status: "available" },
+        });
+        // old1 now has a new record (at `expiry`); old2 remains expired, young does not.
+        expect(await store.purgeIdempotencyRecords(T0 + 10, 1)).toBe(1);
+        expect(await store.purgeIdempotencyRecords(T0 + 10, 1)).toBe(0);
+        expect(await store.updateQuantity(1n, 64, claim("old2", "h", { at: T0 + 2 }))).toEqual({
+          kind: "updated",
+          item: { petId: 1n, quantity: 64, status: "available" },
+        });
+        expect(await store.updateQuantity(1n, 62, claim("young", "f", { at: T0 + 11 }))).toEqual({
+          kind: "replayed",
+          response: { status: 200, body: "q=62", etag: '"62"' },
+        });
+        expect(await store.updateQuantity(1n, 63, claim("old1", "g", { at: expiry }))).toEqual({
+          kind: "replayed",
+          response: { status: 200, body: "q=63", etag: '"63"' },
+        });
+      });
     });
   });
 }

@@ -80,6 +80,60 @@ describe("SQLite store: engine-specific behaviour", () => {
     await store.close();
   });
 
+  it("migrates a version-1 database (before idempotency keys) on open, keeping its data", async () => {
+    const db = new Database(dbPath);
+    db.exec(MIGRATIONS[0] ?? "");
+    db.pragma("user_version = 1");
+    db.exec(
+      "INSERT INTO pets (id, name, status, quantity) VALUES (9223372036854775807, 'Max', 'pending', 5)",
+    );
+    db.close();
+    const store = openSqliteStore(dbPath);
+    expect(await store.listInventory()).toEqual([
+      { petId: 9223372036854775807n, quantity: 5, status: "pending" },
+    ]);
+    const claim = {
+      owner: "o",
+      key: "k",
+      fingerprint: "f",
+      at: Date.now(),
+      render: () => ({ status: 200, body: "kept", etag: '"6"' }),
+    };
+    expect(
+      await store.updateQuantity(9223372036854775807n, 6, { idempotency: claim }),
+    ).toMatchObject({ kind: "updated" });
+    expect(await store.updateQuantity(9223372036854775807n, 6, { idempotency: claim })).toEqual({
+      kind: "replayed",
+      response: { status: 200, body: "kept", etag: '"6"' },
+    });
+    await store.close();
+    const check = new Database(dbPath);
+    expect(check.pragma("user_version", { simple: true })).toBe(2);
+    // The record holds the key's owner digest, never an API key, and the answer.
+    expect(check.prepare("SELECT owner, key, status, body FROM idempotency_keys").all()).toEqual([
+      { owner: "o", key: "k", status: 200, body: "kept" },
+    ]);
+    check.close();
+  });
+
+  it("keeps the idempotency record and the write in one transaction: a failed write keeps no record", async () => {
+    const store = openSqliteStore(dbPath);
+    await store.seedIfEmpty(PETS);
+    const claim = {
+      owner: "o",
+      key: "k",
+      fingerprint: "f",
+      at: Date.now(),
+      render: () => ({ status: 200, body: "x", etag: null }),
+    };
+    // Out of range: the CHECK constraint fails the UPDATE after the key was looked up.
+    await expect(store.updateQuantity(1n, -1, { idempotency: claim })).rejects.toThrow();
+    await store.close();
+    const check = new Database(dbPath);
+    expect(check.prepare("SELECT count(*) AS n FROM idempotency_keys").get()).toEqual({ n: 0 });
+    check.close();
+  });
+
   it("keeps the WAL bounded over many writes (checkpoints recycle it)", async () => {
     const store = openSqliteStore(dbPath);
     await store.seedIfEmpty(PETS);
