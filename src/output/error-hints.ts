@@ -19,6 +19,7 @@ function where(target: TargetContext | undefined, url: string): string {
 
 /** What the caller chose in each operation, for a 400's hint. */
 const OPERATION_INPUTS: Readonly<Partial<Record<OperationId, string>>> = {
+  getInventoryItem: "the petId",
   updateInventory: "the petId and quantity",
   getPetById: "the petId",
 };
