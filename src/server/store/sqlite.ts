@@ -102,9 +102,18 @@ function retain<T extends object>(value: T): T {
   return value;
 }
 
+/** Opens a connection whose every statement (its transactions' own too) is kept. */
+function openRetained(path: string): Database.Database {
+  const db = retain(new Database(path));
+  const prepare = db.prepare.bind(db);
+  // One override on this connection catches every statement, however and whenever made.
+  db.prepare = (source: string) => retain(prepare(source));
+  return db;
+}
+
 /** Runs a PRAGMA on a kept statement (`db.pragma()` would leave one to the collector). */
 function pragma(db: Database.Database, source: string): unknown {
-  const statement = retain(db.prepare(`PRAGMA ${source}`));
+  const statement = db.prepare(`PRAGMA ${source}`);
   return statement.reader ? statement.pluck().get() : statement.run();
 }
 
@@ -113,7 +122,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
   const now = options.now ?? (() => performance.now());
   const started = now();
-  const db = retain(new Database(path));
+  const db = openRetained(path);
   try {
     // While opening, nothing is served yet: SQLite may wait for a lock in place.
     pragma(db, `busy_timeout = ${Math.round(lockTimeoutMs)}`);
@@ -232,22 +241,6 @@ class SqliteStore implements Store {
     this.#insertOrder = db.prepare(
       "INSERT INTO orders (id, pet_id, quantity, ship_date, status, complete) VALUES (?, ?, ?, ?, ?, ?)",
     );
-    for (const statement of [
-      this.#list,
-      this.#update,
-      this.#item,
-      this.#findKey,
-      this.#saveKey,
-      this.#purgeKeys,
-      this.#pet,
-      this.#orders,
-      this.#count,
-      this.#dataVersion,
-      this.#insertPet,
-      this.#insertOrder,
-    ]) {
-      retain(statement);
-    }
   }
 
   async listInventory(): Promise<InventoryItem[]> {
