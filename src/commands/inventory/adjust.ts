@@ -95,6 +95,9 @@ export function inventoryAdjustCommand(factory: Factory): Command {
   return new Command("adjust")
     .description("add to or remove from the stock of one pet (GET, then a conditional PATCH)")
     .argument("<petId>", "the pet, a whole number from 1 to 9223372036854775807")
+    // `adjust 42 -1` needs no `--`: commander (14+) reads a negative number in a leaf command
+    // as an argument, not an option, as long as no option in the chain has a digit for its
+    // short flag. Keep it so; the tests parse `-1` before, after and between options.
     .argument("<delta>", "+N to add (received), -N to remove (sold); the sign is required")
     .addOption(
       new Option("--attempts <n>", "read-and-write rounds to try when others change it meanwhile")
