@@ -92,22 +92,23 @@ export async function runInventoryAdjust(
 
 /** Defines `inventory adjust`. */
 export function inventoryAdjustCommand(factory: Factory): Command {
-  return new Command("adjust")
-    .description("add to or remove from the stock of one pet (GET, then a conditional PATCH)")
-    .argument("<petId>", "the pet, a whole number from 1 to 9223372036854775807")
-    // `adjust 42 -1` needs no `--`: commander (14+) reads a negative number in a leaf command
-    // as an argument, not an option, as long as no option in the chain has a digit for its
-    // short flag. Keep it so; the tests parse `-1` before, after and between options.
-    .argument("<delta>", "+N to add (received), -N to remove (sold); the sign is required")
-    .addOption(
-      new Option("--attempts <n>", "read-and-write rounds to try when others change it meanwhile")
-        .argParser(wholeNumberOption("a whole number of attempts", 1, MAX_ADJUST_ATTEMPTS))
-        .default(DEFAULT_ADJUST_ATTEMPTS),
-    )
-    .option("--json", "print the updated entry as a JSON object")
-    .addHelpText(
-      "after",
-      `
+  return (
+    new Command("adjust")
+      .description("add to or remove from the stock of one pet (GET, then a conditional PATCH)")
+      .argument("<petId>", "the pet, a whole number from 1 to 9223372036854775807")
+      // `adjust 42 -1` needs no `--`: commander (14+) reads a negative number in a leaf command
+      // as an argument, not an option, as long as no option in the chain has a digit for its
+      // short flag. Keep it so; the tests parse `-1` before, after and between options.
+      .argument("<delta>", "+N to add (received), -N to remove (sold); the sign is required")
+      .addOption(
+        new Option("--attempts <n>", "read-and-write rounds to try when others change it meanwhile")
+          .argParser(wholeNumberOption("a whole number of attempts", 1, MAX_ADJUST_ATTEMPTS))
+          .default(DEFAULT_ADJUST_ATTEMPTS),
+      )
+      .option("--json", "print the updated entry as a JSON object")
+      .addHelpText(
+        "after",
+        `
 Reads the entry, then writes quantity + delta only if it still holds what was read. When
 another writer got there first, it reads again and retries (jittered backoff), up to
 --attempts rounds, then exits 8 having changed nothing. A result below 0 is refused (exit 6)
@@ -118,14 +119,15 @@ Examples:
   petstore inventory adjust 42 -1
   petstore inventory adjust 42 +12 --json
   petstore inventory adjust 42 -3 --attempts 20`,
-    )
-    .action(
-      async (petId: string, delta: string, options: InventoryAdjustOptions, command: Command) => {
-        await runInventoryAdjust(
-          { petId, delta },
-          options,
-          factory.context(readGlobalOptions(command)),
-        );
-      },
-    );
+      )
+      .action(
+        async (petId: string, delta: string, options: InventoryAdjustOptions, command: Command) => {
+          await runInventoryAdjust(
+            { petId, delta },
+            options,
+            factory.context(readGlobalOptions(command)),
+          );
+        },
+      )
+  );
 }
