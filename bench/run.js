@@ -298,14 +298,19 @@ async function serverBenchmarks() {
   await variants.stop();
 }
 
+/** The command line running `node args` on every core, as a user's command runs. */
+function onEveryCore(args) {
+  return pinned
+    ? ["taskset", ["-c", `0-${os.cpus().length - 1}`, process.execPath, ...args]]
+    : [process.execPath, args];
+}
+
 /** Wall time of `node args` in milliseconds. */
 function timeNode(args) {
   const start = process.hrtime.bigint();
   // A command runs on every core, as a user's does (the bench itself is pinned to core 0).
   // Output goes to /dev/null: a pipe buffer would cap (and kill) large outputs.
-  const [command, argv] = pinned
-    ? ["taskset", ["-c", `0-${os.cpus().length - 1}`, process.execPath, ...args]]
-    : [process.execPath, args];
+  const [command, argv] = onEveryCore(args);
   const result = spawnSync(command, argv, { env, stdio: ["ignore", "ignore", "pipe"] });
   if (result.status !== 0) throw new Error(`${args.join(" ")} failed: ${result.stderr}`);
   return Number(process.hrtime.bigint() - start) / 1e6;
@@ -379,6 +384,73 @@ async function applyBenchmark() {
   });
 }
 
+/** Runs `node args` without waiting; resolves with its exit code. */
+function runNode(args) {
+  const [command, argv] = onEveryCore(args);
+  const child = spawn(command, argv, { env, stdio: ["ignore", "ignore", "pipe"] });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.on("close", (code) => resolve({ code, stderr })));
+}
+
+/**
+ * `inventory adjust` from ADJUST_WORKERS parallel processes on one hot pet, each running
+ * ADJUST_RUNS adjusts one after the other: changes per second, and proof that none is lost
+ * (the final quantity is the start minus every acknowledged change).
+ */
+async function adjustBenchmark() {
+  const workers = 8;
+  const runs = Number(process.env.BENCH_ADJUST_RUNS ?? 10);
+  const start = 1_000_000;
+  const server = await startOurs(await seededDb("adjust.db", 1000));
+  const set = await runNode([
+    bin,
+    "--base-url",
+    server.url,
+    "inventory",
+    "set",
+    "1",
+    String(start),
+  ]);
+  if (set.code !== 0) throw new Error(`inventory set failed: ${set.stderr}`);
+  log(`inventory adjust: ${workers} processes × ${runs} adjusts on one pet`);
+  const began = process.hrtime.bigint();
+  const outcomes = await Promise.all(
+    Array.from({ length: workers }, async () => {
+      const codes = [];
+      for (let i = 0; i < runs; i++) {
+        const run = await runNode([
+          bin,
+          "--base-url",
+          server.url,
+          "inventory",
+          "adjust",
+          "1",
+          "-1",
+        ]);
+        if (run.code !== 0 && run.code !== 8) throw new Error(`adjust failed: ${run.stderr}`);
+        codes.push(run.code);
+      }
+      return codes;
+    }),
+  );
+  const seconds = Number(process.hrtime.bigint() - began) / 1e9;
+  const response = await fetch(`${server.url}/inventory/1`, {
+    headers: { authorization: `Bearer ${KEY}` },
+  });
+  const final = (await response.json()).quantity;
+  await server.stop();
+  const codes = outcomes.flat();
+  const acknowledged = codes.filter((code) => code === 0).length;
+  const gaveUp = codes.length - acknowledged;
+  const lost = start - acknowledged - final;
+  if (lost !== 0) throw new Error(`adjust lost ${lost} changes (final ${final})`);
+  figures.push({
+    what: `inventory adjust -1 from ${workers} parallel processes on one pet, ${workers * runs} runs`,
+    shown: `${fmt(acknowledged / seconds)} changes/s (each run a whole CLI process), ${acknowledged} acknowledged, ${gaveUp} gave up (exit 8, nothing changed), 0 lost`,
+  });
+}
+
 function report() {
   const cpus = os.cpus();
   const lines = [
@@ -448,13 +520,19 @@ function report() {
   process.stdout.write(lines.join("\n"));
 }
 
-// BENCH_ONLY=server runs the server benchmarks alone (the CLI ones take minutes).
+// BENCH_ONLY=server runs the server benchmarks alone (the CLI ones take minutes);
+// BENCH_ONLY=adjust the adjust figure alone.
 const only = process.env.BENCH_ONLY;
 try {
-  await serverBenchmarks();
-  if (only !== "server") {
+  if (only === "adjust") {
+    await adjustBenchmark();
+  } else {
+    await serverBenchmarks();
+  }
+  if (only === undefined) {
     await cliBenchmarks();
     await applyBenchmark();
+    await adjustBenchmark();
   }
   report();
 } finally {
