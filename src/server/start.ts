@@ -55,7 +55,7 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
   // Validate the seed before touching the database, so a bad file changes nothing.
   const seed = options.seed === undefined ? undefined : await readSeed(options.seed);
 
-  const choice = chooseStore(options.db, io.env);
+  const choice = await chooseStore(options.db, io.env);
   // A SQLite file this start creates is removed again if the start fails.
   const createdFile =
     choice.kind === "sqlite" && !isInMemory(choice.path) && !existsSync(choice.path)

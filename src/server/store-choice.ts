@@ -3,8 +3,6 @@
  * `PETSTORE_DATABASE_URL` is set (an environment variable, so its password never shows in
  * `ps`). Failures are StartupErrors that name host and database, never the password.
  */
-import { openPostgresStore } from "./store/postgres.js";
-import { describeDatabase } from "./store/postgres-connection.js";
 import type { Store } from "./store/store.js";
 import { StoreUnavailableError } from "./store/store-unavailable-error.js";
 import { StartupError } from "./startup-error.js";
@@ -19,11 +17,14 @@ export type StoreChoice =
   | { kind: "sqlite"; path: string }
   | { kind: "postgres"; url: string; name: string; poolSize: number };
 
-/** Decides the store from `--db` and the environment; both at once is a configuration error. */
-export function chooseStore(
+/**
+ * Decides the store from `--db` and the environment; both at once is a configuration error.
+ * The PostgreSQL driver is loaded only when PETSTORE_DATABASE_URL is set.
+ */
+export async function chooseStore(
   db: string | undefined,
   env: Readonly<Record<string, string | undefined>>,
-): StoreChoice {
+): Promise<StoreChoice> {
   const url = env.PETSTORE_DATABASE_URL;
   if (url === undefined || url === "") return { kind: "sqlite", path: db ?? DEFAULT_DB };
   if (db !== undefined) {
@@ -40,6 +41,7 @@ export function chooseStore(
       "for example postgres://petstore@db.internal:5432/petstore (the password in PGPASSWORD or ~/.pgpass, or in the URL)",
     );
   }
+  const { describeDatabase } = await import("./store/postgres-connection.js");
   let name: string;
   try {
     name = describeDatabase(url);
@@ -70,6 +72,7 @@ export async function openChosenStore(
   lockTimeoutMs: number,
   stderr: NodeJS.WritableStream,
 ): Promise<Store> {
+  const { openPostgresStore } = await import("./store/postgres.js");
   try {
     return await openPostgresStore(choice.url, {
       poolSize: choice.poolSize,

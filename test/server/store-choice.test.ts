@@ -6,34 +6,33 @@ import { StoreUnavailableError } from "../../src/server/store/store-unavailable-
 
 const URL = "postgres://petstore:s3cret-pw@127.0.0.1:5432/inventory";
 
-/** The StartupError `action` throws. */
-function startupError(action: () => unknown): StartupError {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof StartupError) return error;
-    throw error;
-  }
-  throw new Error("no StartupError thrown");
+/** The StartupError `action` rejects with. */
+async function startupError(action: () => Promise<unknown>): Promise<StartupError> {
+  const error = await action().then(
+    () => new Error("no StartupError thrown"),
+    (caught: unknown) => caught,
+  );
+  if (error instanceof StartupError) return error;
+  throw error;
 }
 
 describe("chooseStore", () => {
-  it("opens the SQLite file of --db, or ./petstore.db, without PETSTORE_DATABASE_URL", () => {
-    expect(chooseStore(undefined, {})).toEqual({ kind: "sqlite", path: DEFAULT_DB });
-    expect(chooseStore("/var/x.db", { PETSTORE_DATABASE_URL: "" })).toEqual({
+  it("opens the SQLite file of --db, or ./petstore.db, without PETSTORE_DATABASE_URL", async () => {
+    expect(await chooseStore(undefined, {})).toEqual({ kind: "sqlite", path: DEFAULT_DB });
+    expect(await chooseStore("/var/x.db", { PETSTORE_DATABASE_URL: "" })).toEqual({
       kind: "sqlite",
       path: "/var/x.db",
     });
   });
 
-  it("chooses PostgreSQL from PETSTORE_DATABASE_URL, named without user or password", () => {
-    expect(chooseStore(undefined, { PETSTORE_DATABASE_URL: URL })).toEqual({
+  it("chooses PostgreSQL from PETSTORE_DATABASE_URL, named without user or password", async () => {
+    expect(await chooseStore(undefined, { PETSTORE_DATABASE_URL: URL })).toEqual({
       kind: "postgres",
       url: URL,
       name: "database inventory on 127.0.0.1:5432",
       poolSize: DEFAULT_POOL_SIZE,
     });
-    const socket = chooseStore(undefined, {
+    const socket = await chooseStore(undefined, {
       PETSTORE_DATABASE_URL: "postgres://petstore@/inventory?host=/run/postgresql",
       PETSTORE_DATABASE_POOL_SIZE: "25",
     });
@@ -43,20 +42,22 @@ describe("chooseStore", () => {
     });
   });
 
-  it("refuses --db with PETSTORE_DATABASE_URL, another scheme, and a bad pool size, never echoing the URL", () => {
-    const both = startupError(() => chooseStore("x.db", { PETSTORE_DATABASE_URL: URL }));
+  it("refuses --db with PETSTORE_DATABASE_URL, another scheme, and a bad pool size, never echoing the URL", async () => {
+    const both = await startupError(() => chooseStore("x.db", { PETSTORE_DATABASE_URL: URL }));
     expect(both.failure).toBe("configuration");
     expect(both.message).toMatch(/both --db and PETSTORE_DATABASE_URL/);
-    const scheme = startupError(() =>
+    const scheme = await startupError(() =>
       chooseStore(undefined, { PETSTORE_DATABASE_URL: "mysql://root:s3cret-pw@h/db" }),
     );
     expect(scheme.message).toMatch(/must be a postgres:\/\//);
     for (const bad of ["postgres://u:s3cret-pw@h:notaport/db", "postgres://u:s3cret-pw@h/db%"]) {
-      const invalid = startupError(() => chooseStore(undefined, { PETSTORE_DATABASE_URL: bad }));
+      const invalid = await startupError(() =>
+        chooseStore(undefined, { PETSTORE_DATABASE_URL: bad }),
+      );
       expect(invalid.message).toBe("PETSTORE_DATABASE_URL is not a valid URL");
     }
     for (const size of ["1", "0", "1001", "ten", "-5", "2.5"]) {
-      const error = startupError(() =>
+      const error = await startupError(() =>
         chooseStore(undefined, { PETSTORE_DATABASE_URL: URL, PETSTORE_DATABASE_POOL_SIZE: size }),
       );
       expect(error.message).toContain(`not "${size}"`);
