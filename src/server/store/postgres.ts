@@ -209,6 +209,9 @@ class PostgresStore implements Store {
   /** The group commit running now, if any; updates arriving meanwhile wait for the next. */
   #writing: Promise<void> | undefined;
   #closed = false;
+  /** The revision read now in flight, and the one that waits for it to end (revision()). */
+  #revisionInFlight: Promise<string> | undefined;
+  #revisionNext: Promise<string> | undefined;
 
   constructor(pool: pg.Pool, url: string) {
     this.#pool = pool;
@@ -240,10 +243,29 @@ class PostgresStore implements Store {
     }));
   }
 
-  /** The committed count of inventory changes: one round trip, so it is never stale. */
-  async revision(): Promise<string> {
-    const [row] = await this.#read<{ revision: bigint }>("revision");
-    return String(row?.revision ?? 0n);
+  /**
+   * The committed count of inventory changes, read from the database by a query that starts
+   * after this call, so it includes every write any instance acknowledged before. Calls made
+   * while a read is in flight (it may have started before them) share the next one: one
+   * round trip serves a wave of concurrent GETs.
+   */
+  revision(): Promise<string> {
+    if (!this.#revisionInFlight) {
+      const read = this.#read<{ revision: bigint }>("revision").then(([row]) =>
+        String(row?.revision ?? 0n),
+      );
+      this.#revisionInFlight = read.finally(() => {
+        this.#revisionInFlight = undefined;
+      });
+      return this.#revisionInFlight;
+    }
+    this.#revisionNext ??= this.#revisionInFlight
+      .catch(() => undefined)
+      .then(() => {
+        this.#revisionNext = undefined;
+        return this.revision();
+      });
+    return this.#revisionNext;
   }
 
   async ping(): Promise<void> {
