@@ -7,6 +7,7 @@
  */
 import type pg from "pg";
 import type { InventoryItem, Order, OrderStatus, Pet, PetStatus, Tag } from "../../api/types.js";
+import { freshRead } from "./fresh-read.js";
 import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
 import {
   createPool,
@@ -209,9 +210,10 @@ class PostgresStore implements Store {
   /** The group commit running now, if any; updates arriving meanwhile wait for the next. */
   #writing: Promise<void> | undefined;
   #closed = false;
-  /** The revision read now in flight, and the one that waits for it to end (revision()). */
-  #revisionInFlight: Promise<string> | undefined;
-  #revisionNext: Promise<string> | undefined;
+  readonly #freshRevision = freshRead(async () => {
+    const [row] = await this.#read<{ revision: bigint }>("revision");
+    return String(row?.revision ?? 0n);
+  });
 
   constructor(pool: pg.Pool, url: string) {
     this.#pool = pool;
@@ -244,28 +246,11 @@ class PostgresStore implements Store {
   }
 
   /**
-   * The committed count of inventory changes, read from the database by a query that starts
-   * after this call, so it includes every write any instance acknowledged before. Calls made
-   * while a read is in flight (it may have started before them) share the next one: one
-   * round trip serves a wave of concurrent GETs.
+   * The committed count of inventory changes, from a read that starts after this call, so it
+   * includes every write any instance acknowledged before; concurrent calls share reads.
    */
   revision(): Promise<string> {
-    if (!this.#revisionInFlight) {
-      const read = this.#read<{ revision: bigint }>("revision").then(([row]) =>
-        String(row?.revision ?? 0n),
-      );
-      this.#revisionInFlight = read.finally(() => {
-        this.#revisionInFlight = undefined;
-      });
-      return this.#revisionInFlight;
-    }
-    this.#revisionNext ??= this.#revisionInFlight
-      .catch(() => undefined)
-      .then(() => {
-        this.#revisionNext = undefined;
-        return this.revision();
-      });
-    return this.#revisionNext;
+    return this.#freshRevision();
   }
 
   async ping(): Promise<void> {
