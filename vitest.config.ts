@@ -6,6 +6,8 @@ export default defineConfig({
   test: {
     testTimeout: 20_000,
     hookTimeout: 30_000,
+    // One embedded PostgreSQL for the run; each test file makes its own databases on it.
+    globalSetup: ["test/support/postgres-global-setup.ts"],
     projects: [
       {
         extends: true,

@@ -20,14 +20,14 @@ const parseRateLimit = wholeNumberOption("a whole number of requests per minute"
 /** Builds the `serve` command; the server code is loaded only when it runs. */
 export function serveCommand(io: ServeIo): Command {
   return new Command("serve")
-    .description("start the bundled inventory server (SQLite-backed)")
+    .description("start the bundled inventory server (SQLite, or PostgreSQL for many instances)")
     .addOption(new Option("--host <host>", "address to listen on").default("127.0.0.1"))
     .addOption(
       new Option("--port <port>", "port to listen on (0 picks a free one)")
         .argParser(parsePort)
         .default(4010),
     )
-    .addOption(new Option("--db <file>", "SQLite database file").default("./petstore.db"))
+    .addOption(new Option("--db <file>", 'SQLite database file (default: "./petstore.db")'))
     .option("--seed <file>", "load pets from a JSON array into an empty store")
     .option("--demo", "seed a small built-in set of pets into an empty store")
     .option("--api-keys-file <file>", "file of accepted API keys, one per line")
@@ -41,11 +41,14 @@ export function serveCommand(io: ServeIo): Command {
       `
 Accepted API keys come from PETSTORE_API_KEYS (comma-separated) and/or --api-keys-file.
 The server refuses to start without at least one.
+PETSTORE_DATABASE_URL=postgres://… keeps everything in PostgreSQL instead of a SQLite file,
+so several instances can serve one database (not together with --db).
 
 Examples:
   PETSTORE_API_KEYS=s3cret petstore serve --demo
   PETSTORE_API_KEYS=s3cret petstore serve --port 0 --db /var/lib/petstore/inventory.db
-  petstore serve --api-keys-file /run/secrets/petstore-keys --seed pets.json`,
+  petstore serve --api-keys-file /run/secrets/petstore-keys --seed pets.json
+  PETSTORE_DATABASE_URL=postgres://petstore@db.internal/petstore petstore serve --host 0.0.0.0`,
     )
     .action(async (options: ServeOptions) => {
       const [{ runServer }, { StartupError }] = await Promise.all([

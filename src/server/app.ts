@@ -153,7 +153,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await purge.stop();
   });
 
-  await app.register(healthRoutes);
+  await app.register(healthRoutes, { store: options.store });
   const isAcceptedKey = createKeyChecker(options.apiKeys);
   await app.register(
     async (v1) => {

@@ -4,6 +4,7 @@ import { ERROR_CODES } from "../api/error-codes.js";
 import { HttpError } from "./http-error.js";
 import { serviceUnavailable } from "./service-unavailable.js";
 import { StoreBusyError } from "./store/store-busy-error.js";
+import { StoreUnavailableError } from "./store/store-unavailable-error.js";
 
 /** Maps Fastify's own error codes to ours. */
 const FASTIFY_ERRORS: Readonly<Record<string, { status: number; code: string }>> = {
@@ -18,6 +19,7 @@ const FASTIFY_ERRORS: Readonly<Record<string, { status: number; code: string }>>
 export function toHttpError(error: FastifyError | Error): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof StoreBusyError) return serviceUnavailable(`${error.message}; retry later`);
+  if (error instanceof StoreUnavailableError) return databaseUnreachable(error);
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
     return new HttpError(400, ERROR_CODES.invalidBody, error.message);
@@ -30,6 +32,18 @@ export function toHttpError(error: FastifyError | Error): HttpError {
     return new HttpError(status, ERROR_CODES.badRequest, error.message);
   }
   return new HttpError(500, ERROR_CODES.internalError, "internal server error");
+}
+
+/**
+ * The database is down or unreachable: 503. Its host and database are not named to callers
+ * (the server's log names them); a write whose commit may have landed says so.
+ */
+function databaseUnreachable(error: StoreUnavailableError): HttpError {
+  return serviceUnavailable(
+    error.maybeCommitted
+      ? "the database became unreachable while committing: the change may or may not have been made; retry with the same Idempotency-Key"
+      : "the database is unreachable; nothing was changed, retry later",
+  );
 }
 
 /** Fastify error handler: logs server faults, never leaks their details. */

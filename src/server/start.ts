@@ -11,6 +11,7 @@ import { openSqliteStore } from "./store/sqlite.js";
 import type { SeedPet, Store } from "./store/store.js";
 import { StoreBusyError } from "./store/store-busy-error.js";
 import { StartupError } from "./startup-error.js";
+import { type StoreChoice, chooseStore, openChosenStore } from "./store-choice.js";
 
 /** What the server needs from its process: its environment and output streams. */
 export interface ServeIo {
@@ -23,7 +24,8 @@ export interface ServeIo {
 export interface ServeOptions {
   host: string;
   port: number;
-  db: string;
+  /** The SQLite file (default ./petstore.db); not with PETSTORE_DATABASE_URL. */
+  db?: string;
   seed?: string;
   demo?: boolean;
   apiKeysFile?: string;
@@ -53,15 +55,26 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
   // Validate the seed before touching the database, so a bad file changes nothing.
   const seed = options.seed === undefined ? undefined : await readSeed(options.seed);
 
-  const created = !isInMemory(options.db) && !existsSync(options.db);
-  const store = openStore(options.db, lockTimeoutFrom(io.env.PETSTORE_LOCK_TIMEOUT_MS));
+  const choice = await chooseStore(options.db, io.env);
+  // A SQLite file this start creates is removed again if the start fails.
+  const createdFile =
+    choice.kind === "sqlite" && !isInMemory(choice.path) && !existsSync(choice.path)
+      ? choice.path
+      : undefined;
+  const lockTimeoutMs = lockTimeoutFrom(io.env.PETSTORE_LOCK_TIMEOUT_MS);
+  const store =
+    choice.kind === "sqlite"
+      ? openStore(choice.path, lockTimeoutMs)
+      : await openChosenStore(choice, lockTimeoutMs, io.stderr);
   // Signals are caught from here on, so one that arrives while starting still closes cleanly.
   const signalled = nextSignal();
   const logs = logDestination(io.stderr);
   let app: FastifyInstance | undefined;
   try {
     if (seed && !(await store.seedIfEmpty(seed))) {
-      io.stderr.write(`note: ${options.db} already holds pets; --seed ${options.seed} ignored\n`);
+      io.stderr.write(
+        `note: ${storeName(choice)} already holds pets; --seed ${options.seed} ignored\n`,
+      );
     }
     if (options.demo) await store.seedIfEmpty(DEMO_PETS, DEMO_ORDERS);
     app = await buildApp({
@@ -77,8 +90,8 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
     await app?.close();
     await store.close();
     logs.close();
-    if (created) removeDatabase(options.db);
-    throw error instanceof StoreBusyError ? databaseLocked(options.db, error) : error;
+    if (createdFile !== undefined) removeDatabase(createdFile);
+    throw error instanceof StoreBusyError ? databaseLocked(storeName(choice), error) : error;
   }
   io.stdout.write(`listening on ${baseUrl(app, options.host)}\n`);
   const signal = await signalled.promise;
@@ -141,6 +154,10 @@ function databaseLocked(db: string, error: StoreBusyError): StartupError {
     `cannot open database ${db}: ${error.message}`,
     "another process (a backup, the sqlite3 shell, another petstore serve) holds its lock: try again when it is done",
   );
+}
+
+function storeName(choice: StoreChoice): string {
+  return choice.kind === "sqlite" ? choice.path : choice.name;
 }
 
 function isInMemory(db: string): boolean {

@@ -74,6 +74,8 @@ export interface ServerOptions {
   args?: readonly string[];
   /** Use this database file instead of a new temporary one (e.g. to test restarts). */
   dbPath?: string;
+  /** Serve from PostgreSQL (PETSTORE_DATABASE_URL) instead of a SQLite file: no `--db`. */
+  databaseUrl?: string;
 }
 
 export interface RunningServer {
@@ -95,7 +97,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   assertBuilt();
   const temp = tempDir();
   const dbPath = options.dbPath ?? join(temp.dir, "petstore.db");
-  const args = ["serve", "--port", "0", "--db", dbPath];
+  const args =
+    options.databaseUrl === undefined
+      ? ["serve", "--port", "0", "--db", dbPath]
+      : ["serve", "--port", "0"];
   if (typeof options.seed === "string") {
     args.push("--seed", options.seed);
   } else if (options.seed !== undefined) {
@@ -105,7 +110,12 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   }
   args.push(...(options.args ?? []));
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { ...baseEnv(), PETSTORE_API_KEYS: API_KEY, ...options.env },
+    env: {
+      ...baseEnv(),
+      PETSTORE_API_KEYS: API_KEY,
+      ...(options.databaseUrl === undefined ? {} : { PETSTORE_DATABASE_URL: options.databaseUrl }),
+      ...options.env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

@@ -425,6 +425,11 @@ class SqliteStore implements Store {
     return `${this.#externalVersion}:${this.#writes}`;
   }
 
+  /** A file open in this process is always there. */
+  async ping(): Promise<void> {
+    // Nothing to ask: reads fail on their own while another process holds a lock.
+  }
+
   async seedIfEmpty(pets: readonly SeedPet[], orders: readonly Order[] = []): Promise<boolean> {
     const seed = this.#db.transaction(() => {
       if ((this.#count.get()?.n ?? 0n) > 0n) return false;

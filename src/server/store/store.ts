@@ -104,6 +104,11 @@ export interface Store {
    * a quarter of a second).
    */
   revision(): Promise<string>;
+  /**
+   * Resolves when the database answers; rejects (StoreUnavailableError) when it cannot be
+   * reached, so `/healthz` can tell a load balancer to send requests elsewhere.
+   */
+  ping(): Promise<void>;
   /** Loads pets (and orders) in one transaction when the store holds no pet; returns whether it did. */
   seedIfEmpty(pets: readonly SeedPet[], orders?: readonly Order[]): Promise<boolean>;
   /** Releases the underlying resources. */

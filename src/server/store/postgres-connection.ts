@@ -1,0 +1,111 @@
+/**
+ * Connecting to PostgreSQL: the pool's settings (durability, lock time-out, int8 as BigInt),
+ * which errors mean "the database cannot be reached", and the database named for messages
+ * without its password.
+ */
+import pg from "pg";
+
+type GetTypeParser = pg.CustomTypesConfig["getTypeParser"];
+
+/** Parses int8 into BigInt (pg's default is a string) for this pool's clients only. */
+const getTypeParser: GetTypeParser = (oid, format) => {
+  if (oid === pg.types.builtins.INT8 && format !== "binary")
+    return (value: string) => BigInt(value);
+  // pg-types declares its parsers as returning `any`: they return what each type parses to.
+  return pg.types.getTypeParser(oid, format) as (value: string) => unknown;
+};
+
+const types: pg.CustomTypesConfig = { getTypeParser };
+
+export interface PoolSettings {
+  /** Connections at most, shared by reads and the one writing at a time. */
+  poolSize: number;
+  /** How long a statement waits for a row lock (another instance's write) before failing. */
+  lockTimeoutMs: number;
+  /** How long opening a connection may take before the database counts as unreachable. */
+  connectTimeoutMs: number;
+}
+
+/** A pool on `url`, every session committing synchronously (a 200 is on disk). */
+export function createPool(url: string, settings: PoolSettings): pg.Pool {
+  return new pg.Pool({
+    connectionString: url,
+    max: settings.poolSize,
+    connectionTimeoutMillis: settings.connectTimeoutMs,
+    idleTimeoutMillis: 30_000,
+    keepAlive: true,
+    application_name: "petstore",
+    lock_timeout: settings.lockTimeoutMs,
+    // Whatever the server's default: COMMIT returns once the WAL is flushed.
+    options: "-c synchronous_commit=on",
+    types,
+  });
+}
+
+/** Where a URL points, for messages: `database D on HOST:PORT` (never user or password). */
+export function describeDatabase(url: string): string {
+  const params = new pg.Client({ connectionString: url });
+  const where = params.host.startsWith("/")
+    ? `socket ${params.host}`
+    : `${params.host.includes(":") ? `[${params.host}]` : params.host}:${params.port}`;
+  return `database ${params.database ?? "(default)"} on ${where}`;
+}
+
+/** Node.js system errors of a connection that could not be made or was lost. */
+const NETWORK_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ENOENT",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "EHOSTDOWN",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+
+/** SQLSTATEs of a server going away or not accepting sessions yet. */
+const UNAVAILABLE_STATES = new Set(["57P01", "57P02", "57P03", "53300"]);
+
+/** pg's own messages for a connection it lost or could not open in time. */
+const LOST_CONNECTION =
+  /connection terminated|timeout exceeded when trying to connect|not queryable|query read timeout/i;
+
+/** Whether `error` means the database cannot be reached now (a retry later may succeed). */
+export function isUnreachable(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") {
+    if (NETWORK_CODES.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith("08")) {
+      return true;
+    }
+  }
+  return LOST_CONNECTION.test(error.message);
+}
+
+/** Whether `error` is PostgreSQL giving up a row lock (lock_timeout) or breaking a deadlock. */
+export function isLockFailure(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "55P03" || code === "40P01";
+}
+
+/** A short reason for an error, with the password of `url` (if any) masked wherever it shows. */
+export function reasonOf(error: unknown, url: string): string {
+  const message = error instanceof Error ? error.message || String(error) : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  const text =
+    typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message;
+  return maskPassword(text, url);
+}
+
+/** Replaces the URL's password, should it appear in `text`, with `***`. */
+export function maskPassword(text: string, url: string): string {
+  let password: string | undefined;
+  try {
+    password = new pg.Client({ connectionString: url }).password ?? undefined;
+  } catch {
+    return text;
+  }
+  return password ? text.replaceAll(password, "***") : text;
+}

@@ -1,0 +1,51 @@
+/**
+ * Versioned schema migrations of the PostgreSQL store, numbered as the SQLite store's
+ * (`migrations.ts`): version N holds what SQLite's version N holds. The table
+ * `petstore_schema` records the version. Never edit a migration that has shipped: append one.
+ */
+export const POSTGRES_MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE pets (
+    id            bigint  PRIMARY KEY CHECK (id > 0),
+    name          text    NOT NULL,
+    status        text    NOT NULL CHECK (status IN ('available', 'pending', 'sold')),
+    quantity      integer NOT NULL DEFAULT 0 CHECK (quantity >= 0),
+    category_id   bigint,
+    category_name text,
+    photo_urls    text    NOT NULL DEFAULT '[]',
+    tags          text    NOT NULL DEFAULT '[]'
+  );
+
+  CREATE TABLE orders (
+    id        bigint  PRIMARY KEY CHECK (id > 0),
+    pet_id    bigint  NOT NULL REFERENCES pets (id),
+    quantity  integer NOT NULL CHECK (quantity > 0),
+    ship_date text    NOT NULL,
+    status    text    NOT NULL CHECK (status IN ('placed', 'approved', 'delivered')),
+    complete  boolean NOT NULL
+  );
+
+  -- One row counting committed inventory changes, raised in each change's transaction: the
+  -- revision every instance reads before serving its cached inventory.
+  CREATE TABLE inventory_revision (
+    id       integer PRIMARY KEY CHECK (id = 1),
+    revision bigint  NOT NULL
+  );
+  INSERT INTO inventory_revision (id, revision) VALUES (1, 0);
+  `,
+  // 2: Idempotency-Key records, per API key (a digest of it), kept 24 hours.
+  `
+  CREATE TABLE idempotency_keys (
+    owner       text    NOT NULL,
+    key         text    NOT NULL,
+    fingerprint text    NOT NULL,
+    created_at  bigint  NOT NULL,
+    status      integer NOT NULL,
+    body        text    NOT NULL,
+    etag        text,
+    PRIMARY KEY (owner, key)
+  );
+
+  CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);
+  `,
+];

@@ -1,0 +1,76 @@
+/**
+ * PostgreSQL stopped and restarted under a running `petstore serve`: 503 `unavailable` with
+ * Retry-After (and /healthz 503) while it is down, correct answers after, and no restart of
+ * the server. The test runs its own cluster, since it stops it.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import {
+  startTestCluster,
+  TEST_CLUSTER_PASSWORD,
+  type TestCluster,
+} from "../support/postgres-cluster.js";
+import { withDatabase } from "../support/postgres-database.js";
+import { API_KEY, startServer, type RunningServer } from "./helpers.js";
+
+const auth = { authorization: `Bearer ${API_KEY}` };
+
+let cluster: TestCluster;
+let server: RunningServer | undefined;
+beforeAll(async () => {
+  cluster = await startTestCluster();
+});
+afterAll(async () => {
+  await server?.stop("SIGKILL");
+  await cluster.destroy();
+});
+
+const patch = (url: string, quantity: number) =>
+  fetch(`${url}/inventory/1`, {
+    method: "PATCH",
+    headers: { ...auth, "content-type": "application/json" },
+    body: JSON.stringify({ quantity }),
+  });
+
+async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+it("answers 503 with Retry-After while PostgreSQL is down and recovers by itself when it returns", async () => {
+  // The cluster's own `postgres` database: nothing else uses this cluster.
+  server = await startServer({
+    databaseUrl: withDatabase(cluster.adminUrl, "postgres"),
+    args: ["--demo"],
+  });
+  const { url } = server;
+  const healthz = url.replace(/\/v1$/, "/healthz");
+  expect((await patch(url, 11)).status).toBe(200);
+  expect((await fetch(`${url}/inventory`, { headers: auth })).status).toBe(200);
+
+  await cluster.stop();
+  for (const response of [
+    await fetch(`${url}/inventory`, { headers: auth }),
+    await fetch(`${url}/inventory/1`, { headers: auth }),
+    await patch(url, 12),
+    await fetch(healthz),
+  ]) {
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("1");
+    const body = (await response.json()) as { code: string; message: string; status: number };
+    expect(body).toMatchObject({ code: "unavailable", status: 503 });
+    expect(body.message).toMatch(/database is unreachable/);
+    expect(body.message).not.toContain(TEST_CLUSTER_PASSWORD);
+  }
+  expect(server.process.exitCode).toBeNull();
+
+  await cluster.start();
+  await until(async () => (await fetch(healthz)).status === 200, 10_000);
+  expect((await patch(url, 13)).status).toBe(200);
+  const item = await fetch(`${url}/inventory/1`, { headers: auth });
+  expect(await item.json()).toMatchObject({ petId: 1, quantity: 13 });
+  expect(server.process.exitCode).toBeNull();
+  expect(server.stderr()).not.toContain(TEST_CLUSTER_PASSWORD);
+}, 40_000);

@@ -1,0 +1,144 @@
+import pg from "pg";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MIGRATIONS } from "../../../src/server/store/migrations.js";
+import { POSTGRES_MIGRATIONS } from "../../../src/server/store/postgres-migrations.js";
+import { createPool } from "../../../src/server/store/postgres-connection.js";
+import { openPostgresStore } from "../../../src/server/store/postgres.js";
+import type { Store } from "../../../src/server/store/store.js";
+import { StoreUnavailableError } from "../../../src/server/store/store-unavailable-error.js";
+import { createTestDatabase, type TestDatabase } from "../../support/postgres-database.js";
+import { PETS } from "../fixture.js";
+import { describeStoreContract } from "./contract.js";
+
+describeStoreContract("PostgreSQL", async () => {
+  const databases: TestDatabase[] = [];
+  const database = async () => {
+    const made = await createTestDatabase();
+    databases.push(made);
+    return made;
+  };
+  const main = await database();
+  return {
+    open: () => openPostgresStore(main.url),
+    openOther: async () => openPostgresStore((await database()).url),
+    cleanup: async () => {
+      for (const made of databases) await made.drop();
+    },
+  };
+});
+
+describe("PostgreSQL store: engine-specific behaviour", () => {
+  let database: TestDatabase;
+  const stores: Store[] = [];
+  const open = async (url = database.url) => {
+    const store = await openPostgresStore(url, { connectTimeoutMs: 2_000 });
+    stores.push(store);
+    return store;
+  };
+  const query = async <R extends pg.QueryResultRow>(sql: string): Promise<R[]> => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      return (await client.query<R>(sql)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+  beforeEach(async () => {
+    database = await createTestDatabase();
+  });
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+    await database.drop();
+  });
+
+  it("numbers its schema versions as the SQLite store does", async () => {
+    await open();
+    expect(POSTGRES_MIGRATIONS).toHaveLength(MIGRATIONS.length);
+    expect(await query("SELECT version FROM petstore_schema")).toEqual([
+      { version: MIGRATIONS.length },
+    ]);
+  });
+
+  it("migrates once when instances start together on an empty database", async () => {
+    const [first, , , last] = await Promise.all([open(), open(), open(), open()]);
+    await first.seedIfEmpty(PETS);
+    expect(await last.listInventory()).toHaveLength(PETS.length);
+    expect(await query("SELECT count(*)::int AS n FROM petstore_schema")).toEqual([{ n: 1 }]);
+  });
+
+  it("seeds once when instances seed an empty database together", async () => {
+    const [a, b] = await Promise.all([open(), open()]);
+    const seeded = await Promise.all([a.seedIfEmpty(PETS), b.seedIfEmpty(PETS)]);
+    expect(seeded.sort()).toEqual([false, true]);
+  });
+
+  it("refuses a database whose schema is newer than it knows", async () => {
+    await (await open()).close();
+    await query(`UPDATE petstore_schema SET version = ${POSTGRES_MIGRATIONS.length + 1}`);
+    await expect(openPostgresStore(database.url)).rejects.toThrow(
+      /newer than this petstore supports/,
+    );
+  });
+
+  it("commits with synchronous_commit on whatever the server's default, and bounds lock waits", async () => {
+    await query(`ALTER DATABASE ${database.name} SET synchronous_commit = off`);
+    expect(await query("SHOW synchronous_commit")).toEqual([{ synchronous_commit: "off" }]);
+    const pool = createPool(database.url, {
+      poolSize: 1,
+      lockTimeoutMs: 1234,
+      connectTimeoutMs: 1000,
+    });
+    pool.on("error", () => undefined);
+    try {
+      expect((await pool.query("SHOW synchronous_commit")).rows).toEqual([
+        { synchronous_commit: "on" },
+      ]);
+      expect((await pool.query("SHOW lock_timeout")).rows).toEqual([{ lock_timeout: "1234ms" }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("keeps int64 ids exact in every column", async () => {
+    const store = await open();
+    const [pet] = PETS;
+    if (!pet) throw new Error("fixture has no pet");
+    await store.seedIfEmpty([
+      { ...pet, id: 9223372036854775807n, category: { id: 9223372036854775806n, name: "X" } },
+    ]);
+    expect(await store.getPet(9223372036854775807n)).toMatchObject({
+      id: 9223372036854775807n,
+      category: { id: 9223372036854775806n, name: "X" },
+    });
+    // pg's global type parsers are untouched: int8 is still a string to everyone else.
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    expect((await client.query("SELECT 9223372036854775807::int8 AS n")).rows).toEqual([
+      { n: "9223372036854775807" },
+    ]);
+    await client.end();
+  });
+
+  it("rejects with StoreUnavailableError naming host and database, not the password, when it cannot connect", async () => {
+    const url = "postgres://petstore:hunter2-secret@127.0.0.1:1/inventory";
+    const error = await openPostgresStore(url, { connectTimeoutMs: 1_000 }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toMatch(/database inventory on 127\.0\.0\.1:1/);
+    expect((error as Error).message).toMatch(/ECONNREFUSED/);
+    expect((error as Error).message).not.toContain("hunter2");
+  });
+
+  it("rejects with a plain Error (a configuration fault) for a wrong password or database", async () => {
+    const wrongPassword = database.url.replace(/:[^:@/]*@/, ":not-the-password@");
+    const error = await openPostgresStore(wrongPassword).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toMatch(/password authentication failed/);
+    expect((error as Error).message).not.toContain("not-the-password");
+    const noDatabase = database.url.replace(database.name, "no_such_database");
+    await expect(openPostgresStore(noDatabase)).rejects.toThrow(/does not exist/);
+  });
+});

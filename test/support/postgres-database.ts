@@ -1,0 +1,41 @@
+/** Databases for tests on the run's PostgreSQL server (see postgres-global-setup.ts). */
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { inject } from "vitest";
+
+export interface TestDatabase {
+  /** postgres://… URL of the new, empty database. */
+  url: string;
+  name: string;
+  /** Drops it, ending any session still on it. */
+  drop(): Promise<void>;
+}
+
+/** The URL of `database` on the same server, as the same user, as `url`. */
+export function withDatabase(url: string, database: string): string {
+  return url.replace(/^(postgres(?:ql)?:\/\/[^/]*)\/[^?]*/, `$1/${database}`);
+}
+
+async function admin<T>(action: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: inject("postgresAdminUrl") });
+  await client.connect();
+  try {
+    return await action(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Creates a new empty database with a random name. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const name = `petstore_test_${randomBytes(6).toString("hex")}`;
+  await admin((client) => client.query(`CREATE DATABASE ${name}`));
+  return {
+    url: withDatabase(inject("postgresAdminUrl"), name),
+    name,
+    drop: () =>
+      admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(
+        () => undefined,
+      ),
+  };
+}

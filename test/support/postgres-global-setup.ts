@@ -1,0 +1,24 @@
+/**
+ * vitest global setup: one embedded PostgreSQL cluster for the whole run (each test file makes
+ * its own databases on it), or the server `PETSTORE_TEST_DATABASE_URL` names instead.
+ */
+import type { TestProject } from "vitest/node";
+import { startTestCluster } from "./postgres-cluster.js";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** A URL of a database on the test server whose user may create databases. */
+    postgresAdminUrl: string;
+  }
+}
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const existing = process.env.PETSTORE_TEST_DATABASE_URL;
+  if (existing) {
+    project.provide("postgresAdminUrl", existing);
+    return async () => undefined;
+  }
+  const cluster = await startTestCluster();
+  project.provide("postgresAdminUrl", cluster.adminUrl);
+  return () => cluster.destroy();
+}
