@@ -100,6 +100,25 @@ describe("PostgreSQL store: engine-specific behaviour", () => {
     }
   });
 
+  it("answers busy, writing nothing, when another session holds the row past the lock time-out", async () => {
+    const store = await openPostgresStore(database.url, { lockTimeoutMs: 200 });
+    stores.push(store);
+    await store.seedIfEmpty(PETS);
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT * FROM pets WHERE id = 1 FOR UPDATE");
+      const revision = await store.revision();
+      expect(await store.updateQuantity(1n, 9)).toEqual({ kind: "busy" });
+      expect(await store.revision()).toBe(revision);
+      await holder.query("ROLLBACK");
+      expect(await store.updateQuantity(1n, 9)).toMatchObject({ kind: "updated" });
+    } finally {
+      await holder.end();
+    }
+  });
+
   it("keeps int64 ids exact in every column", async () => {
     const store = await open();
     const [pet] = PETS;
