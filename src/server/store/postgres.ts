@@ -6,7 +6,8 @@
  * every other's acknowledged writes.
  */
 import type pg from "pg";
-import type { InventoryItem, Order, OrderStatus, Pet, PetStatus, Tag } from "../../api/types.js";
+import type { InventoryItem, Order, OrderStatus, Pet, PetStatus } from "../../api/types.js";
+import { storedLists, toPet, type PetRow } from "./pet-record.js";
 import { freshRead } from "./fresh-read.js";
 import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
 import {
@@ -53,16 +54,6 @@ interface InventoryRow {
   status: PetStatus;
 }
 
-interface PetRow {
-  id: bigint;
-  name: string;
-  status: PetStatus;
-  category_id: bigint | null;
-  category_name: string | null;
-  photo_urls: string;
-  tags: string;
-}
-
 interface OrderRow {
   id: bigint;
   pet_id: bigint;
@@ -77,12 +68,6 @@ interface IdempotencyRow {
   status: number;
   body: string;
   etag: string | null;
-}
-
-/** Tags are kept as JSON text with decimal-string ids, so int64 ids stay exact. */
-interface StoredTag {
-  id: string;
-  name: string;
 }
 
 /** An update waiting for the next group commit. */
@@ -426,7 +411,7 @@ class PostgresStore implements Store {
         return false;
       }
       for (const pet of pets) {
-        const tags: StoredTag[] = pet.tags.map((tag) => ({ id: String(tag.id), name: tag.name }));
+        const lists = storedLists(pet);
         await run(client, "insertPet", [
           pet.id,
           pet.name,
@@ -434,8 +419,8 @@ class PostgresStore implements Store {
           pet.quantity,
           pet.category?.id ?? null,
           pet.category?.name ?? null,
-          JSON.stringify(pet.photoUrls),
-          JSON.stringify(tags),
+          lists.photoUrls,
+          lists.tags,
         ]);
       }
       for (const order of orders) {
@@ -492,22 +477,4 @@ class PostgresStore implements Store {
       { maybeCommitted, cause: error },
     );
   }
-}
-
-function toPet(row: PetRow): Pet {
-  const tags = (JSON.parse(row.tags) as StoredTag[]).map((tag): Tag => ({
-    id: BigInt(tag.id),
-    name: tag.name,
-  }));
-  const pet: Pet = {
-    id: row.id,
-    name: row.name,
-    status: row.status,
-    photoUrls: JSON.parse(row.photo_urls) as string[],
-    tags,
-  };
-  if (row.category_id !== null && row.category_name !== null) {
-    pet.category = { id: row.category_id, name: row.category_name };
-  }
-  return pet;
 }

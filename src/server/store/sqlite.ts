@@ -1,6 +1,7 @@
 /** The embedded store: one SQLite file, WAL journal, fsync on every commit. */
 import Database from "better-sqlite3";
-import type { InventoryItem, Order, OrderStatus, Pet, PetStatus, Tag } from "../../api/types.js";
+import type { InventoryItem, Order, OrderStatus, Pet, PetStatus } from "../../api/types.js";
+import { storedLists, toPet, type PetRow } from "./pet-record.js";
 import { MIGRATIONS } from "./migrations.js";
 import { DEFAULT_LOCK_TIMEOUT_MS, isBusy, pause, retryPause } from "./sqlite-lock.js";
 import {
@@ -17,16 +18,6 @@ interface InventoryRow {
   id: bigint;
   quantity: bigint;
   status: PetStatus;
-}
-
-interface PetRow {
-  id: bigint;
-  name: string;
-  status: PetStatus;
-  category_id: bigint | null;
-  category_name: string | null;
-  photo_urls: string;
-  tags: string;
 }
 
 interface IdempotencyRow {
@@ -55,12 +46,6 @@ interface PendingUpdate {
   deadline: number;
   resolve: (result: UpdateResult) => void;
   reject: (error: unknown) => void;
-}
-
-/** Tags are kept as JSON text with decimal-string ids, so int64 ids stay exact. */
-interface StoredTag {
-  id: string;
-  name: string;
 }
 
 const toItem = (row: InventoryRow): InventoryItem => ({
@@ -434,7 +419,7 @@ class SqliteStore implements Store {
     const seed = this.#db.transaction(() => {
       if ((this.#count.get()?.n ?? 0n) > 0n) return false;
       for (const pet of pets) {
-        const tags: StoredTag[] = pet.tags.map((tag) => ({ id: String(tag.id), name: tag.name }));
+        const lists = storedLists(pet);
         this.#insertPet.run(
           pet.id,
           pet.name,
@@ -442,8 +427,8 @@ class SqliteStore implements Store {
           BigInt(pet.quantity),
           pet.category?.id ?? null,
           pet.category?.name ?? null,
-          JSON.stringify(pet.photoUrls),
-          JSON.stringify(tags),
+          lists.photoUrls,
+          lists.tags,
         );
       }
       for (const order of orders) {
@@ -497,22 +482,4 @@ class SqliteStore implements Store {
       await pause(Math.min(retryPause(retry), this.#lockTimeoutMs - waited));
     }
   }
-}
-
-function toPet(row: PetRow): Pet {
-  const tags = (JSON.parse(row.tags) as StoredTag[]).map((tag): Tag => ({
-    id: BigInt(tag.id),
-    name: tag.name,
-  }));
-  const pet: Pet = {
-    id: row.id,
-    name: row.name,
-    status: row.status,
-    photoUrls: JSON.parse(row.photo_urls) as string[],
-    tags,
-  };
-  if (row.category_id !== null && row.category_name !== null) {
-    pet.category = { id: row.category_id, name: row.category_name };
-  }
-  return pet;
 }
