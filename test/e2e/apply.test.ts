@@ -6,17 +6,16 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "lossless-json";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
   API_KEY,
   HAS_SCRIPT,
   replyJson,
   runCli,
+  serverForBlock,
   runCliInTty,
   startFakeServer,
-  startServer,
   tempDir,
-  type RunningServer,
   type SeedFileEntry,
 } from "./helpers.js";
 import { MAX_ID } from "../support/ids.js";
@@ -39,25 +38,6 @@ function countsFile(name: string, text: string): string {
   const path = join(files.dir, name);
   writeFileSync(path, text);
   return path;
-}
-
-/** A server of its own for one describe block, and the env to reach it. */
-function serverFor(): { env: () => Record<string, string>; server: () => RunningServer } {
-  let server: RunningServer | undefined;
-  beforeAll(async () => {
-    server = await startServer({ seed: SEED });
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
-  const running = () => {
-    if (server === undefined) throw new Error("the server did not start");
-    return server;
-  };
-  return {
-    server: running,
-    env: () => ({ PETSTORE_BASE_URL: running().url, PETSTORE_API_KEY: API_KEY }),
-  };
 }
 
 /** The stock as `inventory list --csv` prints it (exact ids). */
@@ -83,7 +63,7 @@ function report(stdout: string): Report {
 }
 
 describe("apply, dry run and re-run", () => {
-  const { env } = serverFor();
+  const { env } = serverForBlock(SEED);
   const counts = () =>
     countsFile(
       "counts.csv",
@@ -132,7 +112,7 @@ describe("apply, dry run and re-run", () => {
 });
 
 describe("apply, partial failure, stdin, int64 ids", () => {
-  const { env } = serverFor();
+  const { env } = serverForBlock(SEED);
 
   it("applies the known pets, reports the unknown one, exits 7", async () => {
     const path = countsFile("partial.csv", "petId,quantity\n1,6\n424242,3\n2,1\n");
@@ -187,7 +167,7 @@ describe("apply, partial failure, stdin, int64 ids", () => {
 });
 
 describe("apply refuses bad input and too many changes, changing nothing", () => {
-  const { env } = serverFor();
+  const { env } = serverForBlock(SEED);
 
   it.each([
     [
@@ -299,7 +279,7 @@ describe("apply refuses bad input and too many changes, changing nothing", () =>
 });
 
 describe("apply on a terminal", () => {
-  const { env } = serverFor();
+  const { env } = serverForBlock(SEED);
 
   it.skipIf(!HAS_SCRIPT)("prints the report with a coloured count and the changes", async () => {
     const path = countsFile("tty.csv", "petId,quantity\n1,4\n2,0\n");

@@ -5,15 +5,13 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import {
-  API_KEY,
   runCli,
+  serverForBlock,
   spawnCli,
   startHoldingProxy,
-  startServer,
   tempDir,
-  type RunningServer,
   type SeedFileEntry,
 } from "./helpers.js";
 import { startLossyProxy } from "./lossy-proxy.js";
@@ -29,28 +27,6 @@ afterAll(() => {
   files.remove();
 });
 
-/** A server of its own for one describe block, and the env to reach it (or a proxy). */
-function serverFor(): {
-  server: () => RunningServer;
-  env: (baseUrl?: string) => Record<string, string>;
-} {
-  let server: RunningServer | undefined;
-  beforeAll(async () => {
-    server = await startServer({ seed: SEED });
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
-  const running = () => {
-    if (server === undefined) throw new Error("the server did not start");
-    return server;
-  };
-  return {
-    server: running,
-    env: (baseUrl) => ({ PETSTORE_BASE_URL: baseUrl ?? running().url, PETSTORE_API_KEY: API_KEY }),
-  };
-}
-
 /** The quantity `inventory get --json` reads. */
 async function quantityOf(env: Record<string, string>, petId: number): Promise<number> {
   const result = await runCli(["inventory", "get", String(petId), "--json"], { env });
@@ -59,7 +35,7 @@ async function quantityOf(env: Record<string, string>, petId: number): Promise<n
 }
 
 describe("inventory get and set --if-quantity against the real server", () => {
-  const { env } = serverFor();
+  const { env } = serverForBlock(SEED);
 
   it("get prints one entry in every format", async () => {
     expect(await runCli(["inventory", "get", "3"], { env: env() })).toEqual({
@@ -102,7 +78,7 @@ describe("inventory get and set --if-quantity against the real server", () => {
 });
 
 describe("concurrent adjusts from separate processes", () => {
-  const { env } = serverFor();
+  const { env } = serverForBlock(SEED);
 
   it("20 processes each selling one from 100 all succeed and leave exactly 80", async () => {
     const runs = await Promise.all(
@@ -162,7 +138,7 @@ describe("concurrent adjusts from separate processes", () => {
 });
 
 describe("a lost response", () => {
-  const { env } = serverFor();
+  const { env } = serverForBlock(SEED);
 
   it("adjust -1 whose answer is lost is retried with the same key and applied exactly once", async () => {
     const before = await quantityOf(env(), 1);
@@ -234,7 +210,7 @@ describe("a lost response", () => {
 });
 
 describe("apply with a concurrent writer", () => {
-  const { env } = serverFor();
+  const { env } = serverForBlock(SEED);
 
   function countsFile(name: string, text: string): string {
     const path = join(files.dir, name);

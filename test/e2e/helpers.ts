@@ -18,6 +18,7 @@ import type { Readable, Writable } from "node:stream";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { stringify } from "lossless-json";
 import { tempDir as makeTempDir } from "../support/temp-dir.js";
+import { afterAll, beforeAll } from "vitest";
 
 export const ROOT = join(import.meta.dirname, "..", "..");
 export const BIN = join(ROOT, "bin", "petstore.js");
@@ -155,6 +156,31 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       temp.remove();
       return code;
     },
+  };
+}
+
+/**
+ * A server of its own for one describe block (started before its tests, stopped after), and
+ * the CLI environment to reach it, or a proxy in front of it at `baseUrl`.
+ */
+export function serverForBlock(seed: readonly SeedFileEntry[]): {
+  server: () => RunningServer;
+  env: (baseUrl?: string) => Record<string, string>;
+} {
+  let server: RunningServer | undefined;
+  beforeAll(async () => {
+    server = await startServer({ seed });
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  const running = () => {
+    if (server === undefined) throw new Error("the server did not start");
+    return server;
+  };
+  return {
+    server: running,
+    env: (baseUrl) => ({ PETSTORE_BASE_URL: baseUrl ?? running().url, PETSTORE_API_KEY: API_KEY }),
   };
 }
 
