@@ -48,4 +48,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
 
   CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);
   `,
+  // 3: SQLite's version 3 lays its idempotency records out again (appended, found through an
+  // index in memory); here the primary key stays, since many instances share the table. The
+  // number still moves, so both stores' versions keep meaning the same schema.
+  `
+  COMMENT ON TABLE idempotency_keys IS
+    'Idempotency-Key records per API key digest, with the answer, kept 24 hours';
+  `,
 ];

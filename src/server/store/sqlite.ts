@@ -2,6 +2,7 @@
 import Database from "better-sqlite3";
 import type { InventoryItem, Order, OrderStatus, Pet, PetStatus } from "../../api/types.js";
 import { storedLists, toPet, type PetRow } from "./pet-record.js";
+import { IdempotencyIndex } from "./idempotency-index.js";
 import { MIGRATIONS } from "./migrations.js";
 import { DEFAULT_LOCK_TIMEOUT_MS, isBusy, pause, retryPause } from "./sqlite-lock.js";
 import {
@@ -21,6 +22,8 @@ interface InventoryRow {
 }
 
 interface IdempotencyRow {
+  owner: string;
+  key: string;
   fingerprint: string;
   created_at: bigint;
   status: bigint;
@@ -156,11 +159,16 @@ class SqliteStore implements Store {
   readonly #list: Database.Statement<[], InventoryRow>;
   readonly #update: Database.Statement<[bigint, bigint], InventoryRow>;
   readonly #item: Database.Statement<[bigint], InventoryRow>;
-  readonly #findKey: Database.Statement<[string, string], IdempotencyRow>;
-  readonly #saveKey: Database.Statement<
+  readonly #record: Database.Statement<[number], IdempotencyRow>;
+  readonly #saveRecord: Database.Statement<
     [string, string, string, bigint, bigint, string, string | null]
   >;
-  readonly #purgeKeys: Database.Statement<[bigint, bigint]>;
+  readonly #recordsAfter: Database.Statement<[number], { id: bigint; owner: string; key: string }>;
+  readonly #oldestRecord: Database.Statement<[], bigint | null>;
+  readonly #deleteRecord: Database.Statement<[number]>;
+  readonly #purgeRecords: Database.Statement<[bigint, bigint]>;
+  /** Finds each key's record (the table has no index on keys: idempotency-index.ts says why). */
+  readonly #keys = new IdempotencyIndex();
   readonly #pet: Database.Statement<[bigint], PetRow>;
   readonly #orders: Database.Statement<[], OrderRow>;
   readonly #count: Database.Statement<[], { n: bigint }>;
@@ -199,17 +207,28 @@ class SqliteStore implements Store {
       "UPDATE pets SET quantity = ? WHERE id = ? RETURNING id, quantity, status",
     );
     this.#item = db.prepare("SELECT id, quantity, status FROM pets WHERE id = ?");
-    this.#findKey = db.prepare(
-      "SELECT fingerprint, created_at, status, body, etag FROM idempotency_keys WHERE owner = ? AND key = ?",
+    this.#record = db.prepare(
+      "SELECT owner, key, fingerprint, created_at, status, body, etag FROM idempotency_records WHERE id = ?",
     );
-    // REPLACE: a record found expired (not yet purged) gives way to the new one.
-    this.#saveKey = db.prepare(
-      `INSERT OR REPLACE INTO idempotency_keys (owner, key, fingerprint, created_at, status, body, etag)
+    // Appended: a key's newest record is the one that counts (an expired one, not yet
+    // purged, stays until the purge takes it).
+    this.#saveRecord = db.prepare(
+      `INSERT INTO idempotency_records (owner, key, fingerprint, created_at, status, body, etag)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.#purgeKeys = db.prepare(
-      `DELETE FROM idempotency_keys WHERE rowid IN
-         (SELECT rowid FROM idempotency_keys WHERE created_at < ? ORDER BY created_at LIMIT ?)`,
+    this.#recordsAfter = db.prepare(
+      "SELECT id, owner, key FROM idempotency_records WHERE id > ? ORDER BY id",
+    );
+    this.#deleteRecord = db.prepare("DELETE FROM idempotency_records WHERE id = ?");
+    this.#oldestRecord = db
+      .prepare<[], bigint | null>("SELECT min(id) FROM idempotency_records")
+      .pluck();
+    // The newest record always stays, so ids only grow (SQLite gives max(id) + 1) and the
+    // index can tell rows another process appended by their id alone.
+    this.#purgeRecords = db.prepare(
+      `DELETE FROM idempotency_records WHERE id IN
+         (SELECT id FROM idempotency_records WHERE created_at < ? ORDER BY created_at LIMIT ?)
+       AND id < (SELECT max(id) FROM idempotency_records)`,
     );
     this.#pet = db.prepare(
       "SELECT id, name, status, category_id, category_name, photo_urls, tags FROM pets WHERE id = ?",
@@ -226,6 +245,7 @@ class SqliteStore implements Store {
     this.#insertOrder = db.prepare(
       "INSERT INTO orders (id, pet_id, quantity, ship_date, status, complete) VALUES (?, ?, ?, ?, ?, ?)",
     );
+    this.#catchUpRecords();
   }
 
   async listInventory(): Promise<InventoryItem[]> {
@@ -239,9 +259,39 @@ class SqliteStore implements Store {
 
   async purgeIdempotencyRecords(before: number, limit: number): Promise<number> {
     const result = await this.#whenUnlocked(() =>
-      this.#purgeKeys.run(BigInt(Math.floor(before)), BigInt(limit)),
+      this.#purgeRecords.run(BigInt(Math.floor(before)), BigInt(limit)),
     );
+    // Whoever purged (this process or another), the index forgets what is gone.
+    const oldest = await this.#whenUnlocked(() => this.#oldestRecord.get());
+    this.#keys.forgetBelow(oldest === null || oldest === undefined ? undefined : Number(oldest));
     return result.changes;
+  }
+
+  /** Adds to the index the records appended since it last looked (by another process, or on open). */
+  #catchUpRecords(): void {
+    for (const row of this.#recordsAfter.iterate(this.#keys.lastId)) {
+      this.#keys.addCommitted(Number(row.id), row.owner, row.key);
+    }
+  }
+
+  /**
+   * Runs `apply` in one IMMEDIATE transaction: the index first learns of records other
+   * processes committed; the records `apply` adds count only once the transaction commits.
+   */
+  #inTransaction<T>(apply: () => T): T {
+    try {
+      const result = this.#db
+        .transaction(() => {
+          this.#catchUpRecords();
+          return apply();
+        })
+        .immediate();
+      this.#keys.commit();
+      return result;
+    } catch (error) {
+      this.#keys.rollback();
+      throw error;
+    }
   }
 
   /**
@@ -277,9 +327,9 @@ class SqliteStore implements Store {
     try {
       // One after the other in one transaction: each check sees the writes before it, so
       // two writes conditional on one quantity cannot both pass.
-      const settled = this.#db
-        .transaction(() => batch.map((update) => ({ update, result: this.#apply(update) })))
-        .immediate();
+      const settled = this.#inTransaction(() =>
+        batch.map((update) => ({ update, result: this.#apply(update) })),
+      );
       for (const { update, result } of settled) update.resolve(this.#settled(result));
     } catch (error) {
       // BEGIN IMMEDIATE met another process's lock: nothing ran. Otherwise one bad update
@@ -293,7 +343,7 @@ class SqliteStore implements Store {
   #commitOneByOne(batch: readonly PendingUpdate[]): PendingUpdate[] {
     for (const [index, update] of batch.entries()) {
       try {
-        const result = this.#db.transaction(() => this.#apply(update)).immediate();
+        const result = this.#inTransaction(() => this.#apply(update));
         update.resolve(this.#settled(result));
       } catch (error) {
         // The rest wait too, so two updates of one pet still commit in order.
@@ -337,7 +387,10 @@ class SqliteStore implements Store {
   #apply(update: PendingUpdate): UpdateResult {
     const claim = update.options.idempotency;
     if (!claim) return this.#write(update);
-    const record = this.#findKey.get(claim.owner, claim.key);
+    const id = this.#keys.find(claim.owner, claim.key);
+    // The row is checked against the claim: the index is only a pointer into the table.
+    const row = id === undefined ? undefined : this.#record.get(id);
+    const record = row?.owner === claim.owner && row.key === claim.key ? row : undefined;
     if (record && Number(record.created_at) > claim.at - IDEMPOTENCY_TTL_MS) {
       if (record.fingerprint !== claim.fingerprint) return { kind: "key_reused" };
       return {
@@ -347,7 +400,9 @@ class SqliteStore implements Store {
     }
     const outcome = this.#write(update);
     const response = claim.render(outcome);
-    this.#saveKey.run(
+    // An expired record of the key gives way to the new one.
+    if (record && id !== undefined) this.#deleteRecord.run(id);
+    const saved = this.#saveRecord.run(
       claim.owner,
       claim.key,
       claim.fingerprint,
@@ -356,6 +411,7 @@ class SqliteStore implements Store {
       response.body,
       response.etag,
     );
+    this.#keys.addPending(Number(saved.lastInsertRowid), claim.owner, claim.key);
     return outcome;
   }
 
