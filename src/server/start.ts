@@ -1,5 +1,6 @@
 /** Starts the bundled server: keys, store, seed, listen(), signals and graceful close. */
 import { existsSync, rmSync } from "node:fs";
+import { basename } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { destination, type DestinationStream } from "pino";
 import { loadApiKeys } from "./api-keys.js";
@@ -71,12 +72,16 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
   const logs = logDestination(io.stderr);
   let app: FastifyInstance | undefined;
   try {
-    if (seed && !(await store.seedIfEmpty(seed))) {
+    // A seed's history records say where the counts came from.
+    const seeded = { at: Date.now(), reason: `seed ${basename(options.seed ?? "")}` };
+    if (seed && !(await store.seedIfEmpty(seed, [], seeded))) {
       io.stderr.write(
         `note: ${storeName(choice)} already holds pets; --seed ${options.seed} ignored\n`,
       );
     }
-    if (options.demo) await store.seedIfEmpty(DEMO_PETS, DEMO_ORDERS);
+    if (options.demo) {
+      await store.seedIfEmpty(DEMO_PETS, DEMO_ORDERS, { at: Date.now(), reason: "demo data" });
+    }
     app = await buildApp({
       store,
       apiKeys,

@@ -63,4 +63,23 @@ export const MIGRATIONS: readonly string[] = [
 
   CREATE INDEX idempotency_records_by_age ON idempotency_records (created_at);
   `,
+  // 4: the history of every quantity change. Each entry points at its newest change
+  // (pets.last_change) and each change at the one before it (earlier_change), so a write
+  // appends to the table's last page and touches no index, and an entry's history is a walk
+  // down its chain. Entries from before version 4 start with no history.
+  `
+  ALTER TABLE pets ADD COLUMN last_change INTEGER;
+
+  CREATE TABLE inventory_changes (
+    id             INTEGER PRIMARY KEY,
+    pet_id         INTEGER NOT NULL,
+    earlier_change INTEGER,
+    at             INTEGER NOT NULL,
+    previous       INTEGER,
+    quantity       INTEGER NOT NULL,
+    key_name       TEXT,
+    request_id     TEXT,
+    reason         TEXT
+  ) STRICT;
+  `,
 ];

@@ -7,6 +7,8 @@ import { MIGRATIONS } from "./migrations.js";
 import { DEFAULT_LOCK_TIMEOUT_MS, isBusy, pause, retryPause } from "./sqlite-lock.js";
 import {
   IDEMPOTENCY_TTL_MS,
+  type ChangeAuthor,
+  type ChangeRecord,
   type SeedPet,
   type Store,
   type UpdateOptions,
@@ -19,6 +21,21 @@ interface InventoryRow {
   id: bigint;
   quantity: bigint;
   status: PetStatus;
+}
+
+/** An entry as a write reads it: with its newest history record's id. */
+interface CurrentRow extends InventoryRow {
+  last_change: bigint | null;
+}
+
+interface ChangeRow {
+  pet_id: bigint;
+  at: bigint;
+  previous: bigint | null;
+  quantity: bigint;
+  key_name: string | null;
+  request_id: string | null;
+  reason: string | null;
 }
 
 interface IdempotencyRow {
@@ -50,6 +67,14 @@ interface PendingUpdate {
   resolve: (result: UpdateResult) => void;
   reject: (error: unknown) => void;
 }
+
+/** A change nobody named: its time alone. */
+const unknownAuthor = (): ChangeAuthor => ({
+  at: Date.now(),
+  keyName: null,
+  requestId: null,
+  reason: null,
+});
 
 const toItem = (row: InventoryRow): InventoryItem => ({
   petId: row.id,
@@ -157,8 +182,14 @@ function migrate(db: Database.Database): void {
 class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #list: Database.Statement<[], InventoryRow>;
-  readonly #update: Database.Statement<[bigint, bigint], InventoryRow>;
+  readonly #update: Database.Statement<[bigint, bigint, bigint]>;
   readonly #item: Database.Statement<[bigint], InventoryRow>;
+  readonly #current: Database.Statement<[bigint], CurrentRow>;
+  readonly #addChange: Database.Statement<
+    [bigint, bigint | null, bigint, bigint | null, bigint, string | null, string | null, string | null]
+  >;
+  readonly #changes: Database.Statement<[bigint, bigint], ChangeRow>;
+  readonly #exists: Database.Statement<[bigint], bigint>;
   readonly #record: Database.Statement<[number], IdempotencyRow>;
   readonly #saveRecord: Database.Statement<
     [string, string, string, bigint, bigint, string, string | null]
@@ -174,7 +205,7 @@ class SqliteStore implements Store {
   readonly #count: Database.Statement<[], { n: bigint }>;
   readonly #dataVersion: Database.Statement<[], bigint>;
   readonly #insertPet: Database.Statement<
-    [bigint, string, string, bigint, bigint | null, string | null, string, string]
+    [bigint, string, string, bigint, bigint | null, string | null, string, string, bigint]
   >;
   readonly #insertOrder: Database.Statement<[bigint, bigint, bigint, string, string, bigint]>;
   /** Counts this connection's own writes: `data_version` only sees other connections'. */
@@ -203,10 +234,28 @@ class SqliteStore implements Store {
     this.#now = now;
     this.#lockTimeoutMs = lockTimeoutMs;
     this.#list = db.prepare("SELECT id, quantity, status FROM pets ORDER BY id");
-    this.#update = db.prepare(
-      "UPDATE pets SET quantity = ? WHERE id = ? RETURNING id, quantity, status",
-    );
+    this.#update = db.prepare("UPDATE pets SET quantity = ?, last_change = ? WHERE id = ?");
     this.#item = db.prepare("SELECT id, quantity, status FROM pets WHERE id = ?");
+    this.#current = db.prepare("SELECT id, quantity, status, last_change FROM pets WHERE id = ?");
+    this.#addChange = db.prepare(
+      `INSERT INTO inventory_changes
+         (pet_id, earlier_change, at, previous, quantity, key_name, request_id, reason)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    // The entry's chain, newest first: its last change, then each change's earlier one.
+    this.#changes = db.prepare(
+      `WITH RECURSIVE chain (depth, id) AS (
+         SELECT 1, last_change FROM pets WHERE id = ? AND last_change IS NOT NULL
+         UNION ALL
+         SELECT chain.depth + 1, c.earlier_change
+         FROM chain JOIN inventory_changes c ON c.id = chain.id
+         WHERE c.earlier_change IS NOT NULL AND chain.depth < ?
+       )
+       SELECT c.pet_id, c.at, c.previous, c.quantity, c.key_name, c.request_id, c.reason
+       FROM chain JOIN inventory_changes c ON c.id = chain.id
+       ORDER BY chain.depth`,
+    );
+    this.#exists = db.prepare<[bigint], bigint>("SELECT 1 FROM pets WHERE id = ?").pluck();
     this.#record = db.prepare(
       "SELECT owner, key, fingerprint, created_at, status, body, etag FROM idempotency_records WHERE id = ?",
     );
@@ -239,8 +288,9 @@ class SqliteStore implements Store {
     this.#count = db.prepare("SELECT count(*) AS n FROM pets");
     this.#dataVersion = db.prepare<[], bigint>("PRAGMA data_version").pluck();
     this.#insertPet = db.prepare(
-      `INSERT INTO pets (id, name, status, quantity, category_id, category_name, photo_urls, tags)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO pets
+         (id, name, status, quantity, category_id, category_name, photo_urls, tags, last_change)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.#insertOrder = db.prepare(
       "INSERT INTO orders (id, pet_id, quantity, ship_date, status, complete) VALUES (?, ?, ?, ?, ?, ?)",
@@ -255,6 +305,23 @@ class SqliteStore implements Store {
   async getInventoryItem(petId: bigint): Promise<InventoryItem | undefined> {
     const row = await this.#whenUnlocked(() => this.#item.get(petId));
     return row && toItem(row);
+  }
+
+  async listChanges(petId: bigint, limit: number): Promise<ChangeRecord[] | undefined> {
+    // One read transaction: the entry and its chain as of one moment.
+    const read = this.#db.transaction(() =>
+      this.#exists.get(petId) === undefined ? undefined : this.#changes.all(petId, BigInt(limit)),
+    );
+    const rows = await this.#whenUnlocked(() => read.deferred());
+    return rows?.map((row) => ({
+      petId: row.pet_id,
+      at: Number(row.at),
+      previous: row.previous === null ? null : Number(row.previous),
+      quantity: Number(row.quantity),
+      keyName: row.key_name,
+      requestId: row.request_id,
+      reason: row.reason,
+    }));
   }
 
   async purgeIdempotencyRecords(before: number, limit: number): Promise<number> {
@@ -415,23 +482,35 @@ class SqliteStore implements Store {
     return outcome;
   }
 
-  /** Checks the update's condition and writes; all(), not get(), for UPDATE ... RETURNING:
-   * stepping it to completion lets the automatic checkpoint recycle the WAL (with get() it
-   * grows by a page per write). */
+  /**
+   * Checks the update's condition, appends the change to the entry's history and writes.
+   * Every statement runs to completion (run(), not a half-stepped get()), which lets the
+   * automatic checkpoint recycle the WAL.
+   */
   #write(update: PendingUpdate): WriteOutcome {
     const { condition } = update.options;
-    if (condition) {
-      const row = this.#item.get(update.petId);
-      if (!row) return { kind: "not_found" };
-      if (
-        condition.kind === "quantity_in" &&
-        !condition.quantities.includes(Number(row.quantity))
-      ) {
-        return { kind: "precondition_failed", current: toItem(row) };
-      }
+    const row = this.#current.get(update.petId);
+    if (!row) return { kind: "not_found" };
+    if (condition?.kind === "quantity_in" && !condition.quantities.includes(Number(row.quantity))) {
+      return { kind: "precondition_failed", current: toItem(row) };
     }
-    const row = this.#update.all(BigInt(update.quantity), update.petId)[0];
-    return row ? { kind: "updated", item: toItem(row) } : { kind: "not_found" };
+    const author = update.options.author ?? unknownAuthor();
+    const quantity = BigInt(update.quantity);
+    const change = this.#addChange.run(
+      update.petId,
+      row.last_change,
+      BigInt(Math.floor(author.at)),
+      row.quantity,
+      quantity,
+      author.keyName,
+      author.requestId,
+      author.reason,
+    );
+    this.#update.run(quantity, BigInt(change.lastInsertRowid), update.petId);
+    return {
+      kind: "updated",
+      item: { petId: row.id, quantity: update.quantity, status: row.status },
+    };
   }
 
   /** Counts a committed write, so `revision()` changes. */
@@ -471,11 +550,25 @@ class SqliteStore implements Store {
     // Nothing to ask: reads fail on their own while another process holds a lock.
   }
 
-  async seedIfEmpty(pets: readonly SeedPet[], orders: readonly Order[] = []): Promise<boolean> {
+  async seedIfEmpty(
+    pets: readonly SeedPet[],
+    orders: readonly Order[] = [],
+    author: Pick<ChangeAuthor, "at" | "reason"> = unknownAuthor(),
+  ): Promise<boolean> {
     const seed = this.#db.transaction(() => {
       if ((this.#count.get()?.n ?? 0n) > 0n) return false;
       for (const pet of pets) {
         const lists = storedLists(pet);
+        const change = this.#addChange.run(
+          pet.id,
+          null,
+          BigInt(Math.floor(author.at)),
+          null,
+          BigInt(pet.quantity),
+          null,
+          null,
+          author.reason,
+        );
         this.#insertPet.run(
           pet.id,
           pet.name,
@@ -485,6 +578,7 @@ class SqliteStore implements Store {
           pet.category?.name ?? null,
           lists.photoUrls,
           lists.tags,
+          BigInt(change.lastInsertRowid),
         );
       }
       for (const order of orders) {
