@@ -9,8 +9,8 @@
  * Error paths are those a mock can honestly produce from the CLI: a 400 for a petId Prism
  * cannot represent, a 404 for a base URL it does not serve, the documented 403 through a proxy
  * that adds `Prefer: code=403` (Prism's way to pick a documented status). A 401 cannot be
- * produced: Prism
- * accepts any `Bearer` token and the CLI always sends one (without a key it stops first, exit 2).
+ * produced: Prism accepts any `Bearer` token and the CLI always sends one (without a key it
+ * stops first, exit 2).
  */
 import { once } from "node:events";
 import { readFileSync } from "node:fs";
