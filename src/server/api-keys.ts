@@ -133,9 +133,10 @@ function rejectDuplicates(read: readonly ReadKey[]): void {
     }
     const sameName = byName.get(name);
     if (sameName !== undefined) {
-      const why = entry.bare
-        ? ` (bare keys and PETSTORE_API_KEYS entries are named key-1, key-2, … in order)`
-        : "";
+      const why =
+        entry.bare || sameName.bare
+          ? ` (bare keys and PETSTORE_API_KEYS entries are named key-1, key-2, … in order)`
+          : "";
       throw new ApiKeysError(
         `${entry.where}: duplicate key name ${name}, already given at ${sameName.where}${why}`,
       );

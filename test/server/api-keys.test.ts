@@ -94,6 +94,12 @@ describe("apiKeysFrom", () => {
     expect(failure(text)).toBe("keys.txt:2: duplicate key name alice, already given at keys.txt:1");
   });
 
+  it("rejects a named line taking a bare key's key-N name", () => {
+    expect(failure(`bare-key\nkey-1 read sha256:${CRON}\n`)).toMatch(
+      /^keys\.txt:2: duplicate key name key-1, already given at keys\.txt:1 \(bare keys .* are named key-1, key-2/,
+    );
+  });
+
   it("rejects a bare key whose key-N name a named line took", () => {
     expect(failure(`key-1 read sha256:${CRON}\nbare-key\n`)).toMatch(
       /^keys\.txt:2: duplicate key name key-1, already given at keys\.txt:1 \(bare keys .* are named key-1, key-2/,
