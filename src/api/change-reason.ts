@@ -17,7 +17,7 @@ const UNPRINTABLE = /[\p{Cc}\p{Cs}\p{Zl}\p{Zp}]/u;
 export function checkChangeReason(
   reason: string,
 ): { ok: true; value: string } | { ok: false; problem: string } {
-  const length = [...reason].length;
+  const length = Array.from(reason).length;
   if (length === 0) return { ok: false, problem: "it is empty" };
   if (length > MAX_CHANGE_REASON_LENGTH) {
     return {

@@ -21,6 +21,7 @@ function where(target: TargetContext | undefined, url: string): string {
 const OPERATION_INPUTS: Readonly<Partial<Record<OperationId, string>>> = {
   getInventoryItem: "the petId",
   updateInventory: "the petId and quantity",
+  getInventoryHistory: "the petId and --limit",
   getPetById: "the petId",
 };
 

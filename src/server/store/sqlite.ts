@@ -186,7 +186,16 @@ class SqliteStore implements Store {
   readonly #item: Database.Statement<[bigint], InventoryRow>;
   readonly #current: Database.Statement<[bigint], CurrentRow>;
   readonly #addChange: Database.Statement<
-    [bigint, bigint | null, bigint, bigint | null, bigint, string | null, string | null, string | null]
+    [
+      bigint,
+      bigint | null,
+      bigint,
+      bigint | null,
+      bigint,
+      string | null,
+      string | null,
+      string | null,
+    ]
   >;
   readonly #changes: Database.Statement<[bigint, bigint], ChangeRow>;
   readonly #exists: Database.Statement<[bigint], bigint>;
