@@ -19,6 +19,8 @@ export const ERROR_CODES = {
   unsupportedMediaType: "unsupported_media_type",
   payloadTooLarge: "payload_too_large",
   unauthorized: "unauthorized",
+  /** 403: the key is accepted but its scope does not allow this (a read key on a write). */
+  forbidden: "forbidden",
   petNotFound: "pet_not_found",
   notFound: "not_found",
   methodNotAllowed: "method_not_allowed",

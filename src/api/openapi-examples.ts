@@ -139,6 +139,15 @@ export const unauthorizedExamples = {
   }),
 } satisfies Record<string, Example>;
 
+export const forbiddenExamples = {
+  readOnlyKey: error("A read-only key (scope read) on a write", {
+    code: ERROR_CODES.forbidden,
+    message:
+      "the API key cron-report is read-only (scope read): it cannot PATCH; nothing was changed",
+    status: 403,
+  }),
+} satisfies Record<string, Example>;
+
 export const petNotFoundExamples = {
   petNotFound: error("No pet with this petId", {
     code: ERROR_CODES.petNotFound,

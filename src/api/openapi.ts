@@ -1,6 +1,7 @@
 /** Builds the OpenAPI 3.1 document of the service from the shared schemas. */
 import { PET_LOOKUP_DEPRECATION_HEADERS, PET_LOOKUP_SUNSET_AT } from "./deprecation.js";
 import {
+  forbiddenExamples,
   idempotencyKeyReusedExamples,
   inventoryEntryExamples,
   inventoryItemExamples,
@@ -242,6 +243,11 @@ export function buildOpenApiDocument() {
               { ...invalidBodyExamples, ...invalidHeaderExamples },
             ),
             "401": responses.unauthorized,
+            "403": errorResponse(
+              403,
+              "The API key is accepted but read-only (scope `read`: GET only): nothing was changed",
+              forbiddenExamples,
+            ),
             "404": { ...responses.notFound, headers: replayedHeader },
             "412": {
               ...errorResponse(
@@ -312,7 +318,8 @@ export function buildOpenApiDocument() {
         bearerAuth: {
           type: "http",
           scheme: "bearer",
-          description: "The API key, as `Authorization: Bearer <API_KEY>`",
+          description:
+            "The API key, as `Authorization: Bearer <API_KEY>`. A key has a scope: `write` may do everything, `read` only GET (anything else is 403 `forbidden`)",
         },
       },
       schemas: {

@@ -2,7 +2,7 @@
 import { existsSync, rmSync } from "node:fs";
 import type { FastifyInstance } from "fastify";
 import { destination, type DestinationStream } from "pino";
-import { loadApiKeys } from "./api-keys.js";
+import { ApiKeysError, loadApiKeys } from "./api-keys.js";
 import { buildApp } from "./app.js";
 import { DEMO_ORDERS, DEMO_PETS } from "./demo-data.js";
 import { lockTimeoutFrom } from "./lock-timeout.js";
@@ -42,14 +42,15 @@ const FORCED_EXIT_STATUS = 1;
 export async function runServer(options: ServeOptions, io: ServeIo): Promise<void> {
   const apiKeys = await loadApiKeys(io.env.PETSTORE_API_KEYS, options.apiKeysFile).catch(
     (error: unknown) => {
-      throw new StartupError("configuration", (error as Error).message);
+      if (!(error instanceof ApiKeysError)) throw error;
+      throw new StartupError("configuration", error.message);
     },
   );
   if (apiKeys.length === 0) {
     throw new StartupError(
       "configuration",
       "no API key configured: the server refuses to start without one",
-      "set PETSTORE_API_KEYS=key1,key2 or pass --api-keys-file FILE (one key per line)",
+      "pass --api-keys-file FILE (lines from petstore keys create NAME), or set PETSTORE_API_KEYS=key1,key2",
     );
   }
   // Validate the seed before touching the database, so a bad file changes nothing.

@@ -63,7 +63,12 @@ describe("bash completion", () => {
     [["petstore", "inv"], ["inventory"]],
     [
       ["petstore", ""],
-      ["inventory", "pets", "orders", "serve", "completion"],
+      ["inventory", "pets", "orders", "serve", "keys", "completion"],
+    ],
+    [["petstore", "keys", ""], ["create"]],
+    [
+      ["petstore", "keys", "create", "cron", "--scope", ""],
+      ["read", "write"],
     ],
     [
       ["petstore", "inventory", ""],

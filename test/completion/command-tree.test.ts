@@ -47,6 +47,7 @@ describe("describeProgram on the real program", () => {
       "pets",
       "orders",
       "serve",
+      "keys",
       "completion",
     ]);
     expect(at(root, "inventory").commands.map((command) => command.names[0])).toEqual([

@@ -16,7 +16,8 @@
  * Order schema is only tested by a non-empty order list.
  */
 import Database from "better-sqlite3";
-import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_KEY, assertBuilt, startServer, tempDir, type RunningServer } from "../e2e/helpers.js";
@@ -53,6 +54,8 @@ interface Call {
 }
 
 const temp = tempDir("petstore-conformance-");
+/** A key of scope `read`, accepted beside API_KEY through a keys file. */
+const READ_KEY = "conformance-read-key-5d1e";
 let server: RunningServer | undefined;
 let strict: PrismProcess;
 let observing: PrismProcess;
@@ -64,9 +67,12 @@ const covered = new Set<string>();
 
 beforeAll(async () => {
   assertBuilt();
+  const keysFile = join(temp.dir, "keys.txt");
+  const readDigest = createHash("sha256").update(READ_KEY).digest("hex");
+  writeFileSync(keysFile, `reader read sha256:${readDigest}\n`);
   server = await startServer({
     dbPath: join(temp.dir, "petstore.db"),
-    args: ["--demo"],
+    args: ["--demo", "--api-keys-file", keysFile],
     // A PATCH waits this long for a lock held elsewhere before its 503 (see the 503 case).
     env: { PETSTORE_LOCK_TIMEOUT_MS: "300" },
   });
@@ -295,6 +301,18 @@ describe("PATCH /inventory/{petId} (updateInventory) through prism proxy", () =>
       422,
     );
     expect(body).toMatchObject({ code: "idempotency_key_reused" });
+  });
+
+  it("403: a read-only key (scope read), nothing changed", async () => {
+    const path = `/inventory/${petIds[0]}`;
+    const before = await send(strict, { path });
+    const { body } = await conforming(
+      "updateInventory",
+      { method: "PATCH", path, key: READ_KEY, body: '{"quantity":6}' },
+      403,
+    );
+    expect(body).toMatchObject({ code: "forbidden" });
+    expect((await send(strict, { path })).body).toEqual(before.body);
   });
 
   it("503: another process holds the database's write lock for longer than the server waits", async () => {
