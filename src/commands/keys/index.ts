@@ -12,5 +12,12 @@ export interface KeysIo {
 export function keysCommand(io: KeysIo): Command {
   return new Command("keys")
     .description("make API keys for the bundled server")
-    .addCommand(keysCreateCommand(io));
+    .addCommand(keysCreateCommand(io))
+    .addHelpText(
+      "after",
+      `
+Examples:
+  petstore keys create cron-report --scope read > cron-report.key
+  petstore keys create till-3 > till-3.key`,
+    );
 }
