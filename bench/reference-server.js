@@ -4,10 +4,14 @@
 // server); `node bench/reference-server.js sqlite <db-file>` is a minimal
 // node:http + better-sqlite3 PATCH handler at our durability (WAL,
 // synchronous=FULL) doing the same work per request: bearer check, JSON body,
-// validation, UPDATE ... RETURNING, JSON answer.
+// validation, UPDATE ... RETURNING, JSON answer; `node bench/reference-server.js
+// postgres` does the same on PostgreSQL (the URL in PETSTORE_DATABASE_URL, as
+// ours takes it) through a pg pool of our default size, one autocommitted
+// UPDATE ... RETURNING per request at our durability (synchronous_commit on).
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import Database from "better-sqlite3";
+import pg from "pg";
 
 const [mode, file] = process.argv.slice(2);
 const KEY = "Bearer bench-key";
@@ -70,7 +74,54 @@ if (mode === "static") {
       });
     }),
   );
+} else if (mode === "postgres") {
+  const pool = new pg.Pool({
+    connectionString: process.env.PETSTORE_DATABASE_URL,
+    max: 10,
+    options: "-c synchronous_commit=on",
+  });
+  const update = {
+    name: "update",
+    text: "UPDATE pets SET quantity = $1 WHERE id = $2 RETURNING id, quantity, status",
+  };
+  const send = (response, status, text) => {
+    response.writeHead(status, { "content-type": "application/json; charset=utf-8" });
+    response.end(text);
+  };
+  listen(
+    createServer((request, response) => {
+      const match = /^\/v1\/inventory\/([1-9][0-9]{0,18})$/.exec(request.url ?? "");
+      if (request.method !== "PATCH" || !match) return send(response, 404, '{"status":404}');
+      if (request.headers.authorization !== KEY) return send(response, 401, '{"status":401}');
+      const chunks = [];
+      request.on("data", (chunk) => chunks.push(chunk));
+      request.on("end", () => {
+        let quantity;
+        try {
+          quantity = JSON.parse(Buffer.concat(chunks).toString()).quantity;
+        } catch {
+          return send(response, 400, '{"status":400}');
+        }
+        if (!Number.isInteger(quantity) || quantity < 0)
+          return send(response, 400, '{"status":400}');
+        pool.query({ ...update, values: [quantity, match[1]] }).then(
+          ({ rows: [row] }) => {
+            if (!row) return send(response, 404, '{"status":404}');
+            // int8 arrives as a decimal string: written as it is, exact.
+            send(
+              response,
+              200,
+              `{"petId":${row.id},"quantity":${row.quantity},"status":${JSON.stringify(row.status)}}`,
+            );
+          },
+          () => send(response, 503, '{"status":503}'),
+        );
+      });
+    }),
+  );
 } else {
-  process.stderr.write("usage: reference-server.js static <body-file> | sqlite <db-file>\n");
+  process.stderr.write(
+    "usage: reference-server.js static <body-file> | sqlite <db-file> | postgres (PETSTORE_DATABASE_URL)\n",
+  );
   process.exit(2);
 }

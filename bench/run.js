@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import os from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
+import { postgresBenchmarks } from "./postgres.js";
 
 const root = join(import.meta.dirname, "..");
 const bin = join(root, "bin", "petstore.js");
@@ -42,12 +43,18 @@ const log = (message) => process.stderr.write(`${message}\n`);
 /** Every server started, so a failed run still stops them all. */
 const children = new Set();
 
-/** Starts a server process (on core 1 when pinned) that prints `listening on URL`. */
-async function startProcess(args) {
+/**
+ * Starts a server process (on core 1 when pinned) that prints `listening on URL`, with
+ * `moreEnv` added to its environment.
+ */
+async function startProcess(args, moreEnv = {}) {
   const [command, argv] = pinned
     ? ["taskset", ["-c", "1", process.execPath, ...args]]
     : [process.execPath, args];
-  const child = spawn(command, argv, { env, stdio: ["ignore", "pipe", "ignore"] });
+  const child = spawn(command, argv, {
+    env: { ...env, ...moreEnv },
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   children.add(child);
   child.once("exit", () => children.delete(child));
   const url = await new Promise((resolve, reject) => {
@@ -520,16 +527,27 @@ function report() {
   process.stdout.write(lines.join("\n"));
 }
 
+/** The PostgreSQL rows (bench/postgres.js), with the helpers they share with the others. */
+const runPostgresBenchmarks = () =>
+  postgresBenchmarks({
+    ...{ bin, root, dir, key: KEY, pinned, pets: 1000, rounds: ROUNDS },
+    ...{ join, writeSeed, writeFile: writeFileSync, startProcess, load, compare, ratioOf },
+    ...{ patchRequests, rows, targets, figures, log, median, fmt, spread },
+  });
+
 // BENCH_ONLY=server runs the server benchmarks alone (the CLI ones take minutes);
-// BENCH_ONLY=adjust the adjust figure alone.
+// BENCH_ONLY=adjust the adjust figure alone; BENCH_ONLY=postgres the PostgreSQL rows alone.
 const only = process.env.BENCH_ONLY;
 try {
   if (only === "adjust") {
     await adjustBenchmark();
+  } else if (only === "postgres") {
+    await runPostgresBenchmarks();
   } else {
     await serverBenchmarks();
   }
   if (only === undefined) {
+    await runPostgresBenchmarks();
     await cliBenchmarks();
     await applyBenchmark();
     await adjustBenchmark();

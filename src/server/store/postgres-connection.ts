@@ -38,6 +38,9 @@ export function createPool(url: string, settings: PoolSettings): pg.Pool {
     lock_timeout: settings.lockTimeoutMs,
     // Whatever the server's default: COMMIT returns once the WAL is flushed.
     options: "-c synchronous_commit=on",
+    // Statements sent together go out together (a batch's BEGIN, claims and locks; its
+    // write and COMMIT): one round trip for each group, not one per statement.
+    pipeline: true,
     types,
   });
 }
@@ -87,7 +90,12 @@ export function isUnreachable(error: unknown): boolean {
 /** Whether `error` is PostgreSQL giving up a row lock (lock_timeout) or breaking a deadlock. */
 export function isLockFailure(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
-  return code === "55P03" || code === "40P01";
+  return code === "55P03" || isDeadlock(error);
+}
+
+/** Whether `error` is PostgreSQL aborting a transaction to break a deadlock (40P01). */
+export function isDeadlock(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "40P01";
 }
 
 /** A short reason for an error, with the password of `url` (if any) masked wherever it shows. */

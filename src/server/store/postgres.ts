@@ -1,12 +1,12 @@
 /**
  * The shared store: PostgreSQL through `pg`, for several `petstore serve` instances on one
- * database. Every write is committed (synchronous_commit on) before it is answered; a
- * conditional write is one UPDATE; idempotency records are kept in the write's transaction;
- * `revision()` reads a counter raised in every change's transaction, so every instance sees
- * every other's acknowledged writes.
+ * database. Every write is committed (synchronous_commit on) before it is answered, in group
+ * commits (postgres-writer.ts) that check conditions under row locks and keep idempotency
+ * records in the write's transaction; `revision()` reads a counter raised in every change's
+ * transaction, so every instance sees every other's acknowledged writes.
  */
 import type pg from "pg";
-import type { InventoryItem, Order, OrderStatus, Pet, PetStatus } from "../../api/types.js";
+import type { InventoryItem, Order, OrderStatus, Pet } from "../../api/types.js";
 import { storedLists, toPet, type PetRow } from "./pet-record.js";
 import { freshRead } from "./fresh-read.js";
 import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
@@ -17,21 +17,15 @@ import {
   isUnreachable,
   reasonOf,
 } from "./postgres-connection.js";
+import { toItem, type InventoryRow } from "./postgres-rows.js";
+import { PostgresWriter } from "./postgres-writer.js";
 import { DEFAULT_LOCK_TIMEOUT_MS } from "./sqlite-lock.js";
-import {
-  IDEMPOTENCY_TTL_MS,
-  type IdempotencyClaim,
-  type SeedPet,
-  type Store,
-  type UpdateOptions,
-  type UpdateResult,
-  type WriteOutcome,
-} from "./store.js";
+import type { SeedPet, Store, UpdateOptions, UpdateResult } from "./store.js";
 import { StoreBusyError } from "./store-busy-error.js";
 import { StoreUnavailableError } from "./store-unavailable-error.js";
 
 export interface PostgresStoreOptions {
-  /** Connections at most (default 10): the writer uses one at a time, reads the rest. */
+  /** Connections at most (default 10): half for batches of writes in flight, the rest for reads. */
   poolSize?: number;
   /** How long a write waits for a row another instance holds before answering `busy` (5 s). */
   lockTimeoutMs?: number;
@@ -45,14 +39,6 @@ export interface PostgresStoreOptions {
 const MIGRATION_LOCK = "7310593858348875621";
 /** The key of the advisory lock that serializes seeding, so only one instance seeds. */
 const SEED_LOCK = "7310593858348875622";
-/** Updates written in one transaction at most. */
-const MAX_BATCH = 256;
-
-interface InventoryRow {
-  id: bigint;
-  quantity: number;
-  status: PetStatus;
-}
 
 interface OrderRow {
   id: bigint;
@@ -63,43 +49,12 @@ interface OrderRow {
   complete: boolean;
 }
 
-interface IdempotencyRow {
-  fingerprint: string;
-  status: number;
-  body: string;
-  etag: string | null;
-}
-
-/** An update waiting for the next group commit. */
-interface PendingUpdate {
-  petId: bigint;
-  quantity: number;
-  options: UpdateOptions;
-  resolve: (result: UpdateResult) => void;
-  reject: (error: unknown) => void;
-}
-
 /** Named statements: each connection prepares one the first time it runs it. */
 const SQL = {
   list: "SELECT id, quantity, status FROM pets ORDER BY id",
   item: "SELECT id, quantity, status FROM pets WHERE id = $1",
-  update: "UPDATE pets SET quantity = $2 WHERE id = $1 RETURNING id, quantity, status",
-  updateIf:
-    "UPDATE pets SET quantity = $2 WHERE id = $1 AND quantity = ANY ($3::integer[]) RETURNING id, quantity, status",
   bump: "UPDATE inventory_revision SET revision = revision + 1 WHERE id = 1",
   revision: "SELECT revision FROM inventory_revision WHERE id = 1",
-  // Claims a key: a new record, or an expired one taken over. A claim of the same key by
-  // another transaction waits here until this one ends, then finds the record.
-  claimKey: `INSERT INTO idempotency_keys (owner, key, fingerprint, created_at, status, body, etag)
-    VALUES ($1, $2, $3, $4, 0, '', NULL)
-    ON CONFLICT (owner, key) DO UPDATE
-      SET fingerprint = excluded.fingerprint, created_at = excluded.created_at, status = 0, body = '', etag = NULL
-      WHERE idempotency_keys.created_at <= $5
-    RETURNING 1 AS claimed`,
-  findKey:
-    "SELECT fingerprint, status, body, etag FROM idempotency_keys WHERE owner = $1 AND key = $2",
-  saveKey:
-    "UPDATE idempotency_keys SET status = $3, body = $4, etag = $5 WHERE owner = $1 AND key = $2",
   purgeKeys: `DELETE FROM idempotency_keys WHERE (owner, key) IN
     (SELECT owner, key FROM idempotency_keys WHERE created_at < $1 ORDER BY created_at LIMIT $2
      FOR UPDATE SKIP LOCKED)`,
@@ -114,12 +69,6 @@ const SQL = {
 
 type StatementName = keyof typeof SQL;
 
-const toItem = (row: InventoryRow): InventoryItem => ({
-  petId: row.id,
-  quantity: row.quantity,
-  status: row.status,
-});
-
 /**
  * Connects to the database at `url` and migrates it to the latest schema under an advisory
  * lock, so instances started together do not race. Rejects with StoreUnavailableError when
@@ -130,8 +79,9 @@ export async function openPostgresStore(
   url: string,
   options: PostgresStoreOptions = {},
 ): Promise<Store> {
+  const poolSize = options.poolSize ?? 10;
   const pool = createPool(url, {
-    poolSize: options.poolSize ?? 10,
+    poolSize,
     lockTimeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
     connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
   });
@@ -146,7 +96,7 @@ export async function openPostgresStore(
     if (isUnreachable(error)) throw new StoreUnavailableError(reason, { cause: error });
     throw new Error(reason, { cause: error });
   }
-  return new PostgresStore(pool, url);
+  return new PostgresStore(pool, url, poolSize);
 }
 
 async function migrate(pool: pg.Pool): Promise<void> {
@@ -191,18 +141,22 @@ function run<R extends pg.QueryResultRow>(
 class PostgresStore implements Store {
   readonly #pool: pg.Pool;
   readonly #url: string;
-  #pending: PendingUpdate[] = [];
-  /** The group commit running now, if any; updates arriving meanwhile wait for the next. */
-  #writing: Promise<void> | undefined;
+  readonly #writer: PostgresWriter;
   #closed = false;
   readonly #freshRevision = freshRead(async () => {
     const [row] = await this.#read<{ revision: bigint }>("revision");
     return String(row?.revision ?? 0n);
   });
 
-  constructor(pool: pg.Pool, url: string) {
+  constructor(pool: pg.Pool, url: string, poolSize: number) {
     this.#pool = pool;
     this.#url = url;
+    // Half the connections write (a batch each), the others serve reads.
+    this.#writer = new PostgresWriter(
+      pool,
+      Math.max(1, Math.floor(poolSize / 2)),
+      (error, maybeCommitted) => this.#unavailable(error, maybeCommitted),
+    );
   }
 
   async listInventory(): Promise<InventoryItem[]> {
@@ -250,9 +204,9 @@ class PostgresStore implements Store {
   }
 
   /**
-   * Group commit: updates that arrive while a commit is in flight are written together in
-   * the next transaction, one after the other, each seeing the ones before it; each promise
-   * settles once its transaction has committed.
+   * Group commit (postgres-writer.ts): updates that arrive together are written together,
+   * one after the other, each seeing the ones before it; each promise settles once its
+   * transaction has committed.
    */
   updateQuantity(
     petId: bigint,
@@ -260,142 +214,7 @@ class PostgresStore implements Store {
     options: UpdateOptions = {},
   ): Promise<UpdateResult> {
     if (this.#closed) return Promise.reject(new Error("the store is closed"));
-    return new Promise((resolve, reject) => {
-      this.#pending.push({ petId, quantity, options, resolve, reject });
-      if (!this.#writing) this.#writing = this.#writeAll();
-    });
-  }
-
-  async #writeAll(): Promise<void> {
-    // Updates made in the same turn of the event loop join the first batch.
-    await new Promise((resolve) => setImmediate(resolve));
-    while (this.#pending.length > 0) {
-      const batch = this.#pending.splice(0, MAX_BATCH);
-      await this.#commitBatch(batch);
-    }
-    this.#writing = undefined;
-  }
-
-  async #commitBatch(batch: readonly PendingUpdate[]): Promise<void> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      for (const update of batch) update.reject(this.#unavailable(error, false));
-      return;
-    }
-    let commitSent = false;
-    try {
-      await client.query("BEGIN");
-      const results: UpdateResult[] = [];
-      for (const update of batch) results.push(await this.#apply(client, update));
-      if (results.some((result) => result.kind === "updated")) await run(client, "bump");
-      commitSent = true;
-      await client.query("COMMIT");
-      client.release();
-      batch.forEach((update, index) => {
-        update.resolve(results[index] ?? { kind: "busy" });
-      });
-      return;
-    } catch (error) {
-      if (isUnreachable(error)) {
-        client.release(error as Error);
-        for (const update of batch) update.reject(this.#unavailable(error, commitSent));
-        return;
-      }
-      await client.query("ROLLBACK").catch(() => undefined);
-      client.release();
-    }
-    // One bad update (an out-of-range quantity), a lock time-out or a deadlock with another
-    // instance: nothing of the batch was written. Each is tried again in its own transaction.
-    for (const update of batch) await this.#commitOne(update);
-  }
-
-  async #commitOne(update: PendingUpdate): Promise<void> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      update.reject(this.#unavailable(error, false));
-      return;
-    }
-    let commitSent = false;
-    try {
-      await client.query("BEGIN");
-      const result = await this.#apply(client, update);
-      if (result.kind === "updated") await run(client, "bump");
-      commitSent = true;
-      await client.query("COMMIT");
-      client.release();
-      update.resolve(result);
-    } catch (error) {
-      if (isUnreachable(error)) {
-        client.release(error as Error);
-        update.reject(this.#unavailable(error, commitSent));
-        return;
-      }
-      await client.query("ROLLBACK").catch(() => undefined);
-      client.release();
-      if (isLockFailure(error)) update.resolve({ kind: "busy" });
-      else update.reject(error);
-    }
-  }
-
-  /**
-   * One update inside the current transaction: the idempotency key first (a replay or a
-   * reuse writes nothing), then the conditional write, then the key's answer.
-   */
-  async #apply(client: pg.PoolClient, update: PendingUpdate): Promise<UpdateResult> {
-    const claim = update.options.idempotency;
-    if (!claim) return this.#write(client, update);
-    const claimed = await run(client, "claimKey", [
-      claim.owner,
-      claim.key,
-      claim.fingerprint,
-      Math.floor(claim.at),
-      Math.floor(claim.at) - IDEMPOTENCY_TTL_MS,
-    ]);
-    if (claimed.rowCount === 0) return this.#kept(client, claim);
-    const outcome = await this.#write(client, update);
-    const response = claim.render(outcome);
-    await run(client, "saveKey", [
-      claim.owner,
-      claim.key,
-      response.status,
-      response.body,
-      response.etag,
-    ]);
-    return outcome;
-  }
-
-  /** What an unexpired record of the key says: a replay of its answer, or a reused key. */
-  async #kept(client: pg.PoolClient, claim: IdempotencyClaim): Promise<UpdateResult> {
-    const [record] = (await run<IdempotencyRow>(client, "findKey", [claim.owner, claim.key])).rows;
-    if (!record || record.fingerprint !== claim.fingerprint) return { kind: "key_reused" };
-    return {
-      kind: "replayed",
-      response: { status: record.status, body: record.body, etag: record.etag },
-    };
-  }
-
-  /** The write as one atomic UPDATE; when it matched nothing, a read tells 404 from 412. */
-  async #write(client: pg.PoolClient, update: PendingUpdate): Promise<WriteOutcome> {
-    const { condition } = update.options;
-    const conditional = condition?.kind === "quantity_in";
-    const written = conditional
-      ? await run<InventoryRow>(client, "updateIf", [
-          update.petId,
-          update.quantity,
-          condition.quantities,
-        ])
-      : await run<InventoryRow>(client, "update", [update.petId, update.quantity]);
-    const [row] = written.rows;
-    if (row) return { kind: "updated", item: toItem(row) };
-    if (!conditional) return { kind: "not_found" };
-    const [current] = (await run<InventoryRow>(client, "item", [update.petId])).rows;
-    return current
-      ? { kind: "precondition_failed", current: toItem(current) }
-      : { kind: "not_found" };
+    return this.#writer.write(petId, quantity, options);
   }
 
   async seedIfEmpty(pets: readonly SeedPet[], orders: readonly Order[] = []): Promise<boolean> {
@@ -453,7 +272,7 @@ class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#writing;
+    await this.#writer.drain();
     await this.#pool.end();
   }
 

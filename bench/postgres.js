@@ -1,0 +1,106 @@
+// The PostgreSQL rows of `npm run bench` (BENCH_ONLY=postgres runs them alone):
+// our server on PostgreSQL against the same references as on SQLite, on a
+// cluster the benchmark starts itself (bench/postgres-cluster.js). PostgreSQL
+// runs on the servers' core, so a server and its database share one core as
+// the SQLite server and its file do.
+import { startBenchCluster } from "./postgres-cluster.js";
+
+/**
+ * Adds to `rows`, `targets` and `figures`: GET at 1,000 pets vs the static ceiling, PATCH vs
+ * a minimal node:http + pg handler, and two instances on one database driven together.
+ * `tools` are run.js's helpers (startProcess with an environment, load, compare, …).
+ */
+export async function postgresBenchmarks(tools) {
+  const { bin, root, join, writeSeed, startProcess, load, compare, ratioOf } = tools;
+  const { rows, targets, figures, pets, log, median, fmt, spread, rounds } = tools;
+  const cluster = await startBenchCluster(tools.pinned ? { cores: "1" } : {});
+  try {
+    /** Our server on `url`; seeded by the first instance started with `seed`. */
+    const serve = (url, seed = []) =>
+      startProcess([bin, "serve", "--port", "0", ...seed], { PETSTORE_DATABASE_URL: url });
+    const seeded = async (name) => {
+      const url = await cluster.createDatabase(name);
+      await (await serve(url, ["--seed", writeSeed(pets)])).stop();
+      return url;
+    };
+
+    // GET at 1,000 pets: the cached body, after a revision read on every wave of GETs.
+    const getUrl = await seeded("bench_get");
+    const ours = await serve(getUrl);
+    const response = await fetch(`${ours.url}/inventory`, {
+      headers: { authorization: `Bearer ${tools.key}` },
+    });
+    const bodyFile = join(tools.dir, "body-postgres.json");
+    tools.writeFile(bodyFile, Buffer.from(await response.arrayBuffer()));
+    const ceiling = await startProcess([
+      join(root, "bench", "reference-server.js"),
+      "static",
+      bodyFile,
+    ]);
+    const getRow = await compare(
+      `PostgreSQL: GET /v1/inventory, ${pets.toLocaleString("en-US")} pets`,
+      "bare node:http, same bytes",
+      (options) => load(ours, "/v1/inventory", options),
+      (options) => load(ceiling, "/v1/inventory", options),
+    );
+    rows.push(getRow);
+    targets.push({
+      what: "PostgreSQL: GET at 1,000 pets, requests/s vs the ceiling",
+      ratio: ratioOf(getRow),
+      target: 0.8,
+      atLeast: true,
+    });
+    await ours.stop();
+    await ceiling.stop();
+
+    // PATCH: ours against one autocommitted UPDATE … RETURNING per request, same data.
+    const patchOurs = await serve(await seeded("bench_patch_ours"));
+    const minimal = await startProcess([join(root, "bench", "reference-server.js"), "postgres"], {
+      PETSTORE_DATABASE_URL: await seeded("bench_patch_reference"),
+    });
+    const patchRow = await compare(
+      `PostgreSQL: PATCH /v1/inventory/{random of ${pets.toLocaleString("en-US")}}`,
+      "node:http + pg, synchronous_commit on",
+      (options) => load(patchOurs, "/", { requests: tools.patchRequests(pets), ...options }),
+      (options) => load(minimal, "/", { requests: tools.patchRequests(pets), ...options }),
+    );
+    rows.push(patchRow);
+    targets.push({
+      what: "PostgreSQL: PATCH, requests/s vs the minimal handler at equal durability",
+      ratio: ratioOf(patchRow),
+      target: 0.8,
+      atLeast: true,
+    });
+    await patchOurs.stop();
+    await minimal.stop();
+
+    // Two instances on one database, each under its own load at once: PATCHes of random
+    // pets from both, so their batches keep touching the same rows in different orders.
+    const sharedUrl = await seeded("bench_two_instances");
+    const a = await serve(sharedUrl);
+    const b = await serve(sharedUrl);
+    const both = (options = {}) =>
+      Promise.all(
+        [a, b].map((server) =>
+          load(server, "/", { requests: tools.patchRequests(pets), ...options }),
+        ),
+      );
+    await both({ duration: 1 });
+    const totals = [];
+    let errors = 0;
+    for (let round = 1; round <= rounds; round++) {
+      log(`PostgreSQL, two instances: round ${round}/${rounds}`);
+      const results = await both();
+      totals.push(results.reduce((sum, result) => sum + result.rps, 0));
+      errors += results.reduce((sum, result) => sum + result.errors, 0);
+    }
+    await a.stop();
+    await b.stop();
+    figures.push({
+      what: `PostgreSQL: two instances on one database, PATCH of random pets (of ${pets.toLocaleString("en-US")}) driven on both at once`,
+      shown: `${fmt(median(totals))} requests/s in total (${spread(totals)}), ${errors} errors`,
+    });
+  } finally {
+    await cluster.destroy();
+  }
+}

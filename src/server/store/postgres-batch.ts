@@ -1,0 +1,239 @@
+/**
+ * One group commit of the PostgreSQL store on one connection, in as few round trips as the
+ * batch allows:
+ *
+ * - distinct pets, no Idempotency-Key (plain and conditional PATCHes): one statement, in one
+ *   round trip, that locks the pets, checks each condition against the locked entry, writes
+ *   and raises the revision;
+ * - otherwise (a key, or a pet twice): two round trips. Pipelined: BEGIN, claim the keys, lock
+ *   and read the pets; then planBatch works the updates out in arrival order (a key's answer
+ *   is rendered here, inside the transaction); pipelined: one statement writing quantities,
+ *   answers and revision, and COMMIT. A key used before costs a read between the two.
+ *
+ * Locks are always taken in one order — keys sorted, then pets sorted, then the revision row
+ * — so instances writing the same pets in different orders wait for each other but never
+ * deadlock.
+ */
+import type pg from "pg";
+import { keyId, planBatch, type BatchUpdate, type KeyState } from "./batch-plan.js";
+import { toItem, type InventoryRow } from "./postgres-rows.js";
+import { IDEMPOTENCY_TTL_MS, type UpdateResult } from "./store.js";
+
+/** Named statements: each connection prepares one the first time it runs it. */
+const SQL = {
+  // MATERIALIZED: every pet is locked (in id order) before anything is written, and the
+  // revision row, raised only once the whole write is done, is locked last.
+  writeDistinct: `WITH locked AS MATERIALIZED (
+      SELECT id, quantity, status FROM pets WHERE id = ANY ($1::bigint[]) ORDER BY id FOR NO KEY UPDATE
+    ), planned AS MATERIALIZED (
+      SELECT wanted.ord, wanted.id, wanted.quantity, locked.quantity AS current, locked.status,
+        locked.id IS NOT NULL
+          AND (wanted.allowed IS NULL OR locked.quantity = ANY (wanted.allowed::integer[])) AS passes
+      FROM unnest($1::bigint[], $2::integer[], $3::text[]) WITH ORDINALITY
+          AS wanted (id, quantity, allowed, ord)
+        LEFT JOIN locked ON locked.id = wanted.id
+    ), written AS (
+      UPDATE pets SET quantity = planned.quantity FROM planned
+        WHERE pets.id = planned.id AND planned.passes
+        RETURNING 1
+    ), raised AS (
+      UPDATE inventory_revision SET revision = revision + 1
+        WHERE id = 1 AND (SELECT count(*) FROM written) > 0
+    )
+    SELECT current, status, passes FROM planned ORDER BY ord`,
+  // A new record per key, or an expired one taken over; RETURNING names the keys claimed. A
+  // key another transaction holds is waited for; one whose record is unexpired is locked.
+  claimKeys: `INSERT INTO idempotency_keys (owner, key, fingerprint, created_at, status, body, etag)
+    SELECT owner, key, fingerprint, created_at, 0, '', NULL
+      FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS claim (owner, key, fingerprint, created_at)
+      ORDER BY owner, key
+    ON CONFLICT (owner, key) DO UPDATE
+      SET fingerprint = excluded.fingerprint, created_at = excluded.created_at, status = 0, body = '', etag = NULL
+      WHERE idempotency_keys.created_at <= excluded.created_at - $5
+    RETURNING owner, key`,
+  findKeys: `SELECT owner, key, fingerprint, status, body, etag FROM idempotency_keys
+    WHERE (owner, key) IN (SELECT * FROM unnest($1::text[], $2::text[]))`,
+  lockPets:
+    "SELECT id, quantity, status FROM pets WHERE id = ANY ($1::bigint[]) ORDER BY id FOR NO KEY UPDATE",
+  // Keys and pets are locked already; the revision row, raised when anything was written, last.
+  writePlanned: `WITH answered AS (
+      UPDATE idempotency_keys SET status = answer.status, body = answer.body, etag = answer.etag
+        FROM unnest($3::text[], $4::text[], $5::integer[], $6::text[], $7::text[])
+          AS answer (owner, key, status, body, etag)
+        WHERE idempotency_keys.owner = answer.owner AND idempotency_keys.key = answer.key
+    ), written AS (
+      UPDATE pets SET quantity = planned.quantity
+        FROM unnest($1::bigint[], $2::integer[]) AS planned (id, quantity)
+        WHERE pets.id = planned.id
+        RETURNING 1
+    )
+    UPDATE inventory_revision SET revision = revision + 1
+      WHERE id = 1 AND (SELECT count(*) FROM written) > 0`,
+} as const;
+
+interface PlannedRow {
+  current: number | null;
+  status: InventoryRow["status"] | null;
+  passes: boolean;
+}
+
+interface ClaimedKeyRow {
+  owner: string;
+  key: string;
+}
+
+interface KeyRecordRow extends ClaimedKeyRow {
+  fingerprint: string;
+  status: number;
+  body: string;
+  etag: string | null;
+}
+
+/** Where a batch got to, so a lost connection can say whether the batch may have committed. */
+export interface BatchProgress {
+  commitSent: boolean;
+}
+
+/** Commits `updates` in one transaction on `client`; resolves each update's result, in order. */
+export function writeBatch(
+  client: pg.PoolClient,
+  updates: readonly BatchUpdate[],
+  progress: BatchProgress,
+): Promise<UpdateResult[]> {
+  const distinct = new Set(updates.map((update) => update.petId)).size === updates.length;
+  return distinct && updates.every((update) => !update.options.idempotency)
+    ? writeDistinct(client, updates, progress)
+    : writePlanned(client, updates, progress);
+}
+
+function run<R extends pg.QueryResultRow>(
+  client: pg.PoolClient,
+  name: keyof typeof SQL,
+  values: unknown[],
+): Promise<pg.QueryResult<R>> {
+  return client.query<R>({ name, text: SQL[name], values });
+}
+
+/** One statement, committed on its own: updates of distinct pets, none with a key. */
+async function writeDistinct(
+  client: pg.PoolClient,
+  updates: readonly BatchUpdate[],
+  progress: BatchProgress,
+): Promise<UpdateResult[]> {
+  progress.commitSent = true;
+  const { rows } = await run<PlannedRow>(client, "writeDistinct", [
+    updates.map((update) => update.petId),
+    updates.map((update) => update.quantity),
+    updates.map(({ options: { condition } }) =>
+      condition?.kind === "quantity_in" ? `{${condition.quantities.join(",")}}` : null,
+    ),
+  ]);
+  return updates.map((update, index): UpdateResult => {
+    const row = rows[index];
+    if (!row || row.current === null || row.status === null) return { kind: "not_found" };
+    const { petId } = update;
+    return row.passes
+      ? { kind: "updated", item: { petId, quantity: update.quantity, status: row.status } }
+      : {
+          kind: "precondition_failed",
+          current: { petId, quantity: row.current, status: row.status },
+        };
+  });
+}
+
+/** The claims of a batch, one per key (the first update using it), as statement columns. */
+function claimColumns(updates: readonly BatchUpdate[]) {
+  const seen = new Set<string>();
+  const columns = {
+    owners: [] as string[],
+    keys: [] as string[],
+    fingerprints: [] as string[],
+    at: [] as number[],
+  };
+  for (const { options } of updates) {
+    const claim = options.idempotency;
+    if (!claim || seen.has(keyId(claim.owner, claim.key))) continue;
+    seen.add(keyId(claim.owner, claim.key));
+    columns.owners.push(claim.owner);
+    columns.keys.push(claim.key);
+    columns.fingerprints.push(claim.fingerprint);
+    columns.at.push(Math.floor(claim.at));
+  }
+  return columns;
+}
+
+/** Settles every promise (pipelined statements all answer); throws the first failure. */
+async function allSucceeded<T extends readonly unknown[]>(promises: {
+  [K in keyof T]: Promise<T[K]>;
+}): Promise<T> {
+  const settled = await Promise.allSettled(promises);
+  for (const outcome of settled) {
+    if (outcome.status === "rejected") throw outcome.reason;
+  }
+  return settled.map(
+    (outcome) => (outcome as PromiseFulfilledResult<unknown>).value,
+  ) as unknown as T;
+}
+
+/** A transaction of two round trips (three when a key was used before), planned in between. */
+async function writePlanned(
+  client: pg.PoolClient,
+  updates: readonly BatchUpdate[],
+  progress: BatchProgress,
+): Promise<UpdateResult[]> {
+  const claims = claimColumns(updates);
+  const petIds = [...new Set(updates.map((update) => update.petId))];
+  const [, claimed, locked] = await allSucceeded<
+    [pg.QueryResult, pg.QueryResult<ClaimedKeyRow> | undefined, pg.QueryResult<InventoryRow>]
+  >([
+    client.query("BEGIN"),
+    claims.keys.length === 0
+      ? Promise.resolve(undefined)
+      : run<ClaimedKeyRow>(client, "claimKeys", [
+          claims.owners,
+          claims.keys,
+          claims.fingerprints,
+          claims.at,
+          IDEMPOTENCY_TTL_MS,
+        ]),
+    run<InventoryRow>(client, "lockPets", [petIds]),
+  ]);
+
+  const keys = new Map<string, KeyState>();
+  for (const row of claimed?.rows ?? []) keys.set(keyId(row.owner, row.key), { kind: "claimed" });
+  if (keys.size < claims.keys.length) {
+    // Keys used before: their records, committed (the claim waited for any writer of them).
+    const found = await run<KeyRecordRow>(client, "findKeys", [claims.owners, claims.keys]);
+    for (const row of found.rows) {
+      const id = keyId(row.owner, row.key);
+      if (keys.has(id)) continue;
+      keys.set(id, {
+        kind: "kept",
+        fingerprint: row.fingerprint,
+        response: { status: row.status, body: row.body, etag: row.etag },
+      });
+    }
+  }
+
+  const plan = planBatch(updates, new Map(locked.rows.map((row) => [row.id, toItem(row)])), keys);
+  const written = [...plan.quantities];
+  const { answers } = plan;
+  progress.commitSent = true;
+  const [, commit] = await allSucceeded<[pg.QueryResult, pg.QueryResult]>([
+    run(client, "writePlanned", [
+      written.map(([petId]) => petId),
+      written.map(([, quantity]) => quantity),
+      answers.map((answer) => answer.owner),
+      answers.map((answer) => answer.key),
+      answers.map((answer) => answer.response.status),
+      answers.map((answer) => answer.response.body),
+      answers.map((answer) => answer.response.etag),
+    ]),
+    client.query("COMMIT"),
+  ]);
+  // A COMMIT of a transaction that failed is answered ROLLBACK, not an error.
+  if (commit.command !== "COMMIT") {
+    throw new Error(`PostgreSQL answered ${commit.command} to COMMIT`);
+  }
+  return plan.results;
+}

@@ -1,0 +1,178 @@
+/**
+ * The PostgreSQL store's writes: group commit. Updates that arrive in the same turn of the
+ * event loop, or while every writing connection is busy, are written together in one
+ * transaction (postgres-batch.ts); several batches are written at once, each on its own
+ * connection, as independent requests would be. Updates in one batch apply in arrival order;
+ * batches in flight together hold only requests in flight together, which may take effect in
+ * either order (row locks keep each check and write atomic).
+ */
+import type pg from "pg";
+import type { UpdateOptions, UpdateResult } from "./store.js";
+import type { BatchUpdate } from "./batch-plan.js";
+import { writeBatch, type BatchProgress } from "./postgres-batch.js";
+import { isDeadlock, isLockFailure, isUnreachable } from "./postgres-connection.js";
+
+/** Updates written in one transaction at most. */
+const MAX_BATCH = 256;
+/** Attempts of a batch that PostgreSQL aborted to break a deadlock (another program's locks). */
+const DEADLOCK_ATTEMPTS = 3;
+/** The largest quantity the `pets.quantity` column (integer) holds. */
+const MAX_QUANTITY = 2_147_483_647;
+
+/** An update waiting for the next group commit. */
+interface PendingUpdate extends BatchUpdate {
+  resolve: (result: UpdateResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** How one attempt at a batch ended. */
+type Attempt =
+  | { kind: "committed"; results: UpdateResult[] }
+  | { kind: "unavailable"; error: unknown; maybeCommitted: boolean }
+  | { kind: "failed"; error: unknown };
+
+/** Writes updates in group commits on connections of `pool`, several batches at once. */
+export class PostgresWriter {
+  readonly #pool: pg.Pool;
+  readonly #maxInFlight: number;
+  readonly #unavailable: (error: unknown, maybeCommitted: boolean) => Error;
+  #pending: PendingUpdate[] = [];
+  /** The batches being written. */
+  readonly #inFlight = new Set<Promise<void>>();
+  #scheduled = false;
+
+  /**
+   * `maxInFlight`: batches written at once (each on a connection of its own). `unavailable`
+   * makes the error a write rejects with when the database cannot be reached.
+   */
+  constructor(
+    pool: pg.Pool,
+    maxInFlight: number,
+    unavailable: (error: unknown, maybeCommitted: boolean) => Error,
+  ) {
+    this.#pool = pool;
+    this.#maxInFlight = maxInFlight;
+    this.#unavailable = unavailable;
+  }
+
+  /**
+   * Queues an update for the next group commit; settles once its transaction committed. An
+   * out-of-range quantity is refused here, so it never fails the batch it would join.
+   */
+  write(petId: bigint, quantity: number, options: UpdateOptions): Promise<UpdateResult> {
+    if (!Number.isInteger(quantity) || quantity < 0 || quantity > MAX_QUANTITY) {
+      return Promise.reject(
+        new RangeError(`quantity ${quantity} is out of range (0 to ${MAX_QUANTITY})`),
+      );
+    }
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ petId, quantity, options, resolve, reject });
+      if (this.#scheduled) return;
+      // Updates made in the same turn of the event loop join one batch.
+      this.#scheduled = true;
+      setImmediate(() => {
+        this.#scheduled = false;
+        this.#startBatch();
+      });
+    });
+  }
+
+  /** Resolves once every update queued so far has settled. */
+  async drain(): Promise<void> {
+    while (this.#inFlight.size > 0 || this.#pending.length > 0) {
+      if (this.#inFlight.size > 0) await Promise.all(this.#inFlight);
+      else await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Writes the pending updates as one batch, unless every writing connection is busy. */
+  #startBatch(): void {
+    if (this.#pending.length === 0 || this.#inFlight.size >= this.#maxInFlight) return;
+    const batch = this.#pending.splice(0, MAX_BATCH);
+    const writing: Promise<void> = this.#commit(batch).finally(() => {
+      this.#inFlight.delete(writing);
+      this.#startBatch();
+    });
+    this.#inFlight.add(writing);
+  }
+
+  async #commit(batch: readonly PendingUpdate[]): Promise<void> {
+    const attempt = await this.#attempt(batch);
+    if (attempt.kind !== "failed" || batch.length === 1) {
+      this.#settle(batch, attempt);
+      return;
+    }
+    // Nothing of the batch was written. One update PostgreSQL refused, or a row held by
+    // another session past the lock time-out, must not fail the others: each alone, in order.
+    const busyPets = new Set<bigint>();
+    for (const update of batch) {
+      // The entry stayed locked past the time-out for an update before this one: waiting
+      // that long again for each would hold every later update up.
+      if (busyPets.has(update.petId)) {
+        update.resolve({ kind: "busy" });
+        continue;
+      }
+      const alone = await this.#attempt([update]);
+      if (alone.kind === "failed" && isLockFailure(alone.error)) busyPets.add(update.petId);
+      this.#settle([update], alone);
+    }
+  }
+
+  /** Settles the updates of an attempt: results, 503s, `busy` past a lock, or the error. */
+  #settle(batch: readonly PendingUpdate[], attempt: Attempt): void {
+    switch (attempt.kind) {
+      case "committed":
+        batch.forEach((update, index) => {
+          const result = attempt.results[index];
+          if (result) update.resolve(result);
+          else update.reject(new Error("the batch gave no result for an update"));
+        });
+        return;
+      case "unavailable": {
+        const error = this.#unavailable(attempt.error, attempt.maybeCommitted);
+        for (const update of batch) update.reject(error);
+        return;
+      }
+      case "failed":
+        for (const update of batch) {
+          if (isLockFailure(attempt.error)) update.resolve({ kind: "busy" });
+          else update.reject(attempt.error);
+        }
+    }
+  }
+
+  /** Commits `updates` in one transaction, tried again when PostgreSQL broke a deadlock. */
+  async #attempt(updates: readonly BatchUpdate[]): Promise<Attempt> {
+    for (let attempt = 1; ; attempt++) {
+      const ended = await this.#attemptOnce(updates);
+      if (ended.kind !== "failed" || !isDeadlock(ended.error) || attempt >= DEADLOCK_ATTEMPTS) {
+        return ended;
+      }
+    }
+  }
+
+  async #attemptOnce(updates: readonly BatchUpdate[]): Promise<Attempt> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      return { kind: "unavailable", error, maybeCommitted: false };
+    }
+    const progress: BatchProgress = { commitSent: false };
+    try {
+      const results = await writeBatch(client, updates, progress);
+      client.release();
+      return { kind: "committed", results };
+    } catch (error) {
+      if (isUnreachable(error)) {
+        client.release(error as Error);
+        return { kind: "unavailable", error, maybeCommitted: progress.commitSent };
+      }
+      // Ends a transaction that failed before its COMMIT was sent (after, the pipelined
+      // COMMIT has rolled it back already; outside one, this is a no-op).
+      await client.query("ROLLBACK").catch(() => undefined);
+      client.release();
+      return { kind: "failed", error };
+    }
+  }
+}
