@@ -55,4 +55,20 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   COMMENT ON TABLE idempotency_keys IS
     'Idempotency-Key records per API key digest, with the answer, kept 24 hours';
   `,
+  // 4: the history of every quantity change; an entry's records by (pet_id, id), newest
+  // last. Entries from before version 4 start with no history.
+  `
+  CREATE TABLE inventory_changes (
+    id         bigint  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    pet_id     bigint  NOT NULL,
+    at         bigint  NOT NULL,
+    previous   integer,
+    quantity   integer NOT NULL,
+    key_name   text,
+    request_id text,
+    reason     text
+  );
+
+  CREATE INDEX inventory_changes_by_pet ON inventory_changes (pet_id, id);
+  `,
 ];

@@ -14,6 +14,7 @@ import {
   type UpdateOptions,
   type UpdateResult,
   type WriteOutcome,
+  unknownAuthor,
 } from "./store.js";
 import { StoreBusyError } from "./store-busy-error.js";
 
@@ -67,14 +68,6 @@ interface PendingUpdate {
   resolve: (result: UpdateResult) => void;
   reject: (error: unknown) => void;
 }
-
-/** A change nobody named: its time alone. */
-const unknownAuthor = (): ChangeAuthor => ({
-  at: Date.now(),
-  keyName: null,
-  requestId: null,
-  reason: null,
-});
 
 const toItem = (row: InventoryRow): InventoryItem => ({
   petId: row.id,

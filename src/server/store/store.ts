@@ -63,6 +63,11 @@ export interface ChangeAuthor {
   reason: string | null;
 }
 
+/** The author of a change nobody named (a store-level write): its time alone. */
+export function unknownAuthor(): ChangeAuthor {
+  return { at: Date.now(), keyName: null, requestId: null, reason: null };
+}
+
 /** One change of an entry's quantity, as its history keeps it. */
 export interface ChangeRecord extends ChangeAuthor {
   petId: bigint;
