@@ -77,7 +77,7 @@ describe("history of every change, with its key's name, reason and request id", 
   it("keeps the seed as each entry's first record", async () => {
     expect(await history(1)).toEqual([
       {
-        at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) as string,
         petId: 1,
         previous: null,
         quantity: 10,

@@ -96,7 +96,7 @@ describe("GET /v1/inventory/{petId}/history", () => {
         previous: 7,
         quantity: 4,
         keyName: "tester",
-        requestId: expect.any(String),
+        requestId: expect.any(String) as string,
         reason: null,
       },
       {
@@ -105,7 +105,7 @@ describe("GET /v1/inventory/{petId}/history", () => {
         previous: 3,
         quantity: 7,
         keyName: "tester",
-        requestId: expect.any(String),
+        requestId: expect.any(String) as string,
         reason: "sale",
       },
     ]);

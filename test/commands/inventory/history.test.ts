@@ -102,7 +102,7 @@ describe("inventory history", () => {
     const result = await runFake(["inventory", "history", "42"], { agent, isTTY: true });
     expect(result).toMatchObject({
       code: 0,
-      stdout: expect.stringContaining("no changes of pet 42"),
+      stdout: expect.stringContaining("no changes of pet 42") as string,
     });
   });
 
