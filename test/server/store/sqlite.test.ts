@@ -173,6 +173,23 @@ describe("SQLite store: engine-specific behaviour", () => {
     check.close();
   });
 
+  it("migrates a version-3 database on open: old entries start with no history, then keep one", async () => {
+    const db = new Database(dbPath);
+    for (const migration of MIGRATIONS.slice(0, 3)) db.exec(migration);
+    db.pragma("user_version = 3");
+    db.exec("INSERT INTO pets (id, name, status, quantity) VALUES (1, 'Rex', 'available', 4)");
+    db.close();
+    const store = openSqliteStore(dbPath);
+    expect(await store.listChanges(1n, 20)).toEqual([]);
+    await store.updateQuantity(1n, 6, {
+      author: { at: 1, keyName: "till", requestId: "r", reason: null },
+    });
+    expect(await store.listChanges(1n, 20)).toEqual([
+      { petId: 1n, at: 1, previous: 4, quantity: 6, keyName: "till", requestId: "r", reason: null },
+    ]);
+    await store.close();
+  });
+
   it("finds a key another process recorded after it opened (two stores on one file)", async () => {
     const a = openSqliteStore(dbPath);
     await a.seedIfEmpty(PETS);
