@@ -72,7 +72,7 @@ describe("bash completion", () => {
     ],
     [
       ["petstore", "inventory", ""],
-      ["list", "get", "set", "adjust", "apply"],
+      ["list", "get", "set", "adjust", "apply", "history"],
     ],
     [
       ["petstore", "--env", ""],
