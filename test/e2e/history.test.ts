@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { runCli, startServer, tempDir, type RunningServer } from "./helpers.js";
 
 const TILL_KEY = "till-key-1c5e9a0b7d";
@@ -103,7 +103,10 @@ describe("history of every change, with its key's name, reason and request id", 
       keyName: "till-1",
       reason: "Inventur März 🐈",
     });
-    expect(loggedPatchIds()).toEqual([earlier?.requestId, latest?.requestId]);
+    // The server logs a request once its answer is sent: the line may come a moment later.
+    await vi.waitFor(() => {
+      expect(loggedPatchIds()).toEqual([earlier?.requestId, latest?.requestId]);
+    });
     // Nothing of the keys in the log: names only.
     expect(server.stderr()).toContain('"keyName":"till-1"');
     expect(server.stderr()).not.toContain(TILL_KEY);
