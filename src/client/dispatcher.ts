@@ -1,5 +1,5 @@
 /** The one keep-alive HTTP dispatcher of a CLI run, honouring the proxy variables. */
-import { EnvHttpProxyAgent, Pool, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import { UsageError } from "../errors.js";
 import { proxySettings } from "./proxy.js";
 import type { Env } from "./target.js";
@@ -10,9 +10,17 @@ import type { Env } from "./target.js";
  * `timeoutMs` bounds connecting, to the server or to the proxy, and the proxy's answer to
  * CONNECT: undici applies neither the request's signal nor its timeouts to the tunnel
  * (nodejs/undici#3944), so a proxy that accepts and never answers would hang forever.
+ *
+ * Without a proxy, only the parts of undici a direct call needs are loaded (undici-parts.ts).
+ * A proxy tunnel is opened with `Dispatcher#connect`, a method undici's index adds to every
+ * dispatcher, so with a proxy variable set the whole of undici is loaded.
  */
-export function createDispatcher(env: Env, timeoutMs: number): Dispatcher {
+export async function createDispatcher(env: Env, timeoutMs: number): Promise<Dispatcher> {
   const settings = proxySettings(env);
+  const viaProxy = settings.httpProxy.url !== "" || settings.httpsProxy.url !== "";
+  const { EnvHttpProxyAgent, Pool } = viaProxy
+    ? await import("undici")
+    : await import("./undici-parts.js");
   try {
     return new EnvHttpProxyAgent({
       // Empty, not undefined, when unset: undici would otherwise read process.env itself.
