@@ -9,7 +9,7 @@ const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
  * ~10 times slower on a large inventory in a CLI process, writes the rest.
  */
 export function toJson(value: unknown): string {
-  let exact = true;
+  let unwritable = 0;
   const text = JSON.stringify(
     value,
     (_key, field: unknown) => {
@@ -18,10 +18,10 @@ export function toJson(value: unknown): string {
       }
       if (typeof field !== "bigint" && !isLosslessNumber(field)) return field;
       // JSON.stringify cannot write it: lossless-json writes the whole value instead.
-      exact = false;
+      unwritable += 1;
       return null;
     },
     2,
   );
-  return `${(exact ? text : stringify(value, null, 2)) ?? "null"}\n`;
+  return `${(unwritable === 0 ? text : stringify(value, null, 2)) ?? "null"}\n`;
 }
