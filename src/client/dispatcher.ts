@@ -19,7 +19,7 @@ export async function createDispatcher(env: Env, timeoutMs: number): Promise<Dis
   const settings = proxySettings(env);
   const viaProxy = settings.httpProxy.url !== "" || settings.httpsProxy.url !== "";
   const { EnvHttpProxyAgent, Pool } = viaProxy
-    ? await import("undici")
+    ? (await import("undici")).default
     : await import("./undici-parts.js");
   try {
     return new EnvHttpProxyAgent({
