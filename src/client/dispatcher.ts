@@ -3,6 +3,7 @@ import type { Dispatcher } from "undici";
 import { UsageError } from "../errors.js";
 import { proxySettings } from "./proxy.js";
 import type { Env } from "./target.js";
+import { EnvHttpProxyAgent, Pool } from "./undici-parts.js";
 
 /**
  * Builds an EnvHttpProxyAgent from the given environment (HTTPS_PROXY, HTTP_PROXY,
@@ -13,14 +14,12 @@ import type { Env } from "./target.js";
  *
  * Without a proxy, only the parts of undici a direct call needs are loaded (undici-parts.ts).
  * A proxy tunnel is opened with `Dispatcher#connect`, a method undici's index adds to every
- * dispatcher, so with a proxy variable set the whole of undici is loaded.
+ * dispatcher (the same classes), so with a proxy variable set the index is loaded too.
  */
 export async function createDispatcher(env: Env, timeoutMs: number): Promise<Dispatcher> {
   const settings = proxySettings(env);
   const viaProxy = settings.httpProxy.url !== "" || settings.httpsProxy.url !== "";
-  const { EnvHttpProxyAgent, Pool } = viaProxy
-    ? (await import("undici")).default
-    : await import("./undici-parts.js");
+  if (viaProxy) await import("undici");
   try {
     return new EnvHttpProxyAgent({
       // Empty, not undefined, when unset: undici would otherwise read process.env itself.
