@@ -17,6 +17,7 @@ import { EnvHttpProxyAgent, Pool } from "./undici-parts.js";
  * dispatcher (the same classes), so with a proxy variable set the index is loaded too.
  */
 export async function createDispatcher(env: Env, timeoutMs: number): Promise<Dispatcher> {
+  keepWebAssemblyOnLiftoff();
   const settings = proxySettings(env);
   const viaProxy = settings.httpProxy.url !== "" || settings.httpsProxy.url !== "";
   if (viaProxy) await import("undici");
@@ -40,5 +41,19 @@ export async function createDispatcher(env: Env, timeoutMs: number): Promise<Dis
       `invalid proxy setting: ${reason}`,
       "check HTTPS_PROXY / HTTP_PROXY: expected a URL such as http://proxy.example.com:3128",
     );
+  }
+}
+
+/**
+ * undici parses HTTP with llhttp compiled to WebAssembly. V8 11 (Node 20) recompiles its hot
+ * functions with TurboFan on background threads, and the process waits for those compiles
+ * before it exits: every call ended ~100-300 ms after its output was written, more than the rest
+ * of the call. V8's baseline code (Liftoff) parses a CLI's responses well enough. Later V8s do
+ * not make the exit wait, and there the flag would only cost (it invalidates the compile cache).
+ * It must be set before the first connection compiles llhttp.
+ */
+function keepWebAssemblyOnLiftoff(): void {
+  if (Number(process.versions.v8.split(".")[0]) < 12) {
+    process.getBuiltinModule("node:v8").setFlagsFromString("--liftoff-only");
   }
 }
