@@ -1,19 +1,34 @@
-// Bundles the CLI into dist/ so start-up loads one file. `serve` lives in a
-// separate chunk loaded on demand, so client commands never load server code.
+// Bundles the CLI into dist/. dist/cli.js, the entry, is one file that imports nothing of
+// ours, so `petstore --version` loads two files (bin and entry) in all. Everything else starts
+// at src/main.ts, bundled with code splitting: client commands never load server code, and
+// `apply`, `completion`, `serve` and the HTTP client load their chunks only when they run.
 import { build } from "esbuild";
 import { rm } from "node:fs/promises";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 
-await rm(join(import.meta.dirname, "..", "dist"), { recursive: true, force: true });
+const root = join(import.meta.dirname, "..");
+const dist = join(root, "dist");
 
-await build({
-  entryPoints: { cli: "src/cli.ts" },
+await rm(dist, { recursive: true, force: true });
+
+const common = {
+  absWorkingDir: root,
   outdir: "dist",
   bundle: true,
-  splitting: true,
   format: "esm",
   platform: "node",
   target: "node20.19",
+  sourcemap: "linked",
+  legalComments: "none",
+  logLevel: "warning",
+};
+
+const program = await build({
+  ...common,
+  entryPoints: { main: "src/main.ts" },
+  splitting: true,
+  entryNames: "chunks/[name]-[hash]",
+  chunkNames: "chunks/[name]-[hash]",
   // Native addon and the server framework stay in node_modules; both are only
   // reached from the lazily imported server chunk.
   external: ["better-sqlite3", "fastify"],
@@ -21,8 +36,24 @@ await build({
     // Bundled CommonJS dependencies call require() for Node built-ins.
     js: 'import { createRequire as __petstoreCreateRequire } from "node:module"; const require = __petstoreCreateRequire(import.meta.url);',
   },
-  chunkNames: "chunks/[name]-[hash]",
-  sourcemap: "linked",
-  legalComments: "none",
-  logLevel: "warning",
+  metafile: true,
+});
+
+const [mainChunk] = Object.entries(program.metafile.outputs)
+  .filter(([, output]) => output.entryPoint === "src/main.ts")
+  .map(([path]) => `./${relative("dist", path)}`);
+if (mainChunk === undefined) throw new Error("the build made no chunk for src/main.ts");
+
+await build({
+  ...common,
+  entryPoints: { cli: "src/cli.ts" },
+  plugins: [
+    {
+      // src/cli.ts imports ./main.js: in dist/ that is the chunk the build above wrote.
+      name: "main-chunk",
+      setup(entry) {
+        entry.onResolve({ filter: /^\.\/main\.js$/ }, () => ({ path: mainChunk, external: true }));
+      },
+    },
+  ],
 });

@@ -1,5 +1,4 @@
 /** Wires the real process into run() and sets the exit code. */
-import { randomUUID } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { exitCodeForSignal, INTERRUPT_SIGNALS } from "./errors.js";
@@ -35,7 +34,9 @@ process.exitCode = await run(process.argv.slice(2), {
   readFile: (path) => readFile(path, "utf8"),
   sleep: (ms) => sleep(ms),
   random: Math.random,
-  randomUUID: () => randomUUID(),
+  // The global, not an import of node:crypto: its ESM facade reads every export, which loads
+  // Web Crypto on every run, also for commands that never make an Idempotency-Key.
+  randomUUID: () => crypto.randomUUID(),
   now: Date.now,
   interrupts,
 });

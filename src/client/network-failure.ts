@@ -1,6 +1,6 @@
 /** Turns what undici throws below HTTP into a short, actionable description. */
-import { STATUS_CODES } from "node:http";
 import type { NetworkFailure } from "../errors.js";
+import { reasonPhrase } from "./reason-phrase.js";
 
 const TIMEOUT_CODES: ReadonlySet<string> = new Set([
   "UND_ERR_CONNECT_TIMEOUT",
@@ -99,7 +99,7 @@ export function describeNetworkFailure(
   // undici's words when a proxy refuses the tunnel: "Proxy response (502) !== 200 when HTTP Tunneling".
   const proxyStatus = /^Proxy response \((\d{3})\)/.exec(detail)?.[1];
   if (proxyStatus !== undefined) {
-    const reason = STATUS_CODES[Number(proxyStatus)] ?? "error";
+    const reason = reasonPhrase(Number(proxyStatus)) ?? "error";
     return {
       failure: "unreachable",
       message: `the proxy answered ${proxyStatus} ${reason} to CONNECT`,

@@ -3,8 +3,7 @@
  * retries, and the answer turned into a decoded value or a typed error. It never prints:
  * it reports through the `trace` and `onDeprecation` callbacks.
  */
-import { STATUS_CODES } from "node:http";
-import { request, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import type { OperationId } from "../api/operations.js";
 import type { InventoryUpdate } from "../api/types.js";
 import {
@@ -16,9 +15,11 @@ import {
 } from "../errors.js";
 import { decodeErrorBody, parseJson, ShapeError } from "./decode.js";
 import { describeNetworkFailure } from "./network-failure.js";
+import { reasonPhrase } from "./reason-phrase.js";
 import { FailedAttempt, parseRetryAfter, RETRYABLE_STATUSES, withRetries } from "./retry.js";
 import type { RetryPolicy } from "./retry.js";
 import { describeTarget, type Target } from "./target.js";
+import { request } from "./undici-parts.js";
 
 /** What the --verbose trace is told. Header values are already redacted. */
 export type TraceEvent =
@@ -288,7 +289,7 @@ export function createTransport(options: TransportOptions): Transport {
     attemptNumber: number,
   ): FailedAttempt {
     const body = decodeErrorBody(text);
-    const reason = STATUS_CODES[status] ?? "error";
+    const reason = reasonPhrase(status) ?? "error";
     const location = status >= 300 && status < 400 ? headers.location : undefined;
     const failure: CliError = new ApiError({
       status,

@@ -1,6 +1,6 @@
 /** The --verbose HTTP trace on stderr. The client has already redacted Authorization. */
-import { STATUS_CODES } from "node:http";
 import type { TraceEvent } from "../client/api-client.js";
+import { reasonPhrase } from "../client/reason-phrase.js";
 
 const MAX_BODY = 4_000;
 
@@ -28,7 +28,7 @@ export function formatTraceEvent(event: TraceEvent): string {
       );
     case "response":
       return (
-        `< ${event.status} ${STATUS_CODES[event.status] ?? ""} (${Math.round(event.elapsedMs)} ms)\n` +
+        `< ${event.status} ${reasonPhrase(event.status) ?? ""} (${Math.round(event.elapsedMs)} ms)\n` +
         headers("<", event.headers) +
         body("<", event.body)
       );

@@ -118,7 +118,7 @@ export class Factory {
       import("../client/dispatcher.js"),
       import("../client/proxy.js"),
     ]);
-    this.#ownDispatcher ??= createDispatcher(this.deps.env, timeoutMs);
+    this.#ownDispatcher ??= await createDispatcher(this.deps.env, timeoutMs);
     return {
       dispatcher: this.#ownDispatcher,
       proxy: proxyFor(proxySettings(this.deps.env), baseUrl),

@@ -1,0 +1,49 @@
+import { LosslessNumber, stringify } from "lossless-json";
+import { describe, expect, it } from "vitest";
+import { toJson } from "../../src/output/json.js";
+
+/** What toJson wrote before it had a fast path: lossless-json's output, indented, plus a newline. */
+const lossless = (value: unknown) => `${stringify(value, null, 2) ?? "null"}\n`;
+
+describe("toJson", () => {
+  it("writes safe bigints as the numbers JSON.stringify would", () => {
+    const items = [
+      { petId: 1n, quantity: 0, status: "available" },
+      { petId: 9007199254740991n, quantity: 7, status: "sold" },
+      { petId: -9007199254740991n, quantity: 2147483647, status: "pending" },
+    ];
+    const text = toJson(items);
+    expect(text).toBe(lossless(items));
+    expect(text).toContain('"petId": 9007199254740991,');
+  });
+
+  it("keeps int64 values beyond 2^53 exact", () => {
+    const item = { petId: 9223372036854775807n, quantity: 3, status: "available" };
+    expect(toJson(item)).toBe(
+      '{\n  "petId": 9223372036854775807,\n  "quantity": 3,\n  "status": "available"\n}\n',
+    );
+    expect(toJson([{ ok: 1n }, { id: -9007199254740992n }])).toBe(
+      lossless([{ ok: 1n }, { id: -9007199254740992n }]),
+    );
+  });
+
+  it("writes a LosslessNumber as its own digits", () => {
+    const value = { at: new LosslessNumber("12345678901234567890"), nested: [1.5] };
+    expect(toJson(value)).toBe(
+      '{\n  "at": 12345678901234567890,\n  "nested": [\n    1.5\n  ]\n}\n',
+    );
+  });
+
+  it("writes what has no bigint the way lossless-json does: empty, nested, null, dates, undefined", () => {
+    for (const value of [
+      [],
+      {},
+      null,
+      'text \u0000 "quoted"',
+      { a: undefined, b: [undefined, null], c: { d: [] }, e: new Date(0), f: true },
+      undefined,
+    ]) {
+      expect(toJson(value)).toBe(lossless(value));
+    }
+  });
+});
