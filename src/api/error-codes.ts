@@ -10,6 +10,8 @@ export const ERROR_CODES = {
   preconditionFailed: "precondition_failed",
   /** 422: an `Idempotency-Key` already used for a different request. */
   idempotencyKeyReused: "idempotency_key_reused",
+  /** 400: a history request's `limit` is not a whole number from 1 to 1000. */
+  invalidLimit: "invalid_limit",
   malformedRequest: "malformed_request",
   requestTimeout: "request_timeout",
   headersTooLarge: "headers_too_large",
@@ -19,6 +21,8 @@ export const ERROR_CODES = {
   unsupportedMediaType: "unsupported_media_type",
   payloadTooLarge: "payload_too_large",
   unauthorized: "unauthorized",
+  /** 403: the key is accepted but its scope does not allow this (a read key on a write). */
+  forbidden: "forbidden",
   petNotFound: "pet_not_found",
   notFound: "not_found",
   methodNotAllowed: "method_not_allowed",

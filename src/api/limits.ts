@@ -7,6 +7,10 @@ export const MAX_PET_ID = 9223372036854775807n;
 export const MIN_QUANTITY = 0;
 export const MAX_QUANTITY = 2147483647;
 
+/** `GET /inventory/{petId}/history?limit=N`: how many records, newest first. */
+export const DEFAULT_HISTORY_LIMIT = 20;
+export const MAX_HISTORY_LIMIT = 1000;
+
 /** What reading a whole number gave: its value, or why the text is not one. */
 export type WholeNumberReading =
   | { ok: true; value: bigint }

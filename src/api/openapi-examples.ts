@@ -105,6 +105,57 @@ export const invalidHeaderExamples = {
   }),
 } satisfies Record<string, Example>;
 
+export const invalidReasonExamples = {
+  invalidChangeReason: error("X-Change-Reason is longer than 200 characters or not printable", {
+    code: ERROR_CODES.invalidHeader,
+    message: "X-Change-Reason is refused: it is 230 characters long; at most 200 are kept",
+    status: 400,
+  }),
+} satisfies Record<string, Example>;
+
+export const invalidLimitExamples = {
+  invalidLimit: error("limit is not a whole number from 1 to 1000", {
+    code: ERROR_CODES.invalidLimit,
+    message: 'limit must be a whole number from 1 to 1000, got "5000"',
+    status: 400,
+  }),
+} satisfies Record<string, Example>;
+
+export const inventoryChangesExamples = {
+  changes: {
+    summary: "A sale at a till after the nightly recount, newest first",
+    value: [
+      {
+        at: "2026-11-22T14:03:12.481Z",
+        petId: 42,
+        previous: 8,
+        quantity: 7,
+        keyName: "till-1",
+        requestId: "0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b",
+        reason: "sale",
+      },
+      {
+        at: "2026-11-22T02:00:04.017Z",
+        petId: 42,
+        previous: 6,
+        quantity: 8,
+        keyName: "cron",
+        requestId: "5d1e7a90-3c2b-4f8e-b1a6-9e0d4c7f2a13",
+        reason: "apply counts.csv",
+      },
+      {
+        at: "2026-11-01T09:00:00.000Z",
+        petId: 42,
+        previous: null,
+        quantity: 6,
+        keyName: null,
+        requestId: null,
+        reason: "seed pets.json",
+      },
+    ],
+  },
+} satisfies Record<string, Example>;
+
 export const preconditionFailedExamples = {
   changed: error("The entry no longer holds the quantity If-Match named", {
     code: ERROR_CODES.preconditionFailed,
@@ -136,6 +187,15 @@ export const unauthorizedExamples = {
     code: ERROR_CODES.unauthorized,
     message: "invalid API key",
     status: 401,
+  }),
+} satisfies Record<string, Example>;
+
+export const forbiddenExamples = {
+  readOnlyKey: error("A read-only key (scope read) on a write", {
+    code: ERROR_CODES.forbidden,
+    message:
+      "the API key cron-report is read-only (scope read): it cannot PATCH; nothing was changed",
+    status: 403,
   }),
 } satisfies Record<string, Example>;
 

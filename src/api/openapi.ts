@@ -1,6 +1,7 @@
 /** Builds the OpenAPI 3.1 document of the service from the shared schemas. */
 import { PET_LOOKUP_DEPRECATION_HEADERS, PET_LOOKUP_SUNSET_AT } from "./deprecation.js";
 import {
+  forbiddenExamples,
   idempotencyKeyReusedExamples,
   inventoryEntryExamples,
   inventoryItemExamples,
@@ -8,6 +9,9 @@ import {
   inventoryUpdateExamples,
   invalidBodyExamples,
   invalidHeaderExamples,
+  invalidLimitExamples,
+  invalidReasonExamples,
+  inventoryChangesExamples,
   invalidPetIdExamples,
   orderListExamples,
   otherErrorExamples,
@@ -20,6 +24,7 @@ import {
 } from "./openapi-examples.js";
 import {
   errorSchema,
+  inventoryChangeSchema,
   inventoryItemSchema,
   inventoryListSchema,
   inventoryUpdateSchema,
@@ -124,6 +129,14 @@ const writeHeaderParameters = [
       pattern: "^[!-~]+$",
       examples: ["0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b"],
     },
+  },
+  {
+    name: "X-Change-Reason",
+    in: "header",
+    required: false,
+    description:
+      "Why the change is made, kept in the entry's history: 1 to 200 characters, no control characters, sent as UTF-8 bytes. Longer, or holding a control character: 400 `invalid_header`, nothing changed",
+    schema: { type: "string", minLength: 1, examples: ["recount after delivery"] },
   },
 ];
 
@@ -238,10 +251,15 @@ export function buildOpenApiDocument() {
             },
             "400": errorResponse(
               400,
-              "The body is missing required fields or contains invalid values, the petId is not a positive int64, or If-Match or Idempotency-Key is malformed (`invalid_header`)",
-              { ...invalidBodyExamples, ...invalidHeaderExamples },
+              "The body is missing required fields or contains invalid values, the petId is not a positive int64, or If-Match, Idempotency-Key or X-Change-Reason is malformed (`invalid_header`)",
+              { ...invalidBodyExamples, ...invalidHeaderExamples, ...invalidReasonExamples },
             ),
             "401": responses.unauthorized,
+            "403": errorResponse(
+              403,
+              "The API key is accepted but read-only (scope `read`: GET only): nothing was changed",
+              forbiddenExamples,
+            ),
             "404": { ...responses.notFound, headers: replayedHeader },
             "412": {
               ...errorResponse(
@@ -260,6 +278,45 @@ export function buildOpenApiDocument() {
               idempotencyKeyReusedExamples,
             ),
             "503": responses.unavailable,
+            default: responses.other,
+          },
+        },
+      },
+      "/inventory/{petId}/history": {
+        get: {
+          operationId: "getInventoryHistory",
+          tags: ["inventory"],
+          summary: "Returns the changes of one pet's stock, newest first",
+          description:
+            "Every change of the quantity (a PATCH that answered 200, and seeding) is kept with who made it (the API key's name), when, the request id and the `X-Change-Reason`. Replays, 404s and 412s keep no record. Records are never edited or deleted through the API.",
+          parameters: [
+            petIdParameter("The ID of the pet"),
+            {
+              name: "limit",
+              in: "query",
+              required: false,
+              description: "How many records, newest first: 1 to 1000",
+              schema: { type: "integer", minimum: 1, maximum: 1000, default: 20 },
+            },
+          ],
+          responses: {
+            "200": {
+              description: "The entry's latest changes, newest first (empty when none was kept)",
+              content: json(
+                { type: "array", items: ref("InventoryChange") },
+                inventoryChangesExamples,
+              ),
+            },
+            "400": errorResponse(
+              400,
+              "The pet ID is not a positive int64, or `limit` is not a whole number from 1 to 1000",
+              {
+                ...invalidPetIdExamples,
+                ...invalidLimitExamples,
+              },
+            ),
+            "401": responses.unauthorized,
+            "404": errorResponse(404, "No pet with this ID exists", petNotFoundExamples),
             default: responses.other,
           },
         },
@@ -312,7 +369,8 @@ export function buildOpenApiDocument() {
         bearerAuth: {
           type: "http",
           scheme: "bearer",
-          description: "The API key, as `Authorization: Bearer <API_KEY>`",
+          description:
+            "The API key, as `Authorization: Bearer <API_KEY>`. A key has a scope: `write` may do everything, `read` only GET (anything else is 403 `forbidden`)",
         },
       },
       schemas: {
@@ -323,6 +381,7 @@ export function buildOpenApiDocument() {
         },
         InventoryList: { ...inventoryListSchema, items: ref("InventoryItem") },
         InventoryUpdate: inventoryUpdateSchema,
+        InventoryChange: inventoryChangeSchema,
         Error: errorSchema,
         Pet: { ...petSchema, properties: { ...petSchema.properties, status: ref("PetStatus") } },
         Order: orderSchema,

@@ -3,6 +3,7 @@ export const OPERATION_IDS = [
   "listInventory",
   "getInventoryItem",
   "updateInventory",
+  "getInventoryHistory",
   "getPetById",
   "listOrders",
 ] as const;
@@ -12,5 +13,6 @@ export type OperationId = (typeof OPERATION_IDS)[number];
 export const PET_OPERATIONS: ReadonlySet<OperationId> = new Set([
   "getInventoryItem",
   "updateInventory",
+  "getInventoryHistory",
   "getPetById",
 ]);

@@ -2,6 +2,7 @@
  * JSON Schemas of the spec's shapes. The server validates and serializes with
  * them and the OpenAPI document is built from them, so the two cannot drift.
  */
+import { MAX_CHANGE_REASON_LENGTH } from "./change-reason.js";
 import { MAX_QUANTITY, MIN_QUANTITY } from "./limits.js";
 import { ORDER_STATUSES, PET_STATUSES } from "./types.js";
 
@@ -39,6 +40,37 @@ export const inventoryListSchema = {
   type: "array",
   description: "An array of inventory entries",
   items: inventoryItemSchema,
+} as const;
+
+/** One record of an entry's history (`GET /inventory/{petId}/history` answers an array). */
+export const inventoryChangeSchema = {
+  type: "object",
+  required: ["at", "petId", "previous", "quantity", "keyName", "requestId", "reason"],
+  additionalProperties: false,
+  properties: {
+    at: { type: "string", format: "date-time", description: "When, in RFC 3339 UTC" },
+    petId: petIdSchema,
+    previous: {
+      type: ["integer", "null"],
+      minimum: MIN_QUANTITY,
+      maximum: MAX_QUANTITY,
+      description: "The quantity before; null when the change created the entry (a seed)",
+    },
+    quantity: { ...quantitySchema, description: "The quantity set" },
+    keyName: {
+      type: ["string", "null"],
+      description: "The name of the API key that made the change; null for a seed",
+    },
+    requestId: {
+      type: ["string", "null"],
+      description: "The id of the request, as the server logged it; null for a seed",
+    },
+    reason: {
+      type: ["string", "null"],
+      maxLength: MAX_CHANGE_REASON_LENGTH,
+      description: "The `X-Change-Reason` sent with the change, or how a seed was loaded",
+    },
+  },
 } as const;
 
 export const inventoryUpdateSchema = {

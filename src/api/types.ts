@@ -11,6 +11,21 @@ export interface InventoryItem {
   status: PetStatus;
 }
 
+/**
+ * One change of an entry's quantity, as `GET /inventory/{petId}/history` lists it: when (RFC
+ * 3339 UTC), the quantities before (null for a seed) and after, the name of the key that made
+ * it, the request's id and the reason given (`X-Change-Reason`).
+ */
+export interface InventoryChange {
+  at: string;
+  petId: bigint;
+  previous: number | null;
+  quantity: number;
+  keyName: string | null;
+  requestId: string | null;
+  reason: string | null;
+}
+
 /** Body of `PATCH /inventory/{petId}`. */
 export interface InventoryUpdate {
   quantity: number;

@@ -2,8 +2,15 @@
  * The HTTP API client: typed calls of the spec's operations over the transport (one
  * undici dispatcher, a deadline per attempt, retries, lossless parsing, typed errors).
  */
-import type { InventoryItem, Order, Pet } from "../api/types.js";
-import { decodeInventoryItem, decodeInventoryList, decodeOrderList, decodePet } from "./decode.js";
+import { CHANGE_REASON_HEADER, encodeChangeReason } from "../api/change-reason.js";
+import type { InventoryChange, InventoryItem, Order, Pet } from "../api/types.js";
+import {
+  decodeInventoryChanges,
+  decodeInventoryItem,
+  decodeInventoryList,
+  decodeOrderList,
+  decodePet,
+} from "./decode.js";
 import { createTransport, type TransportOptions } from "./transport.js";
 
 export type { DeprecationNotice, TraceEvent } from "./transport.js";
@@ -22,10 +29,12 @@ export interface TaggedInventoryItem {
   etag: string | undefined;
 }
 
-/** How a PATCH is made conditional. */
+/** How a PATCH is made conditional, and why it is made. */
 export interface UpdateConditions {
   /** `If-Match`: the write happens only while the entry still has this tag (else 412). */
   ifMatch?: string | undefined;
+  /** `X-Change-Reason`, kept in the entry's history (checked by api/change-reason.ts first). */
+  reason?: string | undefined;
 }
 
 /** The operations of the service the CLI uses. */
@@ -41,6 +50,8 @@ export interface ApiClient {
     quantity: number,
     conditions?: UpdateConditions,
   ): Promise<TaggedInventoryItem>;
+  /** The entry's latest `limit` changes, newest first. */
+  getInventoryHistory(petId: bigint, limit: number): Promise<InventoryChange[]>;
   getPet(petId: bigint): Promise<Pet>;
   listOrders(): Promise<Order[]>;
 }
@@ -79,11 +90,21 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         headers: {
           "idempotency-key": options.idempotencyKey(),
           ...(conditions.ifMatch === undefined ? {} : { "if-match": conditions.ifMatch }),
+          ...(conditions.reason === undefined
+            ? {}
+            : { [CHANGE_REASON_HEADER]: encodeChangeReason(conditions.reason) }),
         },
         decode: (body, response) => ({
           item: decodeInventoryItem(body),
           etag: response.headers.etag,
         }),
+      }),
+    getInventoryHistory: (petId, limit) =>
+      send({
+        operation: "getInventoryHistory",
+        method: "GET",
+        path: `/inventory/${petId.toString()}/history?limit=${limit}`,
+        decode: (body) => decodeInventoryChanges(body),
       }),
     getPet: (petId) =>
       send({

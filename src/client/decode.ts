@@ -9,6 +9,7 @@ import {
   PET_STATUSES,
   type ApiErrorBody,
   type Category,
+  type InventoryChange,
   type InventoryItem,
   type Order,
   type OrderStatus,
@@ -112,6 +113,27 @@ export function decodeInventoryItem(value: unknown, path = ""): InventoryItem {
 /** Checks the body of `GET /inventory`. */
 export function decodeInventoryList(value: unknown): InventoryItem[] {
   return array(value, "").map((item, index) => decodeInventoryItem(item, `[${index}]`));
+}
+
+function nullable<T>(value: unknown, path: string, read: (value: unknown, path: string) => T) {
+  return value === null ? null : read(value, path);
+}
+
+/** Checks the body of `GET /inventory/{petId}/history`. */
+export function decodeInventoryChanges(value: unknown): InventoryChange[] {
+  return array(value, "").map((record, index) => {
+    const path = `[${index}]`;
+    const fields = object(record, path);
+    return {
+      at: string(fields.at, `${path}.at`),
+      petId: int64(fields.petId, `${path}.petId`),
+      previous: nullable(fields.previous, `${path}.previous`, safeInteger),
+      quantity: safeInteger(fields.quantity, `${path}.quantity`),
+      keyName: nullable(fields.keyName, `${path}.keyName`, string),
+      requestId: nullable(fields.requestId, `${path}.requestId`, string),
+      reason: nullable(fields.reason, `${path}.reason`, string),
+    };
+  });
 }
 
 function decodeNamedRef(value: unknown, path: string): Category | Tag {

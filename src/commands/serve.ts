@@ -30,7 +30,10 @@ export function serveCommand(io: ServeIo): Command {
     .addOption(new Option("--db <file>", 'SQLite database file (default: "./petstore.db")'))
     .option("--seed <file>", "load pets from a JSON array into an empty store")
     .option("--demo", "seed a small built-in set of pets into an empty store")
-    .option("--api-keys-file <file>", "file of accepted API keys, one per line")
+    .option(
+      "--api-keys-file <file>",
+      'accepted API keys: lines "<name> <scope> sha256:<hex>" (from petstore keys create)',
+    )
     .addOption(
       new Option("--rate-limit <n>", "requests per minute per client address (0: no limit)")
         .argParser(parseRateLimit)
@@ -39,15 +42,18 @@ export function serveCommand(io: ServeIo): Command {
     .addHelpText(
       "after",
       `
-Accepted API keys come from PETSTORE_API_KEYS (comma-separated) and/or --api-keys-file.
-The server refuses to start without at least one.
+Accepted API keys come from --api-keys-file and/or PETSTORE_API_KEYS (comma-separated, each a
+write key). A keys-file line is "<name> <scope> sha256:<hex>", as petstore keys create prints it:
+scope read may only GET, write may do everything; # starts a comment; a bare key on a line is a
+write key named key-N. A line it cannot use is exit 2 naming it. The server refuses to start
+without at least one key.
 PETSTORE_DATABASE_URL=postgres://… keeps everything in PostgreSQL instead of a SQLite file,
 so several instances can serve one database (not together with --db).
 
 Examples:
   PETSTORE_API_KEYS=s3cret petstore serve --demo
   PETSTORE_API_KEYS=s3cret petstore serve --port 0 --db /var/lib/petstore/inventory.db
-  petstore serve --api-keys-file /run/secrets/petstore-keys --seed pets.json
+  petstore serve --api-keys-file /etc/petstore/keys --seed pets.json
   PETSTORE_DATABASE_URL=postgres://petstore@db.internal/petstore petstore serve --host 0.0.0.0`,
     )
     .action(async (options: ServeOptions) => {

@@ -21,6 +21,7 @@ function where(target: TargetContext | undefined, url: string): string {
 const OPERATION_INPUTS: Readonly<Partial<Record<OperationId, string>>> = {
   getInventoryItem: "the petId",
   updateInventory: "the petId and quantity",
+  getInventoryHistory: "the petId and --limit",
   getPetById: "the petId",
 };
 
@@ -76,7 +77,7 @@ export function apiErrorHint(error: ApiError): string | undefined {
         target === undefined ? "the API key" : `the API key (from ${target.apiKeySource})`;
       return error.method === "GET"
         ? `${key} was accepted but lacks permission for this; ask for a key that has it`
-        : `${key} was accepted but lacks permission to change stock: a read-scope key can only read; use a write-scope key`;
+        : `${key} was accepted but is read-only (scope read): it can list and get stock, not change it; use a key of scope write`;
     }
     case 404:
       if (error.isNoSuchPet()) {

@@ -4,6 +4,7 @@
  * leading zeros, whitespace around it ignored).
  */
 import { InvalidArgumentError } from "commander";
+import { checkChangeReason, MAX_CHANGE_REASON_LENGTH } from "../api/change-reason.js";
 import { MAX_QUANTITY, readPetId, readQuantity, readWrittenWholeNumber } from "../api/limits.js";
 import { UsageError } from "../errors.js";
 
@@ -57,6 +58,19 @@ export function deltaArgument(text: string): number {
   }
   return sign === "-" ? -Number(reading.value) : Number(reading.value);
 }
+
+/** A commander argParser for `--reason TEXT`: the rule of src/api/change-reason.ts. */
+export function reasonOption(text: string): string {
+  const checked = checkChangeReason(text);
+  if (checked.ok) return checked.value;
+  throw new InvalidArgumentError(
+    `${checked.problem} (a reason is 1 to ${MAX_CHANGE_REASON_LENGTH} characters on one line).`,
+  );
+}
+
+/** The `--reason` option of the commands that change stock. */
+export const REASON_OPTION_HELP =
+  "why, kept in the entry's history (X-Change-Reason; at most 200 characters)";
 
 /**
  * A commander argParser for a numeric option: a whole number from `min` to `max` (safe

@@ -10,6 +10,7 @@ import { Factory } from "./factory.js";
 import { addGlobalOptions } from "./global-options.js";
 import { completionCommand } from "../commands/completion.js";
 import { inventoryCommand } from "../commands/inventory/index.js";
+import { keysCommand } from "../commands/keys/index.js";
 import { ordersCommand } from "../commands/orders/index.js";
 import { petsCommand } from "../commands/pets/index.js";
 import { serveCommand } from "../commands/serve.js";
@@ -74,6 +75,7 @@ export function createProgram(factory: Factory): Command {
     .addCommand(petsCommand(factory))
     .addCommand(ordersCommand(factory))
     .addCommand(serveCommand({ env: deps.env, stdout: deps.stdout, stderr: deps.stderr }))
+    .addCommand(keysCommand({ stdout: deps.stdout, stderr: deps.stderr }))
     .addCommand(completionCommand({ stdout: deps.stdout }));
   // addCommand() does not pass settings down, so apply them to every command.
   forEachCommand(program, (command) => {

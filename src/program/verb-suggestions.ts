@@ -94,7 +94,11 @@ export function suggestVerb(word: string, verbs: readonly Verb[], groupPath: str
   if (similar.length === 1) return `\n(Did you mean ${similar[0] ?? ""}?)`;
   const reads = verbs.filter((verb) => verb.read).map((verb) => `${groupPath} ${verb.name}`);
   if ((heldBack || READ_WORDS.has(word)) && reads.length > 0) {
-    return `\n(to read, use: ${reads.join(" or ")})`;
+    const listed =
+      reads.length > 1
+        ? `${reads.slice(0, -1).join(", ")} or ${reads.at(-1) ?? ""}`
+        : reads.join("");
+    return `\n(to read, use: ${listed})`;
   }
   return "";
 }

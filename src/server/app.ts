@@ -4,7 +4,7 @@ import { METHODS } from "node:http";
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
 import type { DestinationStream } from "pino";
 import { ERROR_CODES } from "../api/error-codes.js";
-import { createKeyChecker } from "./api-keys.js";
+import { type ApiKey, createKeyChecker } from "./api-keys.js";
 import { bearerAuth } from "./auth.js";
 import { answerClientError, answerConnect, answerUnmetExpectation } from "./client-errors.js";
 import { drainRequestBody } from "./drain-request-body.js";
@@ -21,8 +21,8 @@ import type { Store } from "./store/store.js";
 
 export interface AppOptions {
   store: Store;
-  /** Accepted API keys; at least one. */
-  apiKeys: readonly string[];
+  /** Accepted API keys (names, scopes and digests); at least one. */
+  apiKeys: readonly ApiKey[];
   /** Where structured JSON logs go; no logging when absent. */
   logStream?: DestinationStream;
   logLevel?: string;
@@ -131,6 +131,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
         method: request.method,
         route: request.routeOptions.url ?? "(unknown)",
         status: reply.statusCode,
+        // The key's name only, never the key or its digest; absent before authentication.
+        keyName: request.callerKeyName === "" ? undefined : request.callerKeyName,
         latencyMs: Math.round(reply.elapsedTime * 100) / 100,
       },
       "request",
@@ -139,6 +141,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   app.decorateRequest("callerKeyDigest", "");
+  app.decorateRequest("callerKeyName", "");
   const clock = options.clock ?? Date.now;
   const purge = startIdempotencyPurge(options.store, {
     now: clock,
@@ -154,7 +157,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(healthRoutes, { store: options.store });
-  const isAcceptedKey = createKeyChecker(options.apiKeys);
+  const acceptedKey = createKeyChecker(options.apiKeys);
   await app.register(
     async (v1) => {
       // The limiter's hooks are per route (onRequest), so authentication runs at preParsing
@@ -172,7 +175,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
             ),
         });
       }
-      v1.addHook("preParsing", bearerAuth(isAcceptedKey));
+      v1.addHook("preParsing", bearerAuth(acceptedKey));
       await v1.register(inventoryRoutes, { store: options.store, clock });
       await v1.register(petRoutes, { store: options.store });
       await v1.register(orderRoutes, { store: options.store });

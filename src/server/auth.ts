@@ -1,7 +1,7 @@
-/** Bearer authentication for everything under /v1 (RFC 6750 challenges). */
-import { createHash } from "node:crypto";
+/** Bearer authentication and scopes for everything under /v1 (RFC 6750 challenges). */
 import type { FastifyRequest } from "fastify";
 import { ERROR_CODES } from "../api/error-codes.js";
+import type { ApiKey } from "./api-keys.js";
 import { HttpError } from "./http-error.js";
 
 declare module "fastify" {
@@ -11,16 +11,26 @@ declare module "fastify" {
      * key that authenticated the request; "" before authentication. Never logged.
      */
     callerKeyDigest: string;
+    /**
+     * The name of the API key that authenticated the request (from the keys file, or key-N);
+     * "" before authentication. Logged with the request, unlike the key and its digest.
+     */
+    callerKeyName: string;
   }
 }
 
 const REALM = 'Bearer realm="petstore"';
 
+/** Methods a `read` key may use: those that change nothing. */
+const READ_METHODS: ReadonlySet<string> = new Set(["GET", "HEAD"]);
+
 /**
- * Builds a hook that rejects requests without one of the accepted keys, and records the
- * accepted key's digest as `request.callerKeyDigest` (the app decorates requests with it).
+ * Builds a hook that rejects requests without one of the accepted keys (401), and requests a
+ * key's scope does not allow (403: a read key on anything but GET or HEAD). It records the
+ * accepted key as `request.callerKeyDigest` and `request.callerKeyName` (the app decorates
+ * requests with both).
  */
-export function bearerAuth(isAcceptedKey: (key: string) => boolean) {
+export function bearerAuth(acceptedKey: (key: string) => ApiKey | undefined) {
   return async function authenticate(request: FastifyRequest): Promise<void> {
     const header = request.headers.authorization;
     if (header === undefined || header === "") {
@@ -33,12 +43,21 @@ export function bearerAuth(isAcceptedKey: (key: string) => boolean) {
         },
       );
     }
-    const match = /^Bearer +(\S+) *$/i.exec(header);
-    if (!match?.[1] || !isAcceptedKey(match[1])) {
+    const presented = /^Bearer +(\S+) *$/i.exec(header)?.[1];
+    const key = presented === undefined ? undefined : acceptedKey(presented);
+    if (key === undefined) {
       throw new HttpError(401, ERROR_CODES.unauthorized, "invalid API key", {
         "www-authenticate": `${REALM}, error="invalid_token"`,
       });
     }
-    request.callerKeyDigest = createHash("sha256").update(match[1]).digest("hex");
+    request.callerKeyDigest = key.digestHex;
+    request.callerKeyName = key.name;
+    if (key.scope === "read" && !READ_METHODS.has(request.method)) {
+      throw new HttpError(
+        403,
+        ERROR_CODES.forbidden,
+        `the API key ${key.name} is read-only (scope read): it cannot ${request.method}; nothing was changed`,
+      );
+    }
   };
 }

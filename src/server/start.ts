@@ -1,8 +1,9 @@
 /** Starts the bundled server: keys, store, seed, listen(), signals and graceful close. */
 import { existsSync, rmSync } from "node:fs";
+import { basename } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { destination, type DestinationStream } from "pino";
-import { loadApiKeys } from "./api-keys.js";
+import { ApiKeysError, loadApiKeys } from "./api-keys.js";
 import { buildApp } from "./app.js";
 import { DEMO_ORDERS, DEMO_PETS } from "./demo-data.js";
 import { lockTimeoutFrom } from "./lock-timeout.js";
@@ -42,14 +43,15 @@ const FORCED_EXIT_STATUS = 1;
 export async function runServer(options: ServeOptions, io: ServeIo): Promise<void> {
   const apiKeys = await loadApiKeys(io.env.PETSTORE_API_KEYS, options.apiKeysFile).catch(
     (error: unknown) => {
-      throw new StartupError("configuration", (error as Error).message);
+      if (!(error instanceof ApiKeysError)) throw error;
+      throw new StartupError("configuration", error.message);
     },
   );
   if (apiKeys.length === 0) {
     throw new StartupError(
       "configuration",
       "no API key configured: the server refuses to start without one",
-      "set PETSTORE_API_KEYS=key1,key2 or pass --api-keys-file FILE (one key per line)",
+      "pass --api-keys-file FILE (lines from petstore keys create NAME), or set PETSTORE_API_KEYS=key1,key2",
     );
   }
   // Validate the seed before touching the database, so a bad file changes nothing.
@@ -71,12 +73,16 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
   const logs = logDestination(io.stderr);
   let app: FastifyInstance | undefined;
   try {
-    if (seed && !(await store.seedIfEmpty(seed))) {
+    // A seed's history records say where the counts came from.
+    const seeded = { at: Date.now(), reason: `seed ${basename(options.seed ?? "")}` };
+    if (seed && !(await store.seedIfEmpty(seed, [], seeded))) {
       io.stderr.write(
         `note: ${storeName(choice)} already holds pets; --seed ${options.seed} ignored\n`,
       );
     }
-    if (options.demo) await store.seedIfEmpty(DEMO_PETS, DEMO_ORDERS);
+    if (options.demo) {
+      await store.seedIfEmpty(DEMO_PETS, DEMO_ORDERS, { at: Date.now(), reason: "demo data" });
+    }
     app = await buildApp({
       store,
       apiKeys,

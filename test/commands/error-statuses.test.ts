@@ -40,7 +40,7 @@ describe("error answers", () => {
       403,
       "forbidden",
       "the key cannot write",
-      "the API key (from PETSTORE_API_KEY) was accepted but lacks permission to change stock: a read-scope key can only read; use a write-scope key",
+      "the API key (from PETSTORE_API_KEY) was accepted but is read-only (scope read): it can list and get stock, not change it; use a key of scope write",
       4,
     ],
     [

@@ -63,11 +63,16 @@ describe("bash completion", () => {
     [["petstore", "inv"], ["inventory"]],
     [
       ["petstore", ""],
-      ["inventory", "pets", "orders", "serve", "completion"],
+      ["inventory", "pets", "orders", "serve", "keys", "completion"],
+    ],
+    [["petstore", "keys", ""], ["create"]],
+    [
+      ["petstore", "keys", "create", "cron", "--scope", ""],
+      ["read", "write"],
     ],
     [
       ["petstore", "inventory", ""],
-      ["list", "get", "set", "adjust", "apply"],
+      ["list", "get", "set", "adjust", "apply", "history"],
     ],
     [
       ["petstore", "--env", ""],

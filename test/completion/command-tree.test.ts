@@ -47,6 +47,7 @@ describe("describeProgram on the real program", () => {
       "pets",
       "orders",
       "serve",
+      "keys",
       "completion",
     ]);
     expect(at(root, "inventory").commands.map((command) => command.names[0])).toEqual([
@@ -55,6 +56,7 @@ describe("describeProgram on the real program", () => {
       "set",
       "adjust",
       "apply",
+      "history",
     ]);
   });
 
@@ -180,7 +182,14 @@ describe("syntax of the zsh and fish scripts (only where those shells are instal
         .filter((entry) => entry !== "")
         .map((entry) => entry.split("\t")[0]);
     };
-    expect(complete("petstore inventory ")).toEqual(["adjust", "apply", "get", "list", "set"]);
+    expect(complete("petstore inventory ")).toEqual([
+      "adjust",
+      "apply",
+      "get",
+      "history",
+      "list",
+      "set",
+    ]);
     expect(complete("petstore --env ")).toEqual(["local", "production", "staging"]);
     expect(complete("petstore inventory list --st")).toEqual(["--status"]);
     expect(complete(`petstore inventory apply ${dir}/petst`)).toEqual([`${dir}/petstore.fish`]);

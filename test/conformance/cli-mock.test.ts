@@ -7,10 +7,15 @@
  *
  * Prism serves the document's paths at its root, so its URL is the base URL (see prism.ts).
  * Error paths are those a mock can honestly produce from the CLI: a 400 for a petId Prism
- * cannot represent, a 404 for a base URL it does not serve. A 401 cannot be produced: Prism
- * accepts any `Bearer` token and the CLI always sends one (without a key it stops first, exit 2).
+ * cannot represent, a 404 for a base URL it does not serve, the documented 403 through a proxy
+ * that adds `Prefer: code=403` (Prism's way to pick a documented status). A 401 cannot be
+ * produced: Prism accepts any `Bearer` token and the CLI always sends one (without a key it
+ * stops first, exit 2).
  */
+import { once } from "node:events";
 import { readFileSync } from "node:fs";
+import { createServer, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertBuilt, runCli, type CliResult } from "../e2e/helpers.js";
 import { DOCUMENT, startPrism, stopAllPrisms, type PrismProcess } from "./prism.js";
@@ -64,6 +69,45 @@ async function petstore(
     env: { PETSTORE_API_KEY: KEY },
   });
   return { ...result, violations: prism.violationLines().slice(before) };
+}
+
+/**
+ * A forwarding proxy in front of a Prism mock that adds `Prefer: <prefer>` to every request,
+ * so the mock answers the documented status the CLI itself cannot ask for (`code=403`).
+ */
+async function preferringProxy(
+  prism: PrismProcess,
+  prefer: string,
+): Promise<{ url: string; stop: () => Promise<void> }> {
+  const upstream = new URL(prism.url);
+  const server = createServer((incoming, outgoing) => {
+    const forwarded = httpRequest(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: incoming.method,
+        path: incoming.url,
+        headers: { ...incoming.headers, prefer },
+      },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    forwarded.on("error", () => outgoing.destroy());
+    incoming.pipe(forwarded);
+  });
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async stop() {
+      server.closeAllConnections();
+      server.close();
+      await once(server, "close");
+    },
+  };
 }
 
 describe("petstore against prism mock (the document's examples)", () => {
@@ -162,6 +206,24 @@ describe("petstore against prism mock (the document's examples)", () => {
         "Violation: request.path.petid Request path parameter petid must be <=",
       ),
     ]);
+  });
+
+  it("exit 4 with the read-only hint on the document's 403 (a read key's PATCH)", async () => {
+    const proxy = await preferringProxy(mock, "code=403");
+    try {
+      const result = await petstore(mock, ["inventory", "set", "42", "7"], proxy.url);
+      const { message } = example("/inventory/{petId}", "patch", "403") as { message: string };
+      expect(result).toEqual({
+        code: 4,
+        stdout: "",
+        stderr:
+          `error: ${message} (forbidden, HTTP 403)\n` +
+          "hint: the API key (from PETSTORE_API_KEY) was accepted but is read-only (scope read): it can list and get stock, not change it; use a key of scope write\n",
+        violations: [],
+      });
+    } finally {
+      await proxy.stop();
+    }
   });
 
   it("exit 5 on a 404 that is not an Error body (a base URL the server does not serve)", async () => {

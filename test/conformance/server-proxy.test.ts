@@ -16,7 +16,8 @@
  * Order schema is only tested by a non-empty order list.
  */
 import Database from "better-sqlite3";
-import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_KEY, assertBuilt, startServer, tempDir, type RunningServer } from "../e2e/helpers.js";
@@ -53,6 +54,8 @@ interface Call {
 }
 
 const temp = tempDir("petstore-conformance-");
+/** A key of scope `read`, accepted beside API_KEY through a keys file. */
+const READ_KEY = "conformance-read-key-5d1e";
 let server: RunningServer | undefined;
 let strict: PrismProcess;
 let observing: PrismProcess;
@@ -64,9 +67,12 @@ const covered = new Set<string>();
 
 beforeAll(async () => {
   assertBuilt();
+  const keysFile = join(temp.dir, "keys.txt");
+  const readDigest = createHash("sha256").update(READ_KEY).digest("hex");
+  writeFileSync(keysFile, `reader read sha256:${readDigest}\n`);
   server = await startServer({
     dbPath: join(temp.dir, "petstore.db"),
-    args: ["--demo"],
+    args: ["--demo", "--api-keys-file", keysFile],
     // A PATCH waits this long for a lock held elsewhere before its 503 (see the 503 case).
     env: { PETSTORE_LOCK_TIMEOUT_MS: "300" },
   });
@@ -281,6 +287,21 @@ describe("PATCH /inventory/{petId} (updateInventory) through prism proxy", () =>
     }
   });
 
+  it("400: an X-Change-Reason over 200 characters or with a control character, nothing changed", async () => {
+    const path = `/inventory/${petIds[0]}`;
+    const before = await send(strict, { path });
+    // A tab, and a C1 control character sent as its UTF-8 bytes (what HTTP clients can send).
+    for (const reason of ["r".repeat(201), "tab\there", "\u00c2\u0085"]) {
+      const { body } = await conforming(
+        "updateInventory",
+        { method: "PATCH", path, body: '{"quantity":3}', headers: { "x-change-reason": reason } },
+        400,
+      );
+      expect(body).toMatchObject({ code: "invalid_header" });
+    }
+    expect((await send(strict, { path })).body).toEqual(before.body);
+  });
+
   it("422: an Idempotency-Key used before for a different request", async () => {
     const path = `/inventory/${petIds[0]}`;
     const headers = { "idempotency-key": "conformance-422" };
@@ -295,6 +316,18 @@ describe("PATCH /inventory/{petId} (updateInventory) through prism proxy", () =>
       422,
     );
     expect(body).toMatchObject({ code: "idempotency_key_reused" });
+  });
+
+  it("403: a read-only key (scope read), nothing changed", async () => {
+    const path = `/inventory/${petIds[0]}`;
+    const before = await send(strict, { path });
+    const { body } = await conforming(
+      "updateInventory",
+      { method: "PATCH", path, key: READ_KEY, body: '{"quantity":6}' },
+      403,
+    );
+    expect(body).toMatchObject({ code: "forbidden" });
+    expect((await send(strict, { path })).body).toEqual(before.body);
   });
 
   it("503: another process holds the database's write lock for longer than the server waits", async () => {
@@ -312,6 +345,72 @@ describe("PATCH /inventory/{petId} (updateInventory) through prism proxy", () =>
     } finally {
       locker.close();
     }
+  });
+});
+
+describe("GET /inventory/{petId}/history (getInventoryHistory) through prism proxy", () => {
+  it("200: the changes newest first, a reason and the demo seed's record among them", async () => {
+    const petId = petIds[2];
+    const path = `/inventory/${petId}`;
+    await conforming(
+      "updateInventory",
+      {
+        method: "PATCH",
+        path,
+        body: '{"quantity":4}',
+        headers: { "x-change-reason": "conformance recount" },
+      },
+      200,
+    );
+    const { body } = await conforming(
+      "getInventoryHistory",
+      { path: `${path}/history?limit=1000` },
+      200,
+    );
+    const records = body as { quantity: number; reason: string | null; keyName: string | null }[];
+    expect(records[0]).toMatchObject({ quantity: 4, reason: "conformance recount" });
+    expect(records.at(-1)).toMatchObject({ keyName: null, reason: "demo data" });
+    const limited = await conforming(
+      "getInventoryHistory",
+      { path: `${path}/history?limit=1` },
+      200,
+    );
+    expect(limited.body).toEqual([records[0]]);
+  });
+
+  it("400: a petId that is not a positive int64, or a limit out of 1 to 1000", async () => {
+    const { body } = await forbidden(
+      "getInventoryHistory",
+      { path: "/inventory/abc/history" },
+      400,
+    );
+    expect(body).toMatchObject({ code: "invalid_pet_id" });
+    for (const limit of ["0", "1001", "abc"]) {
+      const { body: refused } = await forbidden(
+        "getInventoryHistory",
+        { path: `/inventory/${petIds[0]}/history?limit=${limit}` },
+        400,
+      );
+      expect(refused, limit).toMatchObject({ code: "invalid_limit" });
+    }
+  });
+
+  it("401: a key the server does not accept, or none", async () => {
+    await conforming(
+      "getInventoryHistory",
+      { path: "/inventory/1/history", key: "not-a-key" },
+      401,
+    );
+    await forbidden("getInventoryHistory", { path: "/inventory/1/history", key: null }, 401);
+  });
+
+  it("404: no pet with this petId", async () => {
+    const { body } = await conforming(
+      "getInventoryHistory",
+      { path: `/inventory/${unknownId}/history` },
+      404,
+    );
+    expect(body).toMatchObject({ code: "pet_not_found" });
   });
 });
 

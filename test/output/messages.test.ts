@@ -100,7 +100,7 @@ describe("formatError", () => {
         method: "PATCH",
         path: "/inventory/42",
       }),
-      "the API key (from PETSTORE_STAGING_API_KEY) was accepted but lacks permission to change stock: a read-scope key can only read; use a write-scope key",
+      "the API key (from PETSTORE_STAGING_API_KEY) was accepted but is read-only (scope read): it can list and get stock, not change it; use a key of scope write",
       4,
     ],
     [

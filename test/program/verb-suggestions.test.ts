@@ -12,7 +12,7 @@ describe("unknown verbs, through the real program", () => {
       stdout: "",
       stderr:
         "error: unknown command 'view'\n" +
-        "(to read, use: petstore inventory list or petstore inventory get)\n" +
+        "(to read, use: petstore inventory list, petstore inventory get or petstore inventory history)\n" +
         "hint: see petstore inventory --help\n",
     });
     expect(callsOf(agent)).toEqual([]);
@@ -22,7 +22,10 @@ describe("unknown verbs, through the real program", () => {
     [["inventory", "lst"], "(Did you mean list?)"],
     [["inventory", "sett", "1", "2"], "(Did you mean set?)"],
     [["inventory", "aplly", "counts.csv"], "(Did you mean apply?)"],
-    [["inventory", "show"], "(to read, use: petstore inventory list or petstore inventory get)"],
+    [
+      ["inventory", "show"],
+      "(to read, use: petstore inventory list, petstore inventory get or petstore inventory history)",
+    ],
     [["inventory", "gte", "1"], "(Did you mean get?)"],
     [["inventory", "got", "1"], "(Did you mean get?)"],
     [["inventory", "ajust", "1", "+1"], "(Did you mean adjust?)"],

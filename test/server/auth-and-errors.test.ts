@@ -1,7 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Store } from "../../src/server/store/store.js";
 import { expectError } from "./expect-error.js";
-import { API_KEY, AUTH, createTestApp, type TestApp } from "./fixture.js";
+import { createHash } from "node:crypto";
+import { API_KEY, AUTH, READ_AUTH, READ_KEY, createTestApp, type TestApp } from "./fixture.js";
+
+const sha256 = (key: string) => createHash("sha256").update(key).digest("hex");
 
 let t: TestApp;
 beforeEach(async () => {
@@ -60,6 +63,66 @@ describe("authentication", () => {
     const response = await t.app.inject({ url: "/healthz" });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ status: "ok" });
+  });
+});
+
+describe("scopes", () => {
+  const patch = (headers: Record<string, string>, body = '{"quantity":9}') =>
+    t.app.inject({
+      method: "PATCH",
+      url: "/v1/inventory/1",
+      headers: { ...headers, "content-type": "application/json" },
+      payload: body,
+    });
+  const quantityOfPet1 = async () =>
+    (await t.app.inject({ url: "/v1/inventory/1", headers: AUTH })).json<{ quantity: number }>()
+      .quantity;
+
+  it.each([
+    ["GET", "/v1/inventory"],
+    ["GET", "/v1/inventory/1"],
+    ["HEAD", "/v1/inventory"],
+    ["GET", "/v1/pets/1"],
+    ["GET", "/v1/store/orders"],
+    ["GET", "/v1/openapi.json"],
+  ] as const)("a read key may %s %s", async (method, url) => {
+    expect((await t.app.inject({ method, url, headers: READ_AUTH })).statusCode).toBe(200);
+  });
+
+  it("a read key on PATCH is 403 forbidden, naming the key, and changes nothing", async () => {
+    const response = await patch({ ...READ_AUTH, "if-match": '"3"', "idempotency-key": "k-1" });
+    expectError(response, 403, "forbidden");
+    expect(response.json()).toMatchObject({
+      message: "the API key reader is read-only (scope read): it cannot PATCH; nothing was changed",
+    });
+    expect(response.headers["www-authenticate"]).toBeUndefined();
+    expect(response.body).not.toContain(READ_KEY);
+    expect(await quantityOfPet1()).toBe(3);
+    // The write key's request with the same Idempotency-Key is a new one: nothing was kept.
+    const write = await patch({ ...AUTH, "idempotency-key": "k-1" });
+    expect(write.statusCode).toBe(200);
+    expect(write.headers["idempotent-replayed"]).toBeUndefined();
+    expect(await quantityOfPet1()).toBe(9);
+  });
+
+  it("a read key's write is 403 before its body is looked at", async () => {
+    expectError(await patch(READ_AUTH, '{"quantity":-1}'), 403, "forbidden");
+    expectError(await patch(READ_AUTH, "{not json"), 403, "forbidden");
+    expect(await quantityOfPet1()).toBe(3);
+  });
+
+  it.each([
+    ["POST", "/v1/inventory"],
+    ["DELETE", "/v1/inventory/1"],
+    ["PUT", "/v1/inventory/1"],
+    ["OPTIONS", "/v1/inventory"],
+    ["POST", "/v1/no-such-route"],
+  ] as const)("a read key on %s %s is 403 forbidden", async (method, url) => {
+    expectError(await t.app.inject({ method, url, headers: READ_AUTH }), 403, "forbidden");
+  });
+
+  it("a wrong key on a write is still 401, not 403", async () => {
+    expectError(await patch({ authorization: "Bearer wrong-key" }), 401, "unauthorized");
   });
 });
 
@@ -141,6 +204,25 @@ describe("logging", () => {
     expect(all).not.toContain(API_KEY);
     expect(all).not.toContain("wrong-guess");
     expect(all.toLowerCase()).not.toContain("authorization");
+  });
+
+  it("names the key of each request, never the key or its digest", async () => {
+    await t.app.inject({ url: "/v1/inventory", headers: AUTH });
+    await t.app.inject({ method: "PATCH", url: "/v1/inventory/1", headers: READ_AUTH });
+    await t.app.inject({ url: "/v1/inventory" });
+    const requests = t.logs
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line.msg === "request");
+    expect(requests.map((line) => [line.status, line.keyName])).toEqual([
+      [200, "tester"],
+      [403, "reader"],
+      [401, undefined],
+    ]);
+    const all = t.logs.join("\n").toLowerCase();
+    for (const key of [API_KEY, READ_KEY]) {
+      expect(all).not.toContain(key.toLowerCase());
+      expect(all).not.toContain(sha256(key));
+    }
   });
 
   it("returns the request id in x-request-id", async () => {

@@ -218,7 +218,7 @@ describe("PATCH /v1/inventory/{petId}: Idempotency-Key", () => {
   it("stores a digest of the API key, never the key, and logs neither", async () => {
     await patch(1, 42, { "idempotency-key": "k" });
     const db = new Database(t.dbPath, { readonly: true });
-    const rows = db.prepare("SELECT owner, key FROM idempotency_keys").all();
+    const rows = db.prepare("SELECT owner, key FROM idempotency_records").all();
     db.close();
     expect(rows).toEqual([{ owner: createHash("sha256").update(API_KEY).digest("hex"), key: "k" }]);
     const logs = t.logs.join("\n");

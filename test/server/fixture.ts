@@ -2,6 +2,7 @@
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import type { FastifyInstance } from "fastify";
+import { apiKeyFromSecret } from "../../src/server/api-keys.js";
 import { buildApp, type AppOptions } from "../../src/server/app.js";
 import { openSqliteStore } from "../../src/server/store/sqlite.js";
 import type { SeedPet, Store } from "../../src/server/store/store.js";
@@ -11,6 +12,16 @@ export { tempDir };
 
 export const API_KEY = "test-key-0123456789";
 export const AUTH = { authorization: `Bearer ${API_KEY}` };
+/** A key of scope `read`, named `reader`, that every test app accepts too. */
+export const READ_KEY = "test-read-key-9876543210";
+export const READ_AUTH = { authorization: `Bearer ${READ_KEY}` };
+
+/** The keys of a test app: API_KEY (`tester`), `second-key` (`second`), READ_KEY (`reader`). */
+export const TEST_API_KEYS = [
+  apiKeyFromSecret("tester", "write", API_KEY),
+  apiKeyFromSecret("second", "write", "second-key"),
+  apiKeyFromSecret("reader", "read", READ_KEY),
+];
 export { MAX_ID_TEXT as MAX_ID } from "../support/ids.js";
 
 export const PETS: readonly SeedPet[] = [
@@ -57,7 +68,7 @@ export async function createTestApp(
       callback();
     },
   });
-  const app = await buildApp({ apiKeys: [API_KEY, "second-key"], ...options, store, logStream });
+  const app = await buildApp({ apiKeys: TEST_API_KEYS, ...options, store, logStream });
   return {
     app,
     store,

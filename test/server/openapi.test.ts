@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { buildOpenApiDocument } from "../../src/api/openapi.js";
 import { inventoryUpdateSchema } from "../../src/api/schemas.js";
 import { openSqliteStore } from "../../src/server/store/sqlite.js";
-import { AUTH, PETS, createTestApp, tempDir, type TestApp } from "./fixture.js";
+import { AUTH, PETS, READ_AUTH, createTestApp, tempDir, type TestApp } from "./fixture.js";
 
 interface Operation {
   responses: Record<string, { content?: Record<string, { schema: object }> }>;
@@ -140,6 +140,12 @@ describe("GET /v1/openapi.json", () => {
         404,
       ],
       ["/inventory/{petId}", "patch", { method: "PATCH", url: "/v1/inventory/1" }, 401],
+      [
+        "/inventory/{petId}",
+        "patch",
+        { method: "PATCH", url: "/v1/inventory/1", headers: READ_AUTH, payload: { quantity: 4 } },
+        403,
+      ],
       ["/inventory/{petId}", "get", { url: "/v1/inventory/1", headers: AUTH }, 200],
       ["/inventory/{petId}", "get", { url: "/v1/inventory/x", headers: AUTH }, 400],
       ["/inventory/{petId}", "get", { url: "/v1/inventory/1" }, 401],

@@ -6,7 +6,13 @@ import { isPreconditionFailed, quantityETag } from "../../client/etag.js";
 import { CliError, EXIT_CODES } from "../../errors.js";
 import { chooseRecordFormat } from "../../output/format.js";
 import { writeInventoryItem } from "../../output/inventory.js";
-import { deltaArgument, petIdArgument, wholeNumberOption } from "../../program/arguments.js";
+import {
+  deltaArgument,
+  petIdArgument,
+  REASON_OPTION_HELP,
+  reasonOption,
+  wholeNumberOption,
+} from "../../program/arguments.js";
 import type { CommandContext, Factory } from "../../program/factory.js";
 import { readGlobalOptions } from "../../program/global-options.js";
 import { quantityAfterConflict, QuantityConflictError } from "./conflict.js";
@@ -26,6 +32,8 @@ export interface InventoryAdjustOptions {
   json?: boolean | undefined;
   /** Read→write rounds before giving up (the command gives its default). */
   attempts: number;
+  /** Why, kept in the entry's history (`X-Change-Reason`). */
+  reason?: string | undefined;
 }
 
 /**
@@ -72,6 +80,7 @@ export async function runInventoryAdjust(
     try {
       ({ item } = await client.updateInventory(petId, quantity, {
         ifMatch: read.etag ?? quantityETag(read.item.quantity),
+        reason: options.reason,
       }));
     } catch (error) {
       if (!isPreconditionFailed(error)) throw error;
@@ -105,6 +114,7 @@ export function inventoryAdjustCommand(factory: Factory): Command {
           .argParser(wholeNumberOption("a whole number of attempts", 1, MAX_ADJUST_ATTEMPTS))
           .default(DEFAULT_ADJUST_ATTEMPTS),
       )
+      .addOption(new Option("--reason <text>", REASON_OPTION_HELP).argParser(reasonOption))
       .option("--json", "print the updated entry as a JSON object")
       .addHelpText(
         "after",
@@ -117,7 +127,7 @@ the write carries an Idempotency-Key that its retries repeat. A negative delta n
 
 Examples:
   petstore inventory adjust 42 -1
-  petstore inventory adjust 42 +12 --json
+  petstore inventory adjust 42 +12 --json --reason "delivery 2026-11-22"
   petstore inventory adjust 42 -3 --attempts 20`,
       )
       .action(

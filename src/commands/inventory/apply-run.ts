@@ -1,4 +1,5 @@
 /** `inventory apply`: validates a counts file, then applies only what differs. */
+import { basename } from "node:path";
 import { ApplyIncompleteError } from "../../apply/apply-incomplete-error.js";
 import { ApplyInterruptedError } from "../../apply/apply-interrupted-error.js";
 import type { CountsFormat } from "../../apply/counts.js";
@@ -10,6 +11,7 @@ import {
   readCountsText,
   sourceName,
 } from "../../apply/read-counts.js";
+import { MAX_CHANGE_REASON_LENGTH } from "../../api/change-reason.js";
 import { quantityETag } from "../../client/etag.js";
 import { UsageError } from "../../errors.js";
 import { writeApplyPlan, writeApplyReport } from "../../output/apply.js";
@@ -29,6 +31,18 @@ export interface InventoryApplyOptions {
   json?: boolean | undefined;
   /** Write every changed row unconditionally, over whatever the entry holds by then. */
   force?: boolean | undefined;
+  /** Why, kept in each changed entry's history; default `apply <file name>`. */
+  reason?: string | undefined;
+}
+
+/**
+ * The reason a run gives when none was asked for: `apply counts.csv` (the file's name, without
+ * its folders), `apply stdin`; cut and made printable to fit the rule of a reason.
+ */
+export function defaultApplyReason(file: string): string {
+  const name = file === "-" ? "stdin" : basename(file);
+  const printable = name.replace(/[\p{Cc}\p{Cs}\p{Zl}\p{Zp}]/gu, "?");
+  return Array.from(`apply ${printable}`).slice(0, MAX_CHANGE_REASON_LENGTH).join("");
 }
 
 const EMPTY_REPORT: ApplyReport = { changed: 0, unchanged: 0, failed: 0, results: [] };
@@ -80,19 +94,19 @@ export async function runInventoryApply(
       `interrupted by ${signal}: starting no more changes; finishing those in flight, then printing the report (interrupt again to stop at once)\n`,
     );
   });
+  const reason = options.reason ?? defaultApplyReason(file);
   let report: ApplyReport;
   try {
     report = await executePlan(plan, {
       // The ETag of an entry is its quantity, so the listed quantity is the precondition. A pet
       // the list did not show has none to keep: the server decides (404 when it has no such pet).
       update: (petId, quantity, previous) =>
-        client.updateInventory(
-          petId,
-          quantity,
-          options.force === true || previous === undefined
+        client.updateInventory(petId, quantity, {
+          ...(options.force === true || previous === undefined
             ? {}
-            : { ifMatch: quantityETag(previous) },
-        ),
+            : { ifMatch: quantityETag(previous) }),
+          reason,
+        }),
       concurrency: options.concurrency,
       onSettled: (result) => {
         progress.tick(result.outcome === "failed" || result.outcome === "conflict");

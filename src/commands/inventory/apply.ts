@@ -1,7 +1,7 @@
 /** `petstore inventory apply <file>`: reconciles stock with a file of counted quantities. */
 import { Command, Option } from "commander";
 import { COUNTS_FORMATS } from "../../apply/counts.js";
-import { wholeNumberOption } from "../../program/arguments.js";
+import { REASON_OPTION_HELP, reasonOption, wholeNumberOption } from "../../program/arguments.js";
 import type { Factory } from "../../program/factory.js";
 import { readGlobalOptions } from "../../program/global-options.js";
 // Only the type: the run function (CSV parser, progress bar) loads when apply runs.
@@ -42,6 +42,11 @@ export function inventoryApplyCommand(factory: Factory): Command {
       "--force",
       "write every changed row even if its entry changed since it was read (no If-Match)",
     )
+    .addOption(
+      new Option("--reason <text>", `${REASON_OPTION_HELP}; default "apply <file name>"`).argParser(
+        reasonOption,
+      ),
+    )
     .option("--json", "print the report (or with --dry-run, the plan) as JSON")
     .addHelpText(
       "after",
@@ -64,6 +69,7 @@ Report: a summary, the changes and every failure on stdout (--json: {"changed", 
 Examples:
   petstore inventory apply counts.csv --dry-run
   petstore inventory apply counts.csv
+  petstore inventory apply counts.csv --reason "stocktake 2026-11"
   petstore inventory apply --max-changes 500 --json counts.csv >> /var/log/petstore-apply.log
   export-counts | petstore inventory apply --format csv -`,
     )

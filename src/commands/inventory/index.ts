@@ -5,6 +5,7 @@ import { guardVerbSuggestions } from "../../program/verb-suggestions.js";
 import { inventoryAdjustCommand } from "./adjust.js";
 import { inventoryApplyCommand } from "./apply.js";
 import { inventoryGetCommand } from "./get.js";
+import { inventoryHistoryCommand } from "./history.js";
 import { inventoryListCommand } from "./list.js";
 import { inventorySetCommand } from "./set.js";
 
@@ -17,6 +18,7 @@ export function inventoryCommand(factory: Factory): Command {
     .addCommand(inventorySetCommand(factory))
     .addCommand(inventoryAdjustCommand(factory))
     .addCommand(inventoryApplyCommand(factory))
+    .addCommand(inventoryHistoryCommand(factory))
     .addHelpText(
       "after",
       `
@@ -27,7 +29,8 @@ Examples:
   petstore inventory set 42 7
   petstore inventory set 42 6 --if-quantity 7
   petstore inventory adjust 42 -1
-  petstore inventory apply counts.csv --dry-run`,
+  petstore inventory apply counts.csv --dry-run
+  petstore inventory history 42`,
     );
-  return guardVerbSuggestions(group, ["list", "get"]);
+  return guardVerbSuggestions(group, ["list", "get", "history"]);
 }

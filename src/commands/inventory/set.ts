@@ -4,7 +4,13 @@ import { MAX_QUANTITY } from "../../api/limits.js";
 import { isPreconditionFailed, quantityETag } from "../../client/etag.js";
 import { chooseRecordFormat } from "../../output/format.js";
 import { writeInventoryItem } from "../../output/inventory.js";
-import { petIdArgument, quantityArgument, wholeNumberOption } from "../../program/arguments.js";
+import {
+  petIdArgument,
+  quantityArgument,
+  REASON_OPTION_HELP,
+  reasonOption,
+  wholeNumberOption,
+} from "../../program/arguments.js";
 import type { CommandContext, Factory } from "../../program/factory.js";
 import { readGlobalOptions } from "../../program/global-options.js";
 import { quantityAfterConflict, QuantityConflictError } from "./conflict.js";
@@ -18,6 +24,8 @@ export interface InventorySetOptions {
   json?: boolean | undefined;
   /** Write only if the entry still holds this quantity (`If-Match: "N"`). */
   ifQuantity?: number | undefined;
+  /** Why, kept in the entry's history (`X-Change-Reason`). */
+  reason?: string | undefined;
 }
 
 /**
@@ -36,11 +44,10 @@ export async function runInventorySet(
   const client = await context.apiClient();
   const expected = options.ifQuantity;
   try {
-    const { item } = await client.updateInventory(
-      petId,
-      quantity,
-      expected === undefined ? {} : { ifMatch: quantityETag(expected) },
-    );
+    const { item } = await client.updateInventory(petId, quantity, {
+      ...(expected === undefined ? {} : { ifMatch: quantityETag(expected) }),
+      reason: options.reason,
+    });
     writeInventoryItem(item, format, context.io);
   } catch (error) {
     if (expected === undefined || !isPreconditionFailed(error)) throw error;
@@ -66,6 +73,7 @@ export function inventorySetCommand(factory: Factory): Command {
         "change it only if it still holds n (If-Match); exit 8 if it does not",
       ).argParser(wholeNumberOption("a quantity", 0, MAX_QUANTITY)),
     )
+    .addOption(new Option("--reason <text>", REASON_OPTION_HELP).argParser(reasonOption))
     .option("--json", "print the updated entry as a JSON object")
     .addHelpText(
       "after",
@@ -78,6 +86,7 @@ holds now.
 Examples:
   petstore inventory set 42 7
   petstore inventory set 42 6 --if-quantity 7
+  petstore inventory set 42 0 --reason "sold out at the fair"
   petstore inventory set 42 0 --json
   petstore --env staging inventory set 9223372036854775807 3`,
     )

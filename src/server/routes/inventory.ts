@@ -1,14 +1,23 @@
-/** GET /inventory, GET /inventory/{petId} and PATCH /inventory/{petId}. */
+/** GET /inventory, GET and PATCH /inventory/{petId}, GET /inventory/{petId}/history. */
 import type { FastifyPluginAsync, FastifyReply } from "fastify";
 import { ERROR_CODES } from "../../api/error-codes.js";
+import { CHANGE_REASON_HEADER } from "../../api/change-reason.js";
 import { IDEMPOTENT_REPLAYED_HEADER, entityTagOf } from "../../api/etag.js";
+import { DEFAULT_HISTORY_LIMIT, MAX_HISTORY_LIMIT, readWholeNumber } from "../../api/limits.js";
 import { errorSchema, inventoryItemSchema, inventoryUpdateSchema } from "../../api/schemas.js";
 import type { InventoryItem, InventoryUpdate } from "../../api/types.js";
+import { parseChangeReason } from "../change-reason.js";
 import { HttpError } from "../http-error.js";
 import { fingerprintOf, parseIdempotencyKey } from "../idempotency.js";
 import { conditionOf, parseIfMatch } from "../if-match.js";
 import { serviceUnavailable } from "../service-unavailable.js";
-import type { Store, StoredResponse, UpdateOptions, WriteOutcome } from "../store/store.js";
+import type {
+  ChangeRecord,
+  Store,
+  StoredResponse,
+  UpdateOptions,
+  WriteOutcome,
+} from "../store/store.js";
 import { rejectOtherMethods } from "./method-not-allowed.js";
 import { petIdOf } from "./pet-id.js";
 
@@ -20,6 +29,32 @@ function serializeItem(item: InventoryItem): string {
 /** Serializes the inventory exactly, int64 `petId` included, as the JSON array the spec describes. */
 export function serializeInventory(items: readonly InventoryItem[]): string {
   return `[${items.map(serializeItem).join(",")}]`;
+}
+
+/** A history record as JSON, int64 `petId` exact, `at` in RFC 3339 UTC. */
+function serializeChange(change: ChangeRecord): string {
+  return (
+    `{"at":${JSON.stringify(new Date(change.at).toISOString())},"petId":${change.petId},` +
+    `"previous":${change.previous},"quantity":${change.quantity},` +
+    `"keyName":${JSON.stringify(change.keyName)},"requestId":${JSON.stringify(change.requestId)},` +
+    `"reason":${JSON.stringify(change.reason)}}`
+  );
+}
+
+/** The `limit` of a history request: 1 to 1000 under the whole-number rule, 20 when absent. */
+function historyLimitOf(query: Record<string, unknown>): number {
+  const text = query.limit;
+  if (text === undefined) return DEFAULT_HISTORY_LIMIT;
+  const reading =
+    typeof text === "string" ? readWholeNumber(text, 1n, BigInt(MAX_HISTORY_LIMIT)) : undefined;
+  if (!reading?.ok) {
+    throw new HttpError(
+      400,
+      ERROR_CODES.invalidLimit,
+      `limit must be a whole number from 1 to ${MAX_HISTORY_LIMIT}, got ${JSON.stringify(text).slice(0, 40)}`,
+    );
+  }
+  return Number(reading.value);
 }
 
 /** The answer to a write's outcome, as sent and as kept for an idempotent replay. */
@@ -107,7 +142,14 @@ export const inventoryRoutes: FastifyPluginAsync<{ store: Store; clock: () => nu
       const { quantity } = request.body;
       const ifMatch = parseIfMatch(request.headers["if-match"]);
       const key = parseIdempotencyKey(headerValue(request.headers["idempotency-key"]));
-      const options: UpdateOptions = {};
+      const options: UpdateOptions = {
+        author: {
+          at: clock(),
+          keyName: request.callerKeyName === "" ? null : request.callerKeyName,
+          requestId: request.id,
+          reason: parseChangeReason(request.headers[CHANGE_REASON_HEADER]),
+        },
+      };
       if (ifMatch) options.condition = conditionOf(ifMatch);
       if (key !== undefined) {
         options.idempotency = {
@@ -141,8 +183,22 @@ export const inventoryRoutes: FastifyPluginAsync<{ store: Store; clock: () => nu
     },
   );
 
+  app.get<{ Params: { petId: string }; Querystring: Record<string, unknown> }>(
+    "/inventory/:petId/history",
+    async (request, reply) => {
+      const petId = petIdOf(request);
+      const limit = historyLimitOf(request.query);
+      const changes = await store.listChanges(petId, limit);
+      if (!changes) throw new HttpError(404, ERROR_CODES.petNotFound, `no pet with petId ${petId}`);
+      return reply
+        .type("application/json; charset=utf-8")
+        .send(`[${changes.map(serializeChange).join(",")}]`);
+    },
+  );
+
   rejectOtherMethods(app, "/inventory", ["GET"]);
   rejectOtherMethods(app, "/inventory/:petId", ["GET", "PATCH"]);
+  rejectOtherMethods(app, "/inventory/:petId/history", ["GET"]);
 };
 
 /** A header Node may give as a list (when sent twice): a list is malformed here. */

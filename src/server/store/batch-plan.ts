@@ -6,7 +6,14 @@
  * first, then writes what the plan says, in the same transaction.
  */
 import type { InventoryItem } from "../../api/types.js";
-import type { StoredResponse, UpdateOptions, UpdateResult, WriteOutcome } from "./store.js";
+import type {
+  ChangeAuthor,
+  StoredResponse,
+  UpdateOptions,
+  UpdateResult,
+  WriteOutcome,
+} from "./store.js";
+import { unknownAuthor } from "./store.js";
 
 /** One update of the batch, as the caller asked for it. */
 export interface BatchUpdate {
@@ -29,9 +36,19 @@ export interface KeyAnswer {
   response: StoredResponse;
 }
 
+/** A write of the batch, as its history record keeps it. */
+export interface PlannedChange {
+  petId: bigint;
+  previous: number;
+  quantity: number;
+  author: ChangeAuthor;
+}
+
 export interface BatchPlan {
   /** Each update's result, in the batch's order. */
   results: UpdateResult[];
+  /** Every write, in the batch's order: one history record each. */
+  changes: PlannedChange[];
   /** The final quantity of every entry the batch writes. */
   quantities: Map<bigint, number>;
   /** The answers to keep with the keys the batch claimed. */
@@ -56,6 +73,7 @@ export function planBatch(
   const keyStates = new Map(keys);
   const quantities = new Map<bigint, number>();
   const answers: KeyAnswer[] = [];
+  const changes: PlannedChange[] = [];
 
   const write = (update: BatchUpdate): WriteOutcome => {
     const entry = current.get(update.petId);
@@ -67,6 +85,12 @@ export function planBatch(
     const item = { ...entry, quantity: update.quantity };
     current.set(update.petId, item);
     quantities.set(update.petId, update.quantity);
+    changes.push({
+      petId: update.petId,
+      previous: entry.quantity,
+      quantity: update.quantity,
+      author: authorOf(update.options),
+    });
     return { kind: "updated", item };
   };
 
@@ -87,5 +111,10 @@ export function planBatch(
     answers.push({ owner: claim.owner, key: claim.key, response });
     return outcome;
   });
-  return { results, quantities, answers };
+  return { results, changes, quantities, answers };
+}
+
+/** The update's author; a write nobody named has its time alone. */
+export function authorOf(options: UpdateOptions): ChangeAuthor {
+  return options.author ?? unknownAuthor();
 }

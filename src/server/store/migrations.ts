@@ -40,4 +40,46 @@ export const MIGRATIONS: readonly string[] = [
 
   CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);
   `,
+  // 3: the records in append order, without the UNIQUE (owner, key) index: each random key
+  // made every commit write a random page of that index (idempotency-index.ts finds keys now).
+  // `id` only grows: the purge always keeps the newest record (see sqlite.ts).
+  `
+  CREATE TABLE idempotency_records (
+    id          INTEGER PRIMARY KEY,
+    owner       TEXT    NOT NULL,
+    key         TEXT    NOT NULL,
+    fingerprint TEXT    NOT NULL,
+    created_at  INTEGER NOT NULL,
+    status      INTEGER NOT NULL,
+    body        TEXT    NOT NULL,
+    etag        TEXT
+  ) STRICT;
+
+  INSERT INTO idempotency_records (owner, key, fingerprint, created_at, status, body, etag)
+    SELECT owner, key, fingerprint, created_at, status, body, etag
+    FROM idempotency_keys ORDER BY created_at;
+
+  DROP TABLE idempotency_keys;
+
+  CREATE INDEX idempotency_records_by_age ON idempotency_records (created_at);
+  `,
+  // 4: the history of every quantity change. Each entry points at its newest change
+  // (pets.last_change) and each change at the one before it (earlier_change), so a write
+  // appends to the table's last page and touches no index, and an entry's history is a walk
+  // down its chain. Entries from before version 4 start with no history.
+  `
+  ALTER TABLE pets ADD COLUMN last_change INTEGER;
+
+  CREATE TABLE inventory_changes (
+    id             INTEGER PRIMARY KEY,
+    pet_id         INTEGER NOT NULL,
+    earlier_change INTEGER,
+    at             INTEGER NOT NULL,
+    previous       INTEGER,
+    quantity       INTEGER NOT NULL,
+    key_name       TEXT,
+    request_id     TEXT,
+    reason         TEXT
+  ) STRICT;
+  `,
 ];

@@ -15,9 +15,16 @@
  * deadlock.
  */
 import type pg from "pg";
-import { keyId, planBatch, type BatchUpdate, type KeyState } from "./batch-plan.js";
+import {
+  authorOf,
+  keyId,
+  planBatch,
+  type BatchUpdate,
+  type KeyState,
+  type PlannedChange,
+} from "./batch-plan.js";
 import { toItem, type InventoryRow } from "./postgres-rows.js";
-import { IDEMPOTENCY_TTL_MS, type UpdateResult } from "./store.js";
+import { IDEMPOTENCY_TTL_MS, type ChangeAuthor, type UpdateResult } from "./store.js";
 
 /** Named statements: each connection prepares one the first time it runs it. */
 const SQL = {
@@ -29,13 +36,18 @@ const SQL = {
       SELECT wanted.ord, wanted.id, wanted.quantity, locked.quantity AS current, locked.status,
         locked.id IS NOT NULL
           AND (wanted.allowed IS NULL OR locked.quantity = ANY (wanted.allowed::integer[])) AS passes
-      FROM unnest($1::bigint[], $2::integer[], $3::text[]) WITH ORDINALITY
-          AS wanted (id, quantity, allowed, ord)
+      , wanted.at, wanted.key_name, wanted.request_id, wanted.reason
+      FROM unnest($1::bigint[], $2::integer[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[])
+          WITH ORDINALITY AS wanted (id, quantity, allowed, at, key_name, request_id, reason, ord)
         LEFT JOIN locked ON locked.id = wanted.id
     ), written AS (
       UPDATE pets SET quantity = planned.quantity FROM planned
         WHERE pets.id = planned.id AND planned.passes
         RETURNING 1
+    ), recorded AS (
+      INSERT INTO inventory_changes (pet_id, at, previous, quantity, key_name, request_id, reason)
+        SELECT id, at, current, quantity, key_name, request_id, reason
+        FROM planned WHERE passes ORDER BY ord
     ), raised AS (
       UPDATE inventory_revision SET revision = revision + 1
         WHERE id = 1 AND (SELECT count(*) FROM written) > 0
@@ -56,6 +68,7 @@ const SQL = {
   lockPets:
     "SELECT id, quantity, status FROM pets WHERE id = ANY ($1::bigint[]) ORDER BY id FOR NO KEY UPDATE",
   // Keys and pets are locked already; the revision row, raised when anything was written, last.
+  // History records are inserted in the batch's order, so their ids order them.
   writePlanned: `WITH answered AS (
       UPDATE idempotency_keys SET status = answer.status, body = answer.body, etag = answer.etag
         FROM unnest($3::text[], $4::text[], $5::integer[], $6::text[], $7::text[])
@@ -66,6 +79,12 @@ const SQL = {
         FROM unnest($1::bigint[], $2::integer[]) AS planned (id, quantity)
         WHERE pets.id = planned.id
         RETURNING 1
+    ), recorded AS (
+      INSERT INTO inventory_changes (pet_id, at, previous, quantity, key_name, request_id, reason)
+        SELECT pet_id, at, previous, quantity, key_name, request_id, reason
+        FROM unnest($8::bigint[], $9::bigint[], $10::integer[], $11::integer[], $12::text[], $13::text[], $14::text[])
+          WITH ORDINALITY AS change (pet_id, at, previous, quantity, key_name, request_id, reason, ord)
+        ORDER BY ord
     )
     UPDATE inventory_revision SET revision = revision + 1
       WHERE id = 1 AND (SELECT count(*) FROM written) > 0`,
@@ -127,6 +146,7 @@ async function writeDistinct(
     updates.map(({ options: { condition } }) =>
       condition?.kind === "quantity_in" ? `{${condition.quantities.join(",")}}` : null,
     ),
+    ...authorColumns(updates.map((update) => authorOf(update.options))),
   ]);
   return updates.map((update, index): UpdateResult => {
     const row = rows[index];
@@ -139,6 +159,30 @@ async function writeDistinct(
           current: { petId, quantity: row.current, status: row.status },
         };
   });
+}
+
+/** Who made each change, as statement columns: at, key_name, request_id, reason. */
+function authorColumns(authors: readonly ChangeAuthor[]) {
+  return [
+    authors.map((author) => Math.floor(author.at)),
+    authors.map((author) => author.keyName),
+    authors.map((author) => author.requestId),
+    authors.map((author) => author.reason),
+  ] as const;
+}
+
+/** The history records of a batch: pet_id, at, previous, quantity, key_name, request_id, reason. */
+function changeColumns(changes: readonly PlannedChange[]) {
+  const [at, keyNames, requestIds, reasons] = authorColumns(changes.map((change) => change.author));
+  return [
+    changes.map((change) => change.petId),
+    at,
+    changes.map((change) => change.previous),
+    changes.map((change) => change.quantity),
+    keyNames,
+    requestIds,
+    reasons,
+  ] as const;
 }
 
 /** The claims of a batch, one per key (the first update using it), as statement columns. */
@@ -228,6 +272,7 @@ async function writePlanned(
       answers.map((answer) => answer.response.status),
       answers.map((answer) => answer.response.body),
       answers.map((answer) => answer.response.etag),
+      ...changeColumns(plan.changes),
     ]),
     client.query("COMMIT"),
   ]);

@@ -48,4 +48,27 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
 
   CREATE INDEX idempotency_keys_by_age ON idempotency_keys (created_at);
   `,
+  // 3: SQLite's version 3 lays its idempotency records out again (appended, found through an
+  // index in memory); here the primary key stays, since many instances share the table. The
+  // number still moves, so both stores' versions keep meaning the same schema.
+  `
+  COMMENT ON TABLE idempotency_keys IS
+    'Idempotency-Key records per API key digest, with the answer, kept 24 hours';
+  `,
+  // 4: the history of every quantity change; an entry's records by (pet_id, id), newest
+  // last. Entries from before version 4 start with no history.
+  `
+  CREATE TABLE inventory_changes (
+    id         bigint  GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    pet_id     bigint  NOT NULL,
+    at         bigint  NOT NULL,
+    previous   integer,
+    quantity   integer NOT NULL,
+    key_name   text,
+    request_id text,
+    reason     text
+  );
+
+  CREATE INDEX inventory_changes_by_pet ON inventory_changes (pet_id, id);
+  `,
 ];

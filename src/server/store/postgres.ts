@@ -20,7 +20,15 @@ import {
 import { toItem, type InventoryRow } from "./postgres-rows.js";
 import { PostgresWriter } from "./postgres-writer.js";
 import { DEFAULT_LOCK_TIMEOUT_MS } from "./sqlite-lock.js";
-import type { SeedPet, Store, UpdateOptions, UpdateResult } from "./store.js";
+import {
+  unknownAuthor,
+  type ChangeAuthor,
+  type ChangeRecord,
+  type SeedPet,
+  type Store,
+  type UpdateOptions,
+  type UpdateResult,
+} from "./store.js";
 import { StoreBusyError } from "./store-busy-error.js";
 import { StoreUnavailableError } from "./store-unavailable-error.js";
 
@@ -39,6 +47,17 @@ export interface PostgresStoreOptions {
 const MIGRATION_LOCK = "7310593858348875621";
 /** The key of the advisory lock that serializes seeding, so only one instance seeds. */
 const SEED_LOCK = "7310593858348875622";
+
+/** A history record, or the nulls of an entry without one (LEFT JOIN). */
+interface ChangeRow {
+  pet_id: bigint | null;
+  at: bigint | null;
+  previous: number | null;
+  quantity: number | null;
+  key_name: string | null;
+  request_id: string | null;
+  reason: string | null;
+}
 
 interface OrderRow {
   id: bigint;
@@ -61,6 +80,17 @@ const SQL = {
   pet: "SELECT id, name, status, category_id, category_name, photo_urls, tags FROM pets WHERE id = $1",
   orders: "SELECT id, pet_id, quantity, ship_date, status, complete FROM orders ORDER BY id",
   count: "SELECT count(*) AS n FROM pets",
+  // An entry's latest records, newest first; no row at all when no pet has this id, one row
+  // of nulls when it has no record.
+  changes: `SELECT c.id, c.pet_id, c.at, c.previous, c.quantity, c.key_name, c.request_id, c.reason
+    FROM pets p LEFT JOIN LATERAL (
+      SELECT * FROM inventory_changes WHERE pet_id = p.id ORDER BY id DESC LIMIT $2
+    ) c ON true
+    WHERE p.id = $1
+    ORDER BY c.id DESC`,
+  seedChanges: `INSERT INTO inventory_changes (pet_id, at, previous, quantity, key_name, request_id, reason)
+    SELECT pet_id, $3, NULL, quantity, NULL, NULL, $4
+    FROM unnest($1::bigint[], $2::integer[]) AS seeded (pet_id, quantity)`,
   insertPet: `INSERT INTO pets (id, name, status, quantity, category_id, category_name, photo_urls, tags)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
   insertOrder:
@@ -213,7 +243,31 @@ class PostgresStore implements Store {
     return this.#writer.write(petId, quantity, options);
   }
 
-  async seedIfEmpty(pets: readonly SeedPet[], orders: readonly Order[] = []): Promise<boolean> {
+  async listChanges(petId: bigint, limit: number): Promise<ChangeRecord[] | undefined> {
+    const rows = await this.#read<ChangeRow>("changes", [petId, limit]);
+    if (rows.length === 0) return undefined;
+    return rows.flatMap((row) =>
+      row.pet_id === null || row.quantity === null
+        ? []
+        : [
+            {
+              petId: row.pet_id,
+              at: Number(row.at),
+              previous: row.previous,
+              quantity: row.quantity,
+              keyName: row.key_name,
+              requestId: row.request_id,
+              reason: row.reason,
+            },
+          ],
+    );
+  }
+
+  async seedIfEmpty(
+    pets: readonly SeedPet[],
+    orders: readonly Order[] = [],
+    author: Pick<ChangeAuthor, "at" | "reason"> = unknownAuthor(),
+  ): Promise<boolean> {
     const client = await this.#guard(() => this.#pool.connect());
     let failed: unknown;
     try {
@@ -238,6 +292,12 @@ class PostgresStore implements Store {
           lists.tags,
         ]);
       }
+      await run(client, "seedChanges", [
+        pets.map((pet) => pet.id),
+        pets.map((pet) => pet.quantity),
+        Math.floor(author.at),
+        author.reason,
+      ]);
       for (const order of orders) {
         await run(client, "insertOrder", [
           order.id,

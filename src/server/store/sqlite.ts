@@ -2,15 +2,19 @@
 import Database from "better-sqlite3";
 import type { InventoryItem, Order, OrderStatus, Pet, PetStatus } from "../../api/types.js";
 import { storedLists, toPet, type PetRow } from "./pet-record.js";
+import { IdempotencyIndex } from "./idempotency-index.js";
 import { MIGRATIONS } from "./migrations.js";
 import { DEFAULT_LOCK_TIMEOUT_MS, isBusy, pause, retryPause } from "./sqlite-lock.js";
 import {
   IDEMPOTENCY_TTL_MS,
+  type ChangeAuthor,
+  type ChangeRecord,
   type SeedPet,
   type Store,
   type UpdateOptions,
   type UpdateResult,
   type WriteOutcome,
+  unknownAuthor,
 } from "./store.js";
 import { StoreBusyError } from "./store-busy-error.js";
 
@@ -20,7 +24,24 @@ interface InventoryRow {
   status: PetStatus;
 }
 
+/** An entry as a write reads it: with its newest history record's id. */
+interface CurrentRow extends InventoryRow {
+  last_change: bigint | null;
+}
+
+interface ChangeRow {
+  pet_id: bigint;
+  at: bigint;
+  previous: bigint | null;
+  quantity: bigint;
+  key_name: string | null;
+  request_id: string | null;
+  reason: string | null;
+}
+
 interface IdempotencyRow {
+  owner: string;
+  key: string;
   fingerprint: string;
   created_at: bigint;
   status: bigint;
@@ -154,19 +175,39 @@ function migrate(db: Database.Database): void {
 class SqliteStore implements Store {
   readonly #db: Database.Database;
   readonly #list: Database.Statement<[], InventoryRow>;
-  readonly #update: Database.Statement<[bigint, bigint], InventoryRow>;
+  readonly #update: Database.Statement<[bigint, bigint, bigint]>;
   readonly #item: Database.Statement<[bigint], InventoryRow>;
-  readonly #findKey: Database.Statement<[string, string], IdempotencyRow>;
-  readonly #saveKey: Database.Statement<
+  readonly #current: Database.Statement<[bigint], CurrentRow>;
+  readonly #addChange: Database.Statement<
+    [
+      bigint,
+      bigint | null,
+      bigint,
+      bigint | null,
+      bigint,
+      string | null,
+      string | null,
+      string | null,
+    ]
+  >;
+  readonly #changes: Database.Statement<[bigint, bigint], ChangeRow>;
+  readonly #exists: Database.Statement<[bigint], bigint>;
+  readonly #record: Database.Statement<[number], IdempotencyRow>;
+  readonly #saveRecord: Database.Statement<
     [string, string, string, bigint, bigint, string, string | null]
   >;
-  readonly #purgeKeys: Database.Statement<[bigint, bigint]>;
+  readonly #recordsAfter: Database.Statement<[number], { id: bigint; owner: string; key: string }>;
+  readonly #oldestRecord: Database.Statement<[], bigint | null>;
+  readonly #deleteRecord: Database.Statement<[number]>;
+  readonly #purgeRecords: Database.Statement<[bigint, bigint]>;
+  /** Finds each key's record (the table has no index on keys: idempotency-index.ts says why). */
+  readonly #keys = new IdempotencyIndex();
   readonly #pet: Database.Statement<[bigint], PetRow>;
   readonly #orders: Database.Statement<[], OrderRow>;
   readonly #count: Database.Statement<[], { n: bigint }>;
   readonly #dataVersion: Database.Statement<[], bigint>;
   readonly #insertPet: Database.Statement<
-    [bigint, string, string, bigint, bigint | null, string | null, string, string]
+    [bigint, string, string, bigint, bigint | null, string | null, string, string, bigint]
   >;
   readonly #insertOrder: Database.Statement<[bigint, bigint, bigint, string, string, bigint]>;
   /** Counts this connection's own writes: `data_version` only sees other connections'. */
@@ -195,21 +236,50 @@ class SqliteStore implements Store {
     this.#now = now;
     this.#lockTimeoutMs = lockTimeoutMs;
     this.#list = db.prepare("SELECT id, quantity, status FROM pets ORDER BY id");
-    this.#update = db.prepare(
-      "UPDATE pets SET quantity = ? WHERE id = ? RETURNING id, quantity, status",
-    );
+    this.#update = db.prepare("UPDATE pets SET quantity = ?, last_change = ? WHERE id = ?");
     this.#item = db.prepare("SELECT id, quantity, status FROM pets WHERE id = ?");
-    this.#findKey = db.prepare(
-      "SELECT fingerprint, created_at, status, body, etag FROM idempotency_keys WHERE owner = ? AND key = ?",
+    this.#current = db.prepare("SELECT id, quantity, status, last_change FROM pets WHERE id = ?");
+    this.#addChange = db.prepare(
+      `INSERT INTO inventory_changes
+         (pet_id, earlier_change, at, previous, quantity, key_name, request_id, reason)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    // REPLACE: a record found expired (not yet purged) gives way to the new one.
-    this.#saveKey = db.prepare(
-      `INSERT OR REPLACE INTO idempotency_keys (owner, key, fingerprint, created_at, status, body, etag)
+    // The entry's chain, newest first: its last change, then each change's earlier one.
+    this.#changes = db.prepare(
+      `WITH RECURSIVE chain (depth, id) AS (
+         SELECT 1, last_change FROM pets WHERE id = ? AND last_change IS NOT NULL
+         UNION ALL
+         SELECT chain.depth + 1, c.earlier_change
+         FROM chain JOIN inventory_changes c ON c.id = chain.id
+         WHERE c.earlier_change IS NOT NULL AND chain.depth < ?
+       )
+       SELECT c.pet_id, c.at, c.previous, c.quantity, c.key_name, c.request_id, c.reason
+       FROM chain JOIN inventory_changes c ON c.id = chain.id
+       ORDER BY chain.depth`,
+    );
+    this.#exists = db.prepare<[bigint], bigint>("SELECT 1 FROM pets WHERE id = ?").pluck();
+    this.#record = db.prepare(
+      "SELECT owner, key, fingerprint, created_at, status, body, etag FROM idempotency_records WHERE id = ?",
+    );
+    // Appended: a key's newest record is the one that counts (an expired one, not yet
+    // purged, stays until the purge takes it).
+    this.#saveRecord = db.prepare(
+      `INSERT INTO idempotency_records (owner, key, fingerprint, created_at, status, body, etag)
        VALUES (?, ?, ?, ?, ?, ?, ?)`,
     );
-    this.#purgeKeys = db.prepare(
-      `DELETE FROM idempotency_keys WHERE rowid IN
-         (SELECT rowid FROM idempotency_keys WHERE created_at < ? ORDER BY created_at LIMIT ?)`,
+    this.#recordsAfter = db.prepare(
+      "SELECT id, owner, key FROM idempotency_records WHERE id > ? ORDER BY id",
+    );
+    this.#deleteRecord = db.prepare("DELETE FROM idempotency_records WHERE id = ?");
+    this.#oldestRecord = db
+      .prepare<[], bigint | null>("SELECT min(id) FROM idempotency_records")
+      .pluck();
+    // The newest record always stays, so ids only grow (SQLite gives max(id) + 1) and the
+    // index can tell rows another process appended by their id alone.
+    this.#purgeRecords = db.prepare(
+      `DELETE FROM idempotency_records WHERE id IN
+         (SELECT id FROM idempotency_records WHERE created_at < ? ORDER BY created_at LIMIT ?)
+       AND id < (SELECT max(id) FROM idempotency_records)`,
     );
     this.#pet = db.prepare(
       "SELECT id, name, status, category_id, category_name, photo_urls, tags FROM pets WHERE id = ?",
@@ -220,12 +290,14 @@ class SqliteStore implements Store {
     this.#count = db.prepare("SELECT count(*) AS n FROM pets");
     this.#dataVersion = db.prepare<[], bigint>("PRAGMA data_version").pluck();
     this.#insertPet = db.prepare(
-      `INSERT INTO pets (id, name, status, quantity, category_id, category_name, photo_urls, tags)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO pets
+         (id, name, status, quantity, category_id, category_name, photo_urls, tags, last_change)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.#insertOrder = db.prepare(
       "INSERT INTO orders (id, pet_id, quantity, ship_date, status, complete) VALUES (?, ?, ?, ?, ?, ?)",
     );
+    this.#catchUpRecords();
   }
 
   async listInventory(): Promise<InventoryItem[]> {
@@ -237,11 +309,58 @@ class SqliteStore implements Store {
     return row && toItem(row);
   }
 
+  async listChanges(petId: bigint, limit: number): Promise<ChangeRecord[] | undefined> {
+    // One read transaction: the entry and its chain as of one moment.
+    const read = this.#db.transaction(() =>
+      this.#exists.get(petId) === undefined ? undefined : this.#changes.all(petId, BigInt(limit)),
+    );
+    const rows = await this.#whenUnlocked(() => read.deferred());
+    return rows?.map((row) => ({
+      petId: row.pet_id,
+      at: Number(row.at),
+      previous: row.previous === null ? null : Number(row.previous),
+      quantity: Number(row.quantity),
+      keyName: row.key_name,
+      requestId: row.request_id,
+      reason: row.reason,
+    }));
+  }
+
   async purgeIdempotencyRecords(before: number, limit: number): Promise<number> {
     const result = await this.#whenUnlocked(() =>
-      this.#purgeKeys.run(BigInt(Math.floor(before)), BigInt(limit)),
+      this.#purgeRecords.run(BigInt(Math.floor(before)), BigInt(limit)),
     );
+    // Whoever purged (this process or another), the index forgets what is gone.
+    const oldest = await this.#whenUnlocked(() => this.#oldestRecord.get());
+    this.#keys.forgetBelow(oldest === null || oldest === undefined ? undefined : Number(oldest));
     return result.changes;
+  }
+
+  /** Adds to the index the records appended since it last looked (by another process, or on open). */
+  #catchUpRecords(): void {
+    for (const row of this.#recordsAfter.iterate(this.#keys.lastId)) {
+      this.#keys.addCommitted(Number(row.id), row.owner, row.key);
+    }
+  }
+
+  /**
+   * Runs `apply` in one IMMEDIATE transaction: the index first learns of records other
+   * processes committed; the records `apply` adds count only once the transaction commits.
+   */
+  #inTransaction<T>(apply: () => T): T {
+    try {
+      const result = this.#db
+        .transaction(() => {
+          this.#catchUpRecords();
+          return apply();
+        })
+        .immediate();
+      this.#keys.commit();
+      return result;
+    } catch (error) {
+      this.#keys.rollback();
+      throw error;
+    }
   }
 
   /**
@@ -277,9 +396,9 @@ class SqliteStore implements Store {
     try {
       // One after the other in one transaction: each check sees the writes before it, so
       // two writes conditional on one quantity cannot both pass.
-      const settled = this.#db
-        .transaction(() => batch.map((update) => ({ update, result: this.#apply(update) })))
-        .immediate();
+      const settled = this.#inTransaction(() =>
+        batch.map((update) => ({ update, result: this.#apply(update) })),
+      );
       for (const { update, result } of settled) update.resolve(this.#settled(result));
     } catch (error) {
       // BEGIN IMMEDIATE met another process's lock: nothing ran. Otherwise one bad update
@@ -293,7 +412,7 @@ class SqliteStore implements Store {
   #commitOneByOne(batch: readonly PendingUpdate[]): PendingUpdate[] {
     for (const [index, update] of batch.entries()) {
       try {
-        const result = this.#db.transaction(() => this.#apply(update)).immediate();
+        const result = this.#inTransaction(() => this.#apply(update));
         update.resolve(this.#settled(result));
       } catch (error) {
         // The rest wait too, so two updates of one pet still commit in order.
@@ -337,7 +456,10 @@ class SqliteStore implements Store {
   #apply(update: PendingUpdate): UpdateResult {
     const claim = update.options.idempotency;
     if (!claim) return this.#write(update);
-    const record = this.#findKey.get(claim.owner, claim.key);
+    const id = this.#keys.find(claim.owner, claim.key);
+    // The row is checked against the claim: the index is only a pointer into the table.
+    const row = id === undefined ? undefined : this.#record.get(id);
+    const record = row?.owner === claim.owner && row.key === claim.key ? row : undefined;
     if (record && Number(record.created_at) > claim.at - IDEMPOTENCY_TTL_MS) {
       if (record.fingerprint !== claim.fingerprint) return { kind: "key_reused" };
       return {
@@ -347,7 +469,9 @@ class SqliteStore implements Store {
     }
     const outcome = this.#write(update);
     const response = claim.render(outcome);
-    this.#saveKey.run(
+    // An expired record of the key gives way to the new one.
+    if (record && id !== undefined) this.#deleteRecord.run(id);
+    const saved = this.#saveRecord.run(
       claim.owner,
       claim.key,
       claim.fingerprint,
@@ -356,26 +480,39 @@ class SqliteStore implements Store {
       response.body,
       response.etag,
     );
+    this.#keys.addPending(Number(saved.lastInsertRowid), claim.owner, claim.key);
     return outcome;
   }
 
-  /** Checks the update's condition and writes; all(), not get(), for UPDATE ... RETURNING:
-   * stepping it to completion lets the automatic checkpoint recycle the WAL (with get() it
-   * grows by a page per write). */
+  /**
+   * Checks the update's condition, appends the change to the entry's history and writes.
+   * Every statement runs to completion (run(), not a half-stepped get()), which lets the
+   * automatic checkpoint recycle the WAL.
+   */
   #write(update: PendingUpdate): WriteOutcome {
     const { condition } = update.options;
-    if (condition) {
-      const row = this.#item.get(update.petId);
-      if (!row) return { kind: "not_found" };
-      if (
-        condition.kind === "quantity_in" &&
-        !condition.quantities.includes(Number(row.quantity))
-      ) {
-        return { kind: "precondition_failed", current: toItem(row) };
-      }
+    const row = this.#current.get(update.petId);
+    if (!row) return { kind: "not_found" };
+    if (condition?.kind === "quantity_in" && !condition.quantities.includes(Number(row.quantity))) {
+      return { kind: "precondition_failed", current: toItem(row) };
     }
-    const row = this.#update.all(BigInt(update.quantity), update.petId)[0];
-    return row ? { kind: "updated", item: toItem(row) } : { kind: "not_found" };
+    const author = update.options.author ?? unknownAuthor();
+    const quantity = BigInt(update.quantity);
+    const change = this.#addChange.run(
+      update.petId,
+      row.last_change,
+      BigInt(Math.floor(author.at)),
+      row.quantity,
+      quantity,
+      author.keyName,
+      author.requestId,
+      author.reason,
+    );
+    this.#update.run(quantity, BigInt(change.lastInsertRowid), update.petId);
+    return {
+      kind: "updated",
+      item: { petId: row.id, quantity: update.quantity, status: row.status },
+    };
   }
 
   /** Counts a committed write, so `revision()` changes. */
@@ -415,11 +552,25 @@ class SqliteStore implements Store {
     // Nothing to ask: reads fail on their own while another process holds a lock.
   }
 
-  async seedIfEmpty(pets: readonly SeedPet[], orders: readonly Order[] = []): Promise<boolean> {
+  async seedIfEmpty(
+    pets: readonly SeedPet[],
+    orders: readonly Order[] = [],
+    author: Pick<ChangeAuthor, "at" | "reason"> = unknownAuthor(),
+  ): Promise<boolean> {
     const seed = this.#db.transaction(() => {
       if ((this.#count.get()?.n ?? 0n) > 0n) return false;
       for (const pet of pets) {
         const lists = storedLists(pet);
+        const change = this.#addChange.run(
+          pet.id,
+          null,
+          BigInt(Math.floor(author.at)),
+          null,
+          BigInt(pet.quantity),
+          null,
+          null,
+          author.reason,
+        );
         this.#insertPet.run(
           pet.id,
           pet.name,
@@ -429,6 +580,7 @@ class SqliteStore implements Store {
           pet.category?.name ?? null,
           lists.photoUrls,
           lists.tags,
+          BigInt(change.lastInsertRowid),
         );
       }
       for (const order of orders) {

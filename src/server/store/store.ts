@@ -48,10 +48,40 @@ export interface IdempotencyClaim {
   render(outcome: WriteOutcome): StoredResponse;
 }
 
-/** Optional parts of a write: a precondition and an idempotency claim. */
+/**
+ * Who made a change, when and why: what its history record keeps besides the quantities.
+ * Every field but `at` may be unknown (null): a seed has no key and no request.
+ */
+export interface ChangeAuthor {
+  /** Wall-clock time of the change in Unix milliseconds. */
+  at: number;
+  /** The name of the API key that made it (never the key). */
+  keyName: string | null;
+  /** The id of the request, as the server logged it. */
+  requestId: string | null;
+  /** Why, in the caller's words (`X-Change-Reason`). */
+  reason: string | null;
+}
+
+/** The author of a change nobody named (a store-level write): its time alone. */
+export function unknownAuthor(): ChangeAuthor {
+  return { at: Date.now(), keyName: null, requestId: null, reason: null };
+}
+
+/** One change of an entry's quantity, as its history keeps it. */
+export interface ChangeRecord extends ChangeAuthor {
+  petId: bigint;
+  /** The quantity before; null when the change created the entry (a seed). */
+  previous: number | null;
+  quantity: number;
+}
+
+/** Optional parts of a write: a precondition, an idempotency claim, and who makes it. */
 export interface UpdateOptions {
   condition?: UpdateCondition;
   idempotency?: IdempotencyClaim;
+  /** Kept in the change's history record; without it, the record has the time alone. */
+  author?: ChangeAuthor;
 }
 
 /**
@@ -85,7 +115,8 @@ export interface Store {
    * the outcome with the write. `busy` (and nothing written) when the database stayed locked
    * by another process for the store's lock time-out. Waiting for a lock never blocks the
    * event loop. Writes that run together are checked and applied one after the other, each
-   * seeing the writes before it.
+   * seeing the writes before it. An `updated` write appends a history record in its own
+   * transaction; a replay, a reuse, a 404 or a 412 appends none.
    */
   updateQuantity(petId: bigint, quantity: number, options?: UpdateOptions): Promise<UpdateResult>;
   /**
@@ -93,6 +124,11 @@ export interface Store {
    * how many it deleted, so a caller can purge in small batches.
    */
   purgeIdempotencyRecords(before: number, limit: number): Promise<number>;
+  /**
+   * The entry's latest `limit` history records, newest first; undefined when no pet has this
+   * id (an entry from before history was kept may have none).
+   */
+  listChanges(petId: bigint, limit: number): Promise<ChangeRecord[] | undefined>;
   /** One pet record; undefined when no pet has this id. */
   getPet(petId: bigint): Promise<Pet | undefined>;
   /** All store orders, ordered by id. */
@@ -109,8 +145,16 @@ export interface Store {
    * reached, so `/healthz` can tell a load balancer to send requests elsewhere.
    */
   ping(): Promise<void>;
-  /** Loads pets (and orders) in one transaction when the store holds no pet; returns whether it did. */
-  seedIfEmpty(pets: readonly SeedPet[], orders?: readonly Order[]): Promise<boolean>;
+  /**
+   * Loads pets (and orders) in one transaction when the store holds no pet; returns whether it
+   * did. Each pet's quantity gets its first history record, kept with `author`'s time, and
+   * reason (key and request are null for a seed).
+   */
+  seedIfEmpty(
+    pets: readonly SeedPet[],
+    orders?: readonly Order[],
+    author?: Pick<ChangeAuthor, "at" | "reason">,
+  ): Promise<boolean>;
   /** Releases the underlying resources. */
   close(): Promise<void>;
 }

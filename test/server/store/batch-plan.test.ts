@@ -33,6 +33,36 @@ const claim = (key: string, fingerprint: string) => ({
 });
 
 describe("planBatch", () => {
+  it("plans one history record per write, in order, with the quantity before and the author", () => {
+    const author = (at: number) => ({
+      author: { at, keyName: "k", requestId: `r${at}`, reason: null },
+    });
+    const plan = planBatch(
+      [
+        update(1n, 10, author(1)),
+        update(1n, 11, { ...onQuantity(3), ...author(2) }),
+        update(1n, 12, author(3)),
+        update(404n, 1, author(4)),
+        update(2n, 5, { ...claim("k", "f"), ...author(5) }),
+        update(2n, 5, { ...claim("k", "f"), ...author(6) }),
+      ],
+      new Map([entry(1n, 3), entry(2n, 0)]),
+      new Map([[keyId("o", "k"), { kind: "claimed" }]]),
+    );
+    expect(
+      plan.changes.map((change) => [
+        change.petId,
+        change.previous,
+        change.quantity,
+        change.author.at,
+      ]),
+    ).toEqual([
+      [1n, 3, 10, 1],
+      [1n, 10, 12, 3],
+      [2n, 0, 5, 5],
+    ]);
+  });
+
   it("checks each condition against the writes before it, and writes each entry's last quantity", () => {
     const plan = planBatch(
       [

@@ -498,5 +498,124 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         });
       });
     });
+
+    describe("history", () => {
+      const author = (at: number, keyName: string, reason: string | null = null) => ({
+        author: { at, keyName, requestId: `req-${at}`, reason },
+      });
+
+      it("keeps a seed's record and every write's, newest first, with who, when and why", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS, [], { at: T0, reason: "seed pets.json" });
+        await store.updateQuantity(1n, 7, author(T0 + 1, "till-1", "sale"));
+        await store.updateQuantity(9223372036854775807n, 6, author(T0 + 2, "cron"));
+        await store.updateQuantity(1n, 7, author(T0 + 3, "till-2", "recount"));
+        expect(await store.listChanges(1n, 20)).toEqual([
+          {
+            petId: 1n,
+            at: T0 + 3,
+            previous: 7,
+            quantity: 7,
+            keyName: "till-2",
+            requestId: `req-${T0 + 3}`,
+            reason: "recount",
+          },
+          {
+            petId: 1n,
+            at: T0 + 1,
+            previous: 3,
+            quantity: 7,
+            keyName: "till-1",
+            requestId: `req-${T0 + 1}`,
+            reason: "sale",
+          },
+          {
+            petId: 1n,
+            at: T0,
+            previous: null,
+            quantity: 3,
+            keyName: null,
+            requestId: null,
+            reason: "seed pets.json",
+          },
+        ]);
+        expect(await store.listChanges(9223372036854775807n, 20)).toMatchObject([
+          { petId: 9223372036854775807n, previous: 5, quantity: 6, keyName: "cron", reason: null },
+          { petId: 9223372036854775807n, previous: null, quantity: 5 },
+        ]);
+      });
+
+      it("gives at most `limit` records, undefined for an unknown pet", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS, [], { at: T0, reason: null });
+        for (let i = 1; i <= 5; i++) await store.updateQuantity(2n, i, author(T0 + i, "k"));
+        expect((await store.listChanges(2n, 2))?.map((record) => record.quantity)).toEqual([5, 4]);
+        expect((await store.listChanges(2n, 1000))?.map((record) => record.quantity)).toEqual([
+          5, 4, 3, 2, 1, 0,
+        ]);
+        expect(await store.listChanges(404n, 20)).toBeUndefined();
+      });
+
+      it("keeps no record for a 404, a 412, a replay or a reuse", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS, [], { at: T0, reason: null });
+        const written = {
+          ...claim("k", "f"),
+          ...author(T0 + 1, "till"),
+        };
+        expect(await store.updateQuantity(1n, 9, written)).toMatchObject({ kind: "updated" });
+        expect(await store.updateQuantity(1n, 9, written)).toMatchObject({ kind: "replayed" });
+        expect(
+          await store.updateQuantity(1n, 10, { ...claim("k", "g"), ...author(T0 + 2, "till") }),
+        ).toEqual({ kind: "key_reused" });
+        expect(
+          await store.updateQuantity(1n, 11, {
+            condition: { kind: "quantity_in", quantities: [3] },
+            ...author(T0 + 3, "till"),
+          }),
+        ).toMatchObject({ kind: "precondition_failed" });
+        expect(await store.updateQuantity(404n, 1, author(T0 + 4, "till"))).toEqual({
+          kind: "not_found",
+        });
+        expect((await store.listChanges(1n, 20))?.map((record) => record.quantity)).toEqual([9, 3]);
+      });
+
+      it("keeps one record per write of a batch, in order, and none of a write that failed", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS, [], { at: T0, reason: null });
+        const results = await Promise.allSettled([
+          store.updateQuantity(1n, 4, author(T0 + 1, "a")),
+          store.updateQuantity(1n, 5, author(T0 + 2, "b")),
+          store.updateQuantity(1n, -1, author(T0 + 3, "bad")),
+          store.updateQuantity(1n, 6, author(T0 + 4, "c")),
+        ]);
+        expect(results.map((result) => result.status)).toEqual([
+          "fulfilled",
+          "fulfilled",
+          "rejected",
+          "fulfilled",
+        ]);
+        expect(
+          (await store.listChanges(1n, 20))?.map((record) => [record.previous, record.quantity]),
+        ).toEqual([
+          [5, 6],
+          [4, 5],
+          [3, 4],
+          [null, 3],
+        ]);
+      });
+
+      it("keeps the history across a reopen and shows another connection's changes", async () => {
+        const first = await open();
+        await first.seedIfEmpty(PETS, [], { at: T0, reason: null });
+        const second = await open();
+        await second.updateQuantity(1n, 8, author(T0 + 1, "second"));
+        expect((await first.listChanges(1n, 1))?.[0]).toMatchObject({ keyName: "second" });
+        await close(first);
+        await close(second);
+        const third = await open();
+        expect((await third.listChanges(1n, 20))?.map((record) => record.quantity)).toEqual([8, 3]);
+      });
+    });
   });
 }

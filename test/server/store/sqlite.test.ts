@@ -9,6 +9,17 @@ import { StoreBusyError } from "../../../src/server/store/store-busy-error.js";
 import { PETS, tempDir } from "../fixture.js";
 import { describeStoreContract } from "./contract.js";
 
+/** An idempotency claim of owner "o" made now, rendering the outcome's kind. */
+function keyClaim(key: string, fingerprint: string) {
+  return {
+    owner: "o",
+    key,
+    fingerprint,
+    at: Date.now(),
+    render: (outcome: { kind: string }) => ({ status: 200, body: outcome.kind, etag: null }),
+  };
+}
+
 describeStoreContract("SQLite", async () => {
   const temp = tempDir();
   // externalCheckMs 0: every revision() asks SQLite, as the contract's second connection needs.
@@ -108,11 +119,11 @@ describe("SQLite store: engine-specific behaviour", () => {
     });
     await store.close();
     const check = new Database(dbPath);
-    expect(check.pragma("user_version", { simple: true })).toBe(2);
+    expect(check.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
     // The record holds the key's owner digest, never an API key, and the answer.
-    expect(check.prepare("SELECT owner, key, status, body FROM idempotency_keys").all()).toEqual([
-      { owner: "o", key: "k", status: 200, body: "kept" },
-    ]);
+    expect(check.prepare("SELECT owner, key, status, body FROM idempotency_records").all()).toEqual(
+      [{ owner: "o", key: "k", status: 200, body: "kept" }],
+    );
     check.close();
   });
 
@@ -130,7 +141,107 @@ describe("SQLite store: engine-specific behaviour", () => {
     await expect(store.updateQuantity(1n, -1, { idempotency: claim })).rejects.toThrow();
     await store.close();
     const check = new Database(dbPath);
-    expect(check.prepare("SELECT count(*) AS n FROM idempotency_keys").get()).toEqual({ n: 0 });
+    expect(check.prepare("SELECT count(*) AS n FROM idempotency_records").get()).toEqual({ n: 0 });
+    check.close();
+  });
+
+  it("migrates a version-2 database on open: its idempotency records still replay", async () => {
+    const db = new Database(dbPath);
+    db.exec(MIGRATIONS[0] ?? "");
+    db.exec(MIGRATIONS[1] ?? "");
+    db.pragma("user_version = 2");
+    db.exec("INSERT INTO pets (id, name, status, quantity) VALUES (1, 'Rex', 'available', 4)");
+    db.prepare(
+      `INSERT INTO idempotency_keys (owner, key, fingerprint, created_at, status, body, etag)
+       VALUES ('o', 'k', 'f', ?, 200, 'kept', '"4"')`,
+    ).run(Date.now());
+    db.close();
+    const store = openSqliteStore(dbPath);
+    expect(await store.updateQuantity(1n, 4, { idempotency: keyClaim("k", "f") })).toEqual({
+      kind: "replayed",
+      response: { status: 200, body: "kept", etag: '"4"' },
+    });
+    expect(await store.updateQuantity(1n, 9, { idempotency: keyClaim("k", "g") })).toEqual({
+      kind: "key_reused",
+    });
+    await store.close();
+    const check = new Database(dbPath);
+    expect(check.pragma("user_version", { simple: true })).toBe(MIGRATIONS.length);
+    expect(
+      check.prepare("SELECT name FROM sqlite_schema WHERE name = 'idempotency_keys'").all(),
+    ).toEqual([]);
+    check.close();
+  });
+
+  it("migrates a version-3 database on open: old entries start with no history, then keep one", async () => {
+    const db = new Database(dbPath);
+    for (const migration of MIGRATIONS.slice(0, 3)) db.exec(migration);
+    db.pragma("user_version = 3");
+    db.exec("INSERT INTO pets (id, name, status, quantity) VALUES (1, 'Rex', 'available', 4)");
+    db.close();
+    const store = openSqliteStore(dbPath);
+    expect(await store.listChanges(1n, 20)).toEqual([]);
+    await store.updateQuantity(1n, 6, {
+      author: { at: 1, keyName: "till", requestId: "r", reason: null },
+    });
+    expect(await store.listChanges(1n, 20)).toEqual([
+      { petId: 1n, at: 1, previous: 4, quantity: 6, keyName: "till", requestId: "r", reason: null },
+    ]);
+    await store.close();
+  });
+
+  it("finds a key another process recorded after it opened (two stores on one file)", async () => {
+    const a = openSqliteStore(dbPath);
+    await a.seedIfEmpty(PETS);
+    const b = openSqliteStore(dbPath);
+    expect(await a.updateQuantity(1n, 5, { idempotency: keyClaim("from-a", "f") })).toMatchObject({
+      kind: "updated",
+    });
+    expect(await b.updateQuantity(1n, 5, { idempotency: keyClaim("from-a", "f") })).toMatchObject({
+      kind: "replayed",
+    });
+    expect(await b.updateQuantity(1n, 6, { idempotency: keyClaim("from-a", "g") })).toEqual({
+      kind: "key_reused",
+    });
+    expect(await b.updateQuantity(1n, 7, { idempotency: keyClaim("from-b", "f") })).toMatchObject({
+      kind: "updated",
+    });
+    expect(await a.updateQuantity(1n, 7, { idempotency: keyClaim("from-b", "f") })).toMatchObject({
+      kind: "replayed",
+    });
+    expect((await a.getInventoryItem(1n))?.quantity).toBe(7);
+    await a.close();
+    await b.close();
+  });
+
+  it("forgets the key of a write that rolled back, and finds a key recorded earlier in the same batch", async () => {
+    const store = openSqliteStore(dbPath);
+    await store.seedIfEmpty(PETS);
+    // One batch: the second request repeats the first (a replay); the third fails the
+    // quantity CHECK, so the batch rolls back and each commits on its own.
+    const [first, again, failed] = await Promise.allSettled([
+      store.updateQuantity(1n, 5, { idempotency: keyClaim("kept", "f") }),
+      store.updateQuantity(1n, 5, { idempotency: keyClaim("kept", "f") }),
+      store.updateQuantity(1n, -1, { idempotency: keyClaim("lost", "f") }),
+    ]);
+    expect(first).toMatchObject({ status: "fulfilled", value: { kind: "updated" } });
+    expect(again).toMatchObject({ status: "fulfilled", value: { kind: "replayed" } });
+    expect(failed.status).toBe("rejected");
+    // Nothing of "lost" was kept: the key starts a new request.
+    expect(await store.updateQuantity(1n, 8, { idempotency: keyClaim("lost", "g") })).toMatchObject(
+      { kind: "updated", item: { quantity: 8 } },
+    );
+    expect(await store.updateQuantity(1n, 5, { idempotency: keyClaim("kept", "f") })).toMatchObject(
+      { kind: "replayed" },
+    );
+    await store.close();
+    const check = new Database(dbPath);
+    expect(
+      check.prepare("SELECT key, fingerprint FROM idempotency_records ORDER BY id").all(),
+    ).toEqual([
+      { key: "kept", fingerprint: "f" },
+      { key: "lost", fingerprint: "g" },
+    ]);
     check.close();
   });
 

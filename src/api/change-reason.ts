@@ -1,0 +1,46 @@
+/**
+ * `X-Change-Reason`: why a change was made, in the caller's words, kept in its history
+ * record. The one rule, for the CLI's `--reason` and the server's header alike: 1 to 200
+ * characters, none of them a control character or a line or paragraph separator.
+ *
+ * HTTP carries header values as bytes (in practice ISO-8859-1 text), so a reason travels as
+ * its UTF-8 bytes, one header character per byte: "März" is sent as "MÃ¤rz" and read back.
+ */
+
+export const CHANGE_REASON_HEADER = "x-change-reason";
+export const MAX_CHANGE_REASON_LENGTH = 200;
+
+/** Control characters (C0, DEL, C1), lone surrogates, line and paragraph separators. */
+const UNPRINTABLE = /[\p{Cc}\p{Cs}\p{Zl}\p{Zp}]/u;
+
+/** Checks a reason as a person wrote it; the reason for a refusal in words. */
+export function checkChangeReason(
+  reason: string,
+): { ok: true; value: string } | { ok: false; problem: string } {
+  const length = Array.from(reason).length;
+  if (length === 0) return { ok: false, problem: "it is empty" };
+  if (length > MAX_CHANGE_REASON_LENGTH) {
+    return {
+      ok: false,
+      problem: `it is ${length} characters long; at most ${MAX_CHANGE_REASON_LENGTH} are kept`,
+    };
+  }
+  if (UNPRINTABLE.test(reason)) {
+    return { ok: false, problem: "it holds a control character (a line break, a tab, ...)" };
+  }
+  return { ok: true, value: reason };
+}
+
+/** The header value carrying `reason`: its UTF-8 bytes, one character each. */
+export function encodeChangeReason(reason: string): string {
+  return Buffer.from(reason, "utf8").toString("latin1");
+}
+
+/** The reason a header value carries; undefined when its bytes are not UTF-8. */
+export function decodeChangeReason(header: string): string | undefined {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(header, "latin1"));
+  } catch {
+    return undefined;
+  }
+}

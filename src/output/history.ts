@@ -1,0 +1,98 @@
+/** Printing an entry's history (`inventory history`). */
+import type { InventoryChange } from "../api/types.js";
+import { tsvLine } from "./delimited.js";
+import type { OutputFormat } from "./format.js";
+import type { IoStreams } from "./io-streams.js";
+import { toJson } from "./json.js";
+import { renderTable } from "./table.js";
+
+/** Column order of the tab-separated lines: the record's field order. */
+export const HISTORY_COLUMNS = [
+  "at",
+  "petId",
+  "previous",
+  "quantity",
+  "keyName",
+  "requestId",
+  "reason",
+] as const;
+
+/**
+ * Text a server sent, made safe for a terminal: a control character (an escape sequence
+ * would move the cursor or retitle the window) shows as U+FFFD.
+ */
+function printable(text: string): string {
+  return text.replace(/[\p{Cc}\p{Zl}\p{Zp}]/gu, "\uFFFD");
+}
+
+const pad = (value: number) => String(value).padStart(2, "0");
+
+/** "2026-11-22 15:03:12" in the machine's time zone; the ISO text itself when it is no date. */
+export function localTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return printable(iso);
+  return (
+    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
+    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
+  );
+}
+
+/** "+3", "-2", "±0"; empty for a seed's first record. */
+function change(record: InventoryChange): string {
+  if (record.previous === null) return "";
+  const delta = record.quantity - record.previous;
+  return delta > 0 ? `+${delta}` : delta < 0 ? String(delta) : "±0";
+}
+
+function table(records: readonly InventoryChange[], io: IoStreams): string {
+  return renderTable(
+    {
+      head: ["when", "previous", "quantity", "change", "key", "reason"],
+      rows: records.map((record) => [
+        localTime(record.at),
+        record.previous === null ? "" : String(record.previous),
+        String(record.quantity),
+        change(record),
+        printable(record.keyName ?? ""),
+        printable(record.reason ?? ""),
+      ]),
+      rightAligned: [1, 2, 3],
+    },
+    io.style,
+  );
+}
+
+/**
+ * Prints the records, newest first: a JSON array; one tab-separated line each, ISO times and
+ * empty fields for nulls (piped); or a table with local times and a note when there is none.
+ */
+export function writeInventoryHistory(
+  petId: bigint,
+  records: readonly InventoryChange[],
+  format: Exclude<OutputFormat, "csv">,
+  io: IoStreams,
+): void {
+  switch (format) {
+    case "json":
+      io.out.write(toJson(records));
+      return;
+    case "tsv":
+      io.out.write(
+        records
+          .map((record) =>
+            tsvLine(HISTORY_COLUMNS.map((column) => printable(String(record[column] ?? "")))),
+          )
+          .join(""),
+      );
+      return;
+    case "table":
+      if (records.length === 0) {
+        io.out.write(
+          `no changes of pet ${petId} were kept (changes made before history was kept are not listed)\n`,
+        );
+        return;
+      }
+      io.out.write(table(records, io));
+      return;
+  }
+}

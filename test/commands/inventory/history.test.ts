@@ -1,0 +1,152 @@
+import { describe, expect, it } from "vitest";
+import { callsOf, mockAgent, ORIGIN, runFake } from "../fake-deps.js";
+import { MAX_ID_TEXT as MAX_ID } from "../../support/ids.js";
+
+function listing(petId: string, query: string, status: number, body: string) {
+  const agent = mockAgent();
+  agent
+    .get(ORIGIN)
+    .intercept({ path: `/v1/inventory/${petId}/history${query}`, method: "GET" })
+    .reply(status, body, { headers: { "content-type": "application/json" } });
+  return agent;
+}
+
+const RECORDS = JSON.stringify([
+  {
+    at: "2026-11-22T14:03:12.481Z",
+    petId: 42,
+    previous: 8,
+    quantity: 7,
+    keyName: "till-1",
+    requestId: "0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b",
+    reason: "sale",
+  },
+  {
+    at: "2026-11-22T02:00:04.017Z",
+    petId: 42,
+    previous: 6,
+    quantity: 8,
+    keyName: "cron",
+    requestId: "5d1e7a90-3c2b-4f8e-b1a6-9e0d4c7f2a13",
+    reason: null,
+  },
+  {
+    at: "2026-11-01T09:00:00.000Z",
+    petId: 42,
+    previous: null,
+    quantity: 6,
+    keyName: null,
+    requestId: null,
+    reason: "seed pets.json",
+  },
+]);
+
+describe("inventory history", () => {
+  it("GETs the last 20 changes and prints one tab-separated line each when piped, ISO times", async () => {
+    const agent = listing("42", "?limit=20", 200, RECORDS);
+    const result = await runFake(["inventory", "history", "42"], { agent });
+    expect(result).toMatchObject({
+      code: 0,
+      stderr: "",
+      stdout:
+        "2026-11-22T14:03:12.481Z\t42\t8\t7\ttill-1\t0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b\tsale\n" +
+        "2026-11-22T02:00:04.017Z\t42\t6\t8\tcron\t5d1e7a90-3c2b-4f8e-b1a6-9e0d4c7f2a13\t\n" +
+        "2026-11-01T09:00:00.000Z\t42\t\t6\t\t\tseed pets.json\n",
+    });
+    expect(callsOf(agent)).toEqual(["GET /v1/inventory/42/history"]);
+  });
+
+  it("prints a table with local times and each change's sign on a terminal", async () => {
+    const agent = listing("42", "?limit=20", 200, RECORDS);
+    const result = await runFake(["--no-color", "inventory", "history", "42"], {
+      agent,
+      isTTY: true,
+    });
+    expect(result.code).toBe(0);
+    const local = (iso: string) => {
+      const d = new Date(iso);
+      const p = (n: number) => String(n).padStart(2, "0");
+      return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+    };
+    expect(result.stdout).toMatch(/when.*previous.*quantity.*change.*key.*reason/);
+    expect(result.stdout).toMatch(
+      new RegExp(`${local("2026-11-22T14:03:12.481Z")} │ +8 │ +7 │ +-1 │ till-1 +│ sale`),
+    );
+    expect(result.stdout).toMatch(/│ +6 │ +8 │ +\+2 │ cron/);
+    expect(result.stdout).toMatch(/│ +│ +6 │ +│ +│ seed pets\.json/);
+  });
+
+  it("prints the records as JSON with --json, int64 petIds exact, and asks for --limit", async () => {
+    const body = `[{"at":"2026-11-22T14:03:12.481Z","petId":${MAX_ID},"previous":1,"quantity":2,"keyName":"k","requestId":"r","reason":null}]`;
+    const agent = listing(MAX_ID, "?limit=1", 200, body);
+    const result = await runFake(["inventory", "history", MAX_ID, "--limit", "1", "--json"], {
+      agent,
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(`"petId": ${MAX_ID},`);
+    expect(JSON.parse(result.stdout.replace(MAX_ID, "1"))).toEqual([
+      {
+        at: "2026-11-22T14:03:12.481Z",
+        petId: 1,
+        previous: 1,
+        quantity: 2,
+        keyName: "k",
+        requestId: "r",
+        reason: null,
+      },
+    ]);
+  });
+
+  it("says so on a terminal when no change was kept", async () => {
+    const agent = listing("42", "?limit=20", 200, "[]");
+    const result = await runFake(["inventory", "history", "42"], { agent, isTTY: true });
+    expect(result).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining("no changes of pet 42") as string,
+    });
+  });
+
+  it("shows a control character a server sent as U+FFFD, never as a terminal escape", async () => {
+    const body = JSON.stringify([
+      {
+        at: "2026-11-22T14:03:12.481Z",
+        petId: 42,
+        previous: 1,
+        quantity: 2,
+        keyName: "k\u001b]0;pwned\u0007",
+        requestId: "r",
+        reason: "a\u001b[2Jb",
+      },
+    ]);
+    const agent = listing("42", "?limit=20", 200, body);
+    const result = await runFake(["--no-color", "inventory", "history", "42"], {
+      agent,
+      isTTY: true,
+    });
+    expect(result.stdout).not.toContain("\u001b");
+    expect(result.stdout).toContain("a\uFFFD[2Jb");
+  });
+
+  it.each(["0", "1001", "abc", "07"])(
+    "refuses --limit %s (exit 2) and sends nothing",
+    async (limit) => {
+      const agent = mockAgent();
+      const result = await runFake(["inventory", "history", "42", "--limit", limit], { agent });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("--limit");
+      expect(callsOf(agent)).toEqual([]);
+    },
+  );
+
+  it("exits 5 on a 404 for an unknown pet, naming it", async () => {
+    const agent = listing(
+      "404",
+      "?limit=20",
+      404,
+      '{"code":"pet_not_found","message":"no pet with petId 404","status":404}',
+    );
+    const result = await runFake(["inventory", "history", "404"], { agent });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toContain("no pet with petId 404");
+  });
+});

@@ -1,0 +1,109 @@
+/** `--reason` on the commands that change stock: sent as X-Change-Reason, checked first. */
+import { describe, expect, it } from "vitest";
+import type { MockAgent } from "undici";
+import { defaultApplyReason } from "../../../src/commands/inventory/apply-run.js";
+import { callsOf, json, mockAgent, ORIGIN, runFake } from "../fake-deps.js";
+
+const ENTRY = (quantity: number) => `{"petId":42,"quantity":${quantity},"status":"available"}`;
+
+function reasonsSent(agent: MockAgent): (string | undefined)[] {
+  return (agent.getCallHistory()?.calls() ?? [])
+    .filter((call) => call.method === "PATCH")
+    .map((call) => (call.headers as Record<string, string>)["x-change-reason"]);
+}
+
+describe("--reason", () => {
+  it("set sends it as X-Change-Reason, as UTF-8 bytes", async () => {
+    const agent = mockAgent();
+    agent
+      .get(ORIGIN)
+      .intercept({ path: "/v1/inventory/42", method: "PATCH" })
+      .reply(200, ENTRY(7), json);
+    const result = await runFake(["inventory", "set", "42", "7", "--reason", "Inventur März"], {
+      agent,
+    });
+    expect(result.code).toBe(0);
+    expect(reasonsSent(agent)).toEqual([Buffer.from("Inventur März").toString("latin1")]);
+  });
+
+  it("set sends none without it", async () => {
+    const agent = mockAgent();
+    agent
+      .get(ORIGIN)
+      .intercept({ path: "/v1/inventory/42", method: "PATCH" })
+      .reply(200, ENTRY(7), json);
+    expect((await runFake(["inventory", "set", "42", "7"], { agent })).code).toBe(0);
+    expect(reasonsSent(agent)).toEqual([undefined]);
+  });
+
+  it("adjust sends it with its conditional write", async () => {
+    const agent = mockAgent();
+    const pool = agent.get(ORIGIN);
+    pool
+      .intercept({ path: "/v1/inventory/42", method: "GET" })
+      .reply(200, ENTRY(5), { headers: { "content-type": "application/json", etag: '"5"' } });
+    pool.intercept({ path: "/v1/inventory/42", method: "PATCH" }).reply(200, ENTRY(4), json);
+    const result = await runFake(["inventory", "adjust", "42", "-1", "--reason", "sale"], {
+      agent,
+    });
+    expect(result.code).toBe(0);
+    expect(reasonsSent(agent)).toEqual(["sale"]);
+  });
+
+  it.each([
+    ["x".repeat(201), "it is 201 characters long; at most 200 are kept"],
+    ["two\nlines", "control character"],
+    ["", "it is empty"],
+  ])("refuses %j before sending anything (exit 2)", async (reason, problem) => {
+    for (const argv of [
+      ["inventory", "set", "42", "7", "--reason", reason],
+      ["inventory", "adjust", "42", "+1", "--reason", reason],
+      ["inventory", "apply", "counts.csv", "--reason", reason],
+    ]) {
+      const agent = mockAgent();
+      const result = await runFake(argv, {
+        agent,
+        files: { "counts.csv": "petId,quantity\n42,7\n" },
+      });
+      expect(result.code, argv.join(" ")).toBe(2);
+      expect(result.stderr).toContain("--reason");
+      expect(result.stderr).toContain(problem);
+      expect(callsOf(agent)).toEqual([]);
+    }
+  });
+
+  it("apply gives every change the file's name as reason, or the one asked for", async () => {
+    for (const [extra, expected] of [
+      [[], "apply counts.csv"],
+      [["--reason", "stocktake"], "stocktake"],
+    ] as const) {
+      const agent = mockAgent();
+      const pool = agent.get(ORIGIN);
+      pool
+        .intercept({ path: "/v1/inventory", method: "GET" })
+        .reply(
+          200,
+          '[{"petId":1,"quantity":3,"status":"available"},{"petId":2,"quantity":3,"status":"available"}]',
+          json,
+        );
+      for (const petId of [1, 2]) {
+        pool
+          .intercept({ path: `/v1/inventory/${petId}`, method: "PATCH" })
+          .reply(200, `{"petId":${petId},"quantity":9,"status":"available"}`, json);
+      }
+      const result = await runFake(["inventory", "apply", "shop/counts.csv", ...extra], {
+        agent,
+        files: { "shop/counts.csv": "petId,quantity\n1,9\n2,9\n" },
+      });
+      expect(result.code).toBe(0);
+      expect(reasonsSent(agent)).toEqual([expected, expected]);
+    }
+  });
+
+  it("apply's default reason fits the rule whatever the file is called", () => {
+    expect(defaultApplyReason("-")).toBe("apply stdin");
+    expect(defaultApplyReason("/var/counts/2026-11.csv")).toBe("apply 2026-11.csv");
+    expect(defaultApplyReason("odd\nname.csv")).toBe("apply odd?name.csv");
+    expect(Array.from(defaultApplyReason(`${"é".repeat(300)}.csv`))).toHaveLength(200);
+  });
+});
