@@ -535,6 +535,14 @@ async function adjustBenchmark() {
   });
 }
 
+/** The hand-written part of BENCHMARKS.md, from its "## Notes" heading on: kept across runs. */
+function notes() {
+  const path = join(root, "BENCHMARKS.md");
+  const text = existsSync(path) ? readFileSync(path, "utf8") : "";
+  const at = text.indexOf("\n## Notes");
+  return at === -1 ? "" : `\n${text.slice(at + 1)}`;
+}
+
 function report() {
   const cpus = os.cpus();
   const lines = [
@@ -603,7 +611,9 @@ function report() {
   for (const figure of figures) lines.push(`| ${figure.what} | ${figure.shown} |`);
   lines.push("");
   // A partial run (BENCH_ONLY) prints its figures but leaves BENCHMARKS.md as it was.
-  if (only === undefined) writeFileSync(join(root, "BENCHMARKS.md"), lines.join("\n"));
+  if (only === undefined) {
+    writeFileSync(join(root, "BENCHMARKS.md"), lines.join("\n") + notes());
+  }
   process.stdout.write(lines.join("\n"));
 }
 

@@ -1,7 +1,7 @@
 /**
  * `petstore inventory apply` end to end: the real binary against the real `petstore serve` on
- * a temporary SQLite file. Each describe starts its own server, so the stock it checks is
- * only what its own runs changed.
+ * a temporary SQLite file (and, where the store matters, on PostgreSQL). Each describe starts
+ * its own server, so the stock it checks is only what its own runs changed.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,6 +15,7 @@ import {
   serverForBlock,
   runCliInTty,
   startFakeServer,
+  STORES,
   tempDir,
   type SeedFileEntry,
 } from "./helpers.js";
@@ -62,8 +63,8 @@ function report(stdout: string): Report {
   }) as Report;
 }
 
-describe("apply, dry run and re-run", () => {
-  const { env } = serverForBlock(SEED);
+describe.for(STORES)("apply, dry run and re-run, on %s", (store) => {
+  const { env } = serverForBlock(SEED, { store });
   const counts = () =>
     countsFile(
       "counts.csv",
@@ -111,8 +112,8 @@ describe("apply, dry run and re-run", () => {
   });
 });
 
-describe("apply, partial failure, stdin, int64 ids", () => {
-  const { env } = serverForBlock(SEED);
+describe.for(STORES)("apply, partial failure, stdin, int64 ids, on %s", (store) => {
+  const { env } = serverForBlock(SEED, { store });
 
   it("applies the known pets, reports the unknown one, exits 7", async () => {
     const path = countsFile("partial.csv", "petId,quantity\n1,6\n424242,3\n2,1\n");

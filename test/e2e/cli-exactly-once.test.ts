@@ -1,7 +1,8 @@
 /**
  * The CLI's conditional and exactly-once writes end to end: real `petstore` processes against
- * the real `petstore serve` on a temporary SQLite file. Concurrent adjusts lose no update, a
- * lost response is not applied twice, and apply does not overwrite a concurrent change.
+ * the real `petstore serve`, on a temporary SQLite file and on PostgreSQL (concurrent adjusts
+ * there through two instances on one database). Concurrent adjusts lose no update, a lost
+ * response is not applied twice, and apply does not overwrite a concurrent change.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -11,6 +12,7 @@ import {
   serverForBlock,
   spawnCli,
   startHoldingProxy,
+  STORES,
   tempDir,
   type SeedFileEntry,
 } from "./helpers.js";
@@ -34,8 +36,8 @@ async function quantityOf(env: Record<string, string>, petId: number): Promise<n
   return (JSON.parse(result.stdout) as { quantity: number }).quantity;
 }
 
-describe("inventory get and set --if-quantity against the real server", () => {
-  const { env } = serverForBlock(SEED);
+describe.for(STORES)("inventory get and set --if-quantity on %s", (store) => {
+  const { env } = serverForBlock(SEED, { store });
 
   it("get prints one entry in every format", async () => {
     expect(await runCli(["inventory", "get", "3"], { env: env() })).toEqual({
@@ -52,7 +54,9 @@ describe("inventory get and set --if-quantity against the real server", () => {
   });
 
   it("set --if-quantity writes when the entry holds N, and exits 8 naming the quantity when not", async () => {
-    const ok = await runCli(["inventory", "set", "3", "9", "--if-quantity", "10"], { env: env() });
+    const ok = await runCli(["inventory", "set", "3", "9", "--if-quantity", "10"], {
+      env: env(),
+    });
     expect(ok).toEqual({ code: 0, stdout: "3\t9\tavailable\n", stderr: "" });
     const stale = await runCli(["inventory", "set", "3", "8", "--if-quantity", "10"], {
       env: env(),
@@ -77,13 +81,21 @@ describe("inventory get and set --if-quantity against the real server", () => {
   });
 });
 
-describe("concurrent adjusts from separate processes", () => {
-  const { env } = serverForBlock(SEED);
+/** SQLite: one server; PostgreSQL: two instances on one database, taking turns. */
+const ADJUST_SETUPS = [
+  { store: "sqlite", instances: 1, name: "on SQLite" },
+  { store: "postgres", instances: 2, name: "on two PostgreSQL instances" },
+] as const;
+
+describe.for(ADJUST_SETUPS)("concurrent adjusts from separate processes $name", (setup) => {
+  const { env, server } = serverForBlock(SEED, setup);
+  /** The environment of the `index`th process: the instances take turns. */
+  const envOf = (index: number) => env(server(index % setup.instances).url);
 
   it("20 processes each selling one from 100 all succeed and leave exactly 80", async () => {
     const runs = await Promise.all(
-      Array.from({ length: 20 }, () =>
-        runCli(["inventory", "adjust", "1", "-1"], { env: env(), timeoutMs: 60_000 }),
+      Array.from({ length: 20 }, (_, index) =>
+        runCli(["inventory", "adjust", "1", "-1"], { env: envOf(index), timeoutMs: 60_000 }),
       ),
     );
     for (const run of runs) expect(run).toMatchObject({ code: 0, stderr: "" });
@@ -96,9 +108,9 @@ describe("concurrent adjusts from separate processes", () => {
     const adjusts = [
       ...Array.from({ length: 6 }, () => "+3"),
       ...Array.from({ length: 6 }, () => "-2"),
-    ].map(async (delta) => {
+    ].map(async (delta, index) => {
       const result = await runCli(["inventory", "adjust", "2", delta], {
-        env: env(),
+        env: envOf(index),
         timeoutMs: 60_000,
       });
       expect(result).toMatchObject({ code: 0, stderr: "" });
@@ -107,12 +119,13 @@ describe("concurrent adjusts from separate processes", () => {
     // What a script does with set --if-quantity: read, write read + 10 only if it still holds
     // what was read, and on exit 8 read again. Exit 8 changes nothing; exit 0 is one +10.
     let conflicts = 0;
-    const sets = Array.from({ length: 4 }, async () => {
+    const sets = Array.from({ length: 4 }, async (_, index) => {
       for (let attempt = 0; attempt < 30; attempt++) {
-        const read = await quantityOf(env(), 2);
+        // Read through one instance, write through the other (when there are two).
+        const read = await quantityOf(envOf(index), 2);
         const result = await runCli(
           ["inventory", "set", "2", String(read + 10), "--if-quantity", String(read)],
-          { env: env(), timeoutMs: 60_000 },
+          { env: envOf(index + 1), timeoutMs: 60_000 },
         );
         if (result.code === 0) return 10;
         expect(result.code).toBe(8);
@@ -137,8 +150,8 @@ describe("concurrent adjusts from separate processes", () => {
   }, 120_000);
 });
 
-describe("a lost response", () => {
-  const { env } = serverForBlock(SEED);
+describe.for(STORES)("a lost response on %s", (store) => {
+  const { env } = serverForBlock(SEED, { store });
 
   it("adjust -1 whose answer is lost is retried with the same key and applied exactly once", async () => {
     const before = await quantityOf(env(), 1);
@@ -209,8 +222,8 @@ describe("a lost response", () => {
   });
 });
 
-describe("apply with a concurrent writer", () => {
-  const { env } = serverForBlock(SEED);
+describe.for(STORES)("apply with a concurrent writer on %s", (store) => {
+  const { env } = serverForBlock(SEED, { store });
 
   function countsFile(name: string, text: string): string {
     const path = join(files.dir, name);

@@ -1,30 +1,43 @@
 /**
- * Conditional and exactly-once writes against the real `petstore serve`: idempotency records
- * survive `kill -9`, and If-Match holds across separate connections and processes.
+ * Conditional and exactly-once writes against the real `petstore serve`, on SQLite and on
+ * PostgreSQL: idempotency records survive `kill -9`, and If-Match holds across separate
+ * connections and processes.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { join } from "node:path";
 import { Agent, fetch as undiciFetch } from "undici";
-import { afterEach, beforeEach, expect, it } from "vitest";
-import { API_KEY, startServer, tempDir, type RunningServer } from "./helpers.js";
+import { afterEach, expect, it } from "vitest";
+import {
+  API_KEY,
+  freshStore,
+  startServer,
+  STORES,
+  type RunningServer,
+  type StoreKind,
+  type TestStore,
+} from "./helpers.js";
 
 const auth = { authorization: `Bearer ${API_KEY}` };
 
-let temp: ReturnType<typeof tempDir>;
+let stores: TestStore[] = [];
 let running: RunningServer[] = [];
-beforeEach(() => {
-  temp = tempDir();
-});
 afterEach(async () => {
   await Promise.all(running.map((server) => server.stop("SIGKILL")));
   running = [];
-  temp.remove();
+  for (const store of stores) await store.remove();
+  stores = [];
 });
 
-async function start(dbPath: string): Promise<RunningServer> {
+/** A new store of `kind` for one test. */
+async function storeOf(kind: StoreKind): Promise<TestStore> {
+  const store = await freshStore(kind);
+  stores.push(store);
+  return store;
+}
+
+async function start(store: TestStore): Promise<RunningServer> {
   const server = await startServer({
-    dbPath,
+    ...store.options,
     seed: [{ petId: 1, name: "Rex", status: "available", quantity: 100 }],
   });
   running.push(server);
@@ -42,9 +55,9 @@ const quantityOf = async (url: string) =>
   ((await (await fetch(`${url}/inventory/1`, { headers: auth })).json()) as { quantity: number })
     .quantity;
 
-it("replays an idempotent PATCH after the server was killed with SIGKILL and restarted", async () => {
-  const dbPath = join(temp.dir, "petstore.db");
-  const first = await start(dbPath);
+it.for(STORES)("%s: replays an idempotent PATCH after kill -9 and a restart", async (kind) => {
+  const store = await storeOf(kind);
+  const first = await start(store);
   const headers = { "idempotency-key": "e2e-crash-1", "if-match": '"100"' };
   const applied = await patch(first.url, 42, headers);
   const appliedBody = await applied.text();
@@ -59,7 +72,7 @@ it("replays an idempotent PATCH after the server was killed with SIGKILL and res
   // The 200 and the 412 were acknowledged: the records are on disk. Kill without a chance to flush.
   await first.stop("SIGKILL");
 
-  const second = await start(dbPath);
+  const second = await start(store);
   // Someone else changes the entry meanwhile; the replays must not care.
   const other = await patch(second.url, 55, {});
   expect(other.status).toBe(200);
@@ -97,8 +110,8 @@ await response.text();
 process.stdout.write(response.status + " " + response.headers.get("etag"));
 `;
 
-it('lets exactly one of 20 PATCHes with If-Match "100" from 20 processes pass', async () => {
-  const server = await start(join(temp.dir, "race.db"));
+it.for(STORES)('%s: one of 20 If-Match "100" PATCHes from 20 processes passes', async (kind) => {
+  const server = await start(await storeOf(kind));
   const clients = Array.from({ length: 20 }, (_, i) => {
     const child = spawn(
       process.execPath,
@@ -118,8 +131,8 @@ it('lets exactly one of 20 PATCHes with If-Match "100" from 20 processes pass', 
   expect(`"${await quantityOf(server.url)}"`).toBe(etag);
 });
 
-it('lets exactly one of 20 PATCHes with If-Match "100" on 20 connections pass, and applies one of 10 with one key', async () => {
-  const server = await start(join(temp.dir, "connections.db"));
+it.for(STORES)("%s: 20 connections: one If-Match passes; one key applies once", async (kind) => {
+  const server = await start(await storeOf(kind));
   const responses = await Promise.all(
     Array.from({ length: 20 }, async (_, i) => {
       // A dispatcher per request: 20 separate TCP connections.

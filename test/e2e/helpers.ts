@@ -1,7 +1,8 @@
 /**
- * End-to-end helpers: spawn the real `petstore serve` on a temporary SQLite file, run the
- * real CLI binary, and stand up tiny fake HTTP servers for faults the real server never
- * produces. Everything runs the built bundle (`npm run build` first).
+ * End-to-end helpers: spawn the real `petstore serve` on a temporary SQLite file or a new
+ * PostgreSQL database, run the real CLI binary, and stand up tiny fake HTTP servers for
+ * faults the real server never produces. Everything runs the built bundle (`npm run build`
+ * first).
  */
 import { spawn, spawnSync, type ChildProcessByStdio } from "node:child_process";
 import { once } from "node:events";
@@ -17,6 +18,7 @@ import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { stringify } from "lossless-json";
+import { createTestDatabase } from "../support/postgres-database.js";
 import { tempDir as makeTempDir } from "../support/temp-dir.js";
 import { afterAll, beforeAll } from "vitest";
 
@@ -159,23 +161,70 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   };
 }
 
+/** The stores a server keeps its data in: the store-relevant e2e tests run on each. */
+export const STORES = ["sqlite", "postgres"] as const;
+export type StoreKind = (typeof STORES)[number];
+
+/** Where servers keep their data, shared by the servers started on it and across restarts. */
+export interface TestStore {
+  kind: StoreKind;
+  /** What startServer takes to serve from it. */
+  options: Pick<ServerOptions, "dbPath" | "databaseUrl">;
+  /** Deletes it (stop its servers first). */
+  remove(): Promise<void>;
+}
+
 /**
- * A server of its own for one describe block (started before its tests, stopped after), and
- * the CLI environment to reach it, or a proxy in front of it at `baseUrl`.
+ * A new, empty store: a temporary SQLite file, or a new database on the run's PostgreSQL
+ * (test/support/postgres-global-setup.ts).
  */
-export function serverForBlock(seed: readonly SeedFileEntry[]): {
-  server: () => RunningServer;
+export async function freshStore(kind: StoreKind): Promise<TestStore> {
+  if (kind === "postgres") {
+    const database = await createTestDatabase();
+    return { kind, options: { databaseUrl: database.url }, remove: () => database.drop() };
+  }
+  const temp = tempDir();
+  return {
+    kind,
+    options: { dbPath: join(temp.dir, "petstore.db") },
+    remove: async () => {
+      temp.remove();
+    },
+  };
+}
+
+/**
+ * Servers of their own for one describe block (started before its tests, stopped after) on a
+ * fresh store of `store` (SQLite unless said), `instances` of them on the same data (started
+ * together, as behind a load balancer; one seeds), and the CLI environment to reach the
+ * first, or another base URL (a proxy, another instance).
+ */
+export function serverForBlock(
+  seed: readonly SeedFileEntry[],
+  { store = "sqlite", instances = 1 }: { store?: StoreKind; instances?: number } = {},
+): {
+  server: (index?: number) => RunningServer;
   env: (baseUrl?: string) => Record<string, string>;
 } {
-  let server: RunningServer | undefined;
+  let data: TestStore | undefined;
+  let servers: RunningServer[] = [];
   beforeAll(async () => {
-    server = await startServer({ seed });
+    data = await freshStore(store);
+    const { options } = data;
+    const started = await Promise.allSettled(
+      Array.from({ length: instances }, () => startServer({ seed, ...options })),
+    );
+    servers = started.flatMap((outcome) => (outcome.status === "fulfilled" ? [outcome.value] : []));
+    const failed = started.find((outcome) => outcome.status === "rejected");
+    if (failed) throw failed.reason;
   });
   afterAll(async () => {
-    await server?.stop();
+    await Promise.all(servers.map((server) => server.stop()));
+    await data?.remove();
   });
-  const running = () => {
-    if (server === undefined) throw new Error("the server did not start");
+  const running = (index = 0) => {
+    const server = servers[index];
+    if (server === undefined) throw new Error(`server ${index} did not start`);
     return server;
   };
   return {

@@ -1,13 +1,22 @@
 /**
  * Who changed what, end to end: the real server with a named write key, the real CLI setting,
  * adjusting and applying with reasons, `inventory history` reading them back, the request ids
- * matched against the server's own log, and the history surviving kill -9.
+ * matched against the server's own log, and the history surviving kill -9; on SQLite and on
+ * PostgreSQL.
  */
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { runCli, startServer, tempDir, type RunningServer } from "./helpers.js";
+import {
+  freshStore,
+  runCli,
+  startServer,
+  STORES,
+  tempDir,
+  type RunningServer,
+  type TestStore,
+} from "./helpers.js";
 
 const TILL_KEY = "till-key-1c5e9a0b7d";
 const READ_KEY = "report-key-88f0e2a4";
@@ -23,9 +32,9 @@ interface Change {
   reason: string | null;
 }
 
-describe("history of every change, with its key's name, reason and request id", () => {
+describe.for(STORES)("history of every change on %s: key name, reason, request id", (kind) => {
   const temp = tempDir();
-  const dbPath = join(temp.dir, "petstore.db");
+  let store: TestStore;
   const keysFile = join(temp.dir, "keys.txt");
   const seed = Array.from({ length: 50 }, (_, i) => ({
     petId: i + 1,
@@ -36,7 +45,7 @@ describe("history of every change, with its key's name, reason and request id", 
   let server: RunningServer;
   const start = () =>
     startServer({
-      dbPath,
+      ...store.options,
       seed,
       args: ["--api-keys-file", keysFile],
       env: { PETSTORE_API_KEYS: "" },
@@ -67,10 +76,12 @@ describe("history of every change, with its key's name, reason and request id", 
       keysFile,
       `till-1 write sha256:${sha256(TILL_KEY)}\ncron-report read sha256:${sha256(READ_KEY)}\n`,
     );
+    store = await freshStore(kind);
     server = await start();
   });
   afterAll(async () => {
     await server.stop();
+    await store.remove();
     temp.remove();
   });
 

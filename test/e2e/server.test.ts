@@ -3,7 +3,17 @@ import { once } from "node:events";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { API_KEY, runCli, startServer, tempDir, type RunningServer } from "./helpers.js";
+import {
+  API_KEY,
+  freshStore,
+  runCli,
+  startServer,
+  STORES,
+  tempDir,
+  type RunningServer,
+  type ServerOptions,
+  type TestStore,
+} from "./helpers.js";
 import { MAX_ID_TEXT as MAX_ID } from "../support/ids.js";
 
 const auth = { authorization: `Bearer ${API_KEY}` };
@@ -12,6 +22,7 @@ let temp: ReturnType<typeof tempDir>;
 let db: string;
 let seed: string;
 let running: RunningServer[] = [];
+let stores: TestStore[] = [];
 
 beforeEach(() => {
   temp = tempDir();
@@ -34,11 +45,18 @@ beforeEach(() => {
 afterEach(async () => {
   await Promise.all(running.map((server) => server.stop("SIGKILL")));
   running = [];
+  for (const store of stores) await store.remove();
+  stores = [];
   temp.remove();
 });
 
-async function start(args: readonly string[] = ["--seed", seed], env?: Record<string, string>) {
-  const server = await startServer({ dbPath: db, args, ...(env ? { env } : {}) });
+/** Starts a server on `db` (or on `store`: a SQLite file or a PostgreSQL database). */
+async function start(
+  args: readonly string[] = ["--seed", seed],
+  env?: Record<string, string>,
+  store: Pick<ServerOptions, "dbPath" | "databaseUrl"> = { dbPath: db },
+) {
+  const server = await startServer({ ...store, args, ...(env ? { env } : {}) });
   running.push(server);
   return server;
 }
@@ -114,8 +132,10 @@ describe("petstore serve", () => {
     expect(await server.stop("SIGINT")).toBe(0);
   });
 
-  it("loses no acknowledged write when killed with SIGKILL", async () => {
-    const server = await start();
+  it.for(STORES)("%s: loses no acknowledged write when killed with SIGKILL", async (kind) => {
+    const store = await freshStore(kind);
+    stores.push(store);
+    const server = await start(["--seed", seed], undefined, store.options);
     const expected = new Map<number, number>();
     for (let i = 0; i < 200; i++) {
       const petId = (i % 20) + 1;
@@ -124,7 +144,7 @@ describe("petstore serve", () => {
       expected.set(petId, i);
     }
     expect(await server.stop("SIGKILL")).toBeNull();
-    const restarted = await start([]);
+    const restarted = await start([], undefined, store.options);
     const items = JSON.parse(await inventoryText(restarted.url)) as {
       petId: number;
       quantity: number;

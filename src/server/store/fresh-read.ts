@@ -1,25 +1,17 @@
 /**
  * A read whose answer is never older than the call: each call is answered by a read that
- * started after it. Calls made while a read is in flight (it may have started before them)
- * share the next read, so a wave of concurrent callers costs one read, not one each.
+ * started after it. Calls made in the same turn of the event loop share one read, started
+ * once the turn's other callbacks (the requests that arrived with them) have run, so a wave of
+ * concurrent callers costs one read. A read already in flight is not waited for: it may have
+ * started before the call, and the next one would cost the caller another round trip.
  */
 export function freshRead<T>(read: () => Promise<T>): () => Promise<T> {
-  let inFlight: Promise<T> | undefined;
-  let next: Promise<T> | undefined;
-  const call = (): Promise<T> => {
-    if (!inFlight) {
-      inFlight = read().finally(() => {
-        inFlight = undefined;
-      });
-      return inFlight;
-    }
-    next ??= inFlight
-      .catch(() => undefined)
-      .then(() => {
-        next = undefined;
-        return call();
-      });
-    return next;
+  let gathering: Promise<T> | undefined;
+  return () => {
+    gathering ??= new Promise((resolve) => setImmediate(resolve)).then(() => {
+      gathering = undefined;
+      return read();
+    });
+    return gathering;
   };
-  return call;
 }

@@ -33,7 +33,7 @@ import { StoreBusyError } from "./store-busy-error.js";
 import { StoreUnavailableError } from "./store-unavailable-error.js";
 
 export interface PostgresStoreOptions {
-  /** Connections at most (default 10): half for batches of writes in flight, the rest for reads. */
+  /** Connections at most (default 10): the writer uses one at a time, reads the rest. */
   poolSize?: number;
   /** How long a write waits for a row another instance holds before answering `busy` (5 s). */
   lockTimeoutMs?: number;
@@ -109,9 +109,8 @@ export async function openPostgresStore(
   url: string,
   options: PostgresStoreOptions = {},
 ): Promise<Store> {
-  const poolSize = options.poolSize ?? 10;
   const pool = createPool(url, {
-    poolSize,
+    poolSize: options.poolSize ?? 10,
     lockTimeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
     connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
   });
@@ -126,7 +125,7 @@ export async function openPostgresStore(
     if (isUnreachable(error)) throw new StoreUnavailableError(reason, { cause: error });
     throw new Error(reason, { cause: error });
   }
-  return new PostgresStore(pool, url, poolSize);
+  return new PostgresStore(pool, url);
 }
 
 async function migrate(pool: pg.Pool): Promise<void> {
@@ -178,14 +177,11 @@ class PostgresStore implements Store {
     return String(row?.revision ?? 0n);
   });
 
-  constructor(pool: pg.Pool, url: string, poolSize: number) {
+  constructor(pool: pg.Pool, url: string) {
     this.#pool = pool;
     this.#url = url;
-    // Half the connections write (a batch each), the others serve reads.
-    this.#writer = new PostgresWriter(
-      pool,
-      Math.max(1, Math.floor(poolSize / 2)),
-      (error, maybeCommitted) => this.#unavailable(error, maybeCommitted),
+    this.#writer = new PostgresWriter(pool, (error, maybeCommitted) =>
+      this.#unavailable(error, maybeCommitted),
     );
   }
 

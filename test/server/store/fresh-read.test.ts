@@ -14,48 +14,43 @@ function manualReads() {
 const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe("freshRead", () => {
-  it("answers a call made during a read with the next read, which starts after it", async () => {
+  it("answers the calls of one turn with one read, started after all of them", async () => {
+    const { reads, read } = manualReads();
+    const fresh = freshRead(read);
+    const calls = [fresh(), fresh(), fresh()];
+    // Not started yet: a call later in this turn still joins it.
+    expect(reads).toHaveLength(0);
+    await tick();
+    expect(reads).toHaveLength(1);
+    reads[0]?.resolve(1);
+    expect(await Promise.all(calls)).toEqual([1, 1, 1]);
+  });
+
+  it("answers a call made while a read is in flight with a new read, which starts after it", async () => {
     const { reads, read } = manualReads();
     const fresh = freshRead(read);
     const first = fresh();
+    await tick();
     expect(reads).toHaveLength(1);
-    // Read 1 may have been sent before these calls: they must not get its answer.
+    // Read 1 may have been sent before this call: it must not get read 1's answer, and it
+    // does not wait for read 1 to end before its own starts.
     const second = fresh();
-    const third = fresh();
-    expect(reads).toHaveLength(1);
-    reads[0]?.resolve(1);
-    expect(await first).toBe(1);
     await tick();
     expect(reads).toHaveLength(2);
-    const fourth = fresh();
     reads[1]?.resolve(2);
     expect(await second).toBe(2);
-    expect(await third).toBe(2);
-    await tick();
-    expect(reads).toHaveLength(3);
-    reads[2]?.resolve(3);
-    expect(await fourth).toBe(3);
-  });
-
-  it("starts a new read for a call made when none is in flight", async () => {
-    const { reads, read } = manualReads();
-    const fresh = freshRead(read);
-    const first = fresh();
     reads[0]?.resolve(1);
-    await first;
-    const second = fresh();
-    expect(reads).toHaveLength(2);
-    reads[1]?.resolve(5);
-    expect(await second).toBe(5);
+    expect(await first).toBe(1);
   });
 
-  it("fails only the calls a failed read answers; the waiting ones get the next read", async () => {
+  it("fails only the calls a failed read answers; a later call gets its own read", async () => {
     const { reads, read } = manualReads();
     const fresh = freshRead(read);
     const first = fresh();
-    const second = fresh();
+    await tick();
     reads[0]?.reject(new Error("connection lost"));
     await expect(first).rejects.toThrow("connection lost");
+    const second = fresh();
     await tick();
     reads[1]?.resolve(7);
     expect(await second).toBe(7);

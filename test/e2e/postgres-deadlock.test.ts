@@ -1,0 +1,91 @@
+/**
+ * Two real `petstore serve` instances on one PostgreSQL database writing the same pets in
+ * opposite orders at the same moment, round after round: each instance's batches lock rows in
+ * one fixed order, so PostgreSQL never has to break a deadlock (which it would do only after
+ * deadlock_timeout, aborting one side's batch) and every write is answered 200.
+ */
+import { randomUUID } from "node:crypto";
+import pg from "pg";
+import { expect, it } from "vitest";
+import { createTestDatabase } from "../support/postgres-database.js";
+import { API_KEY, startServer, type RunningServer, type SeedFileEntry } from "./helpers.js";
+
+const PETS = 20;
+const ROUNDS = 20;
+
+/** Runs `sql` on `url` in a session of its own. */
+async function query<R extends pg.QueryResultRow>(url: string, sql: string, values: unknown[]) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(sql, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+it("never deadlocks when two instances write the same pets in opposite orders at once", async () => {
+  const database = await createTestDatabase();
+  const seed: SeedFileEntry[] = Array.from({ length: PETS }, (_, i) => ({
+    petId: i + 1,
+    name: `Pet ${i + 1}`,
+    status: "available",
+    quantity: 0,
+  }));
+  const servers: RunningServer[] = [];
+  try {
+    servers.push(
+      ...(await Promise.all([
+        startServer({ databaseUrl: database.url, seed }),
+        startServer({ databaseUrl: database.url, seed }),
+      ])),
+    );
+    const [a, b] = servers as [RunningServer, RunningServer];
+    const ascending = Array.from({ length: PETS }, (_, i) => i + 1);
+    const descending = [...ascending].reverse();
+    for (let round = 1; round <= ROUNDS; round++) {
+      // Every other round carries Idempotency-Keys: those batches claim keys too.
+      const keyed = round % 2 === 0;
+      const send = (server: RunningServer, petId: number) =>
+        fetch(`${server.url}/inventory/${petId}`, {
+          method: "PATCH",
+          headers: {
+            authorization: `Bearer ${API_KEY}`,
+            "content-type": "application/json",
+            ...(keyed ? { "idempotency-key": randomUUID() } : {}),
+          },
+          body: JSON.stringify({ quantity: round }),
+        }).then((response) => response.status);
+      const statuses = await Promise.all([
+        ...ascending.map((petId) => send(a, petId)),
+        ...descending.map((petId) => send(b, petId)),
+      ]);
+      expect(statuses).toEqual(Array(2 * PETS).fill(200));
+    }
+    const items = (await (
+      await fetch(`${b.url}/inventory`, { headers: { authorization: `Bearer ${API_KEY}` } })
+    ).json()) as { quantity: number }[];
+    expect(items.map((item) => item.quantity)).toEqual(Array(PETS).fill(ROUNDS));
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+  // A session counts a deadlock it was aborted for when it ends: wait for all to have ended.
+  const admin = database.url;
+  for (let waited = 0; ; waited += 50) {
+    const [sessions] = await query<{ n: number }>(
+      admin,
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+      [database.name],
+    );
+    if (sessions?.n === 0) break;
+    if (waited > 10_000) throw new Error(`${sessions?.n} sessions still on the database`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  const [stats] = await query<{ deadlocks: number }>(
+    admin,
+    "SELECT deadlocks::int AS deadlocks FROM pg_stat_database WHERE datname = $1",
+    [database.name],
+  );
+  expect(stats?.deadlocks).toBe(0);
+  await database.drop();
+}, 60_000);
