@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import os from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
+import { buildCommit } from "./baseline.js";
 import { postgresBenchmarks } from "./postgres.js";
 
 const root = join(import.meta.dirname, "..");
@@ -88,10 +89,10 @@ function writeSeed(count) {
 }
 
 /** A database file holding `count` pets: seeded once by a server that is then stopped. */
-async function seededDb(name, count) {
+async function seededDb(name, count, binary = bin) {
   const db = join(dir, name);
   const seeding = await startProcess([
-    bin,
+    binary,
     "serve",
     "--port",
     "0",
@@ -303,6 +304,49 @@ async function serverBenchmarks() {
     });
   }
   await variants.stop();
+}
+
+/** The last commit before every change was kept in a history (issue 13): the "before" figure. */
+const HISTORY_BASELINE = "b3b7f6c";
+
+/**
+ * PATCH now, each change appending its history record in its transaction, against the same
+ * PATCH built from HISTORY_BASELINE, each server on its own copy of the same data.
+ */
+async function historyBenchmark() {
+  const pets = 1000;
+  const baseline = buildCommit(root, HISTORY_BASELINE, dir, "before-history");
+  if (!baseline.bin) {
+    figures.push({
+      what: "PATCH with history vs before it",
+      shown: `not measured: ${baseline.reason}`,
+    });
+    return;
+  }
+  const now = await startOurs(await seededDb("history-now.db", pets));
+  const before = await startProcess([
+    baseline.bin,
+    "serve",
+    "--port",
+    "0",
+    "--db",
+    await seededDb("history-before.db", pets, baseline.bin),
+  ]);
+  const row = await compare(
+    `PATCH /v1/inventory/{random of ${pets.toLocaleString("en-US")}}, history kept`,
+    `the same PATCH before history (${HISTORY_BASELINE})`,
+    (options) => load(now, "/", { requests: patchRequests(pets), ...options }),
+    (options) => load(before, "/", { requests: patchRequests(pets), ...options }),
+  );
+  rows.push(row);
+  targets.push({
+    what: "PATCH with a history record per change, requests/s vs before history",
+    ratio: ratioOf(row),
+    target: 0.8,
+    atLeast: true,
+  });
+  await now.stop();
+  await before.stop();
 }
 
 /** The command line running `node args` on every core, as a user's command runs. */
@@ -627,7 +671,8 @@ const runPostgresBenchmarks = () =>
 
 // BENCH_ONLY=server runs the server benchmarks alone (the CLI ones take minutes);
 // BENCH_ONLY=cli the CLI start-up rows alone; BENCH_ONLY=adjust the adjust figure alone;
-// BENCH_ONLY=postgres the PostgreSQL rows alone.
+// BENCH_ONLY=postgres the PostgreSQL rows alone; BENCH_ONLY=history PATCH before and after
+// history was kept.
 const only = process.env.BENCH_ONLY;
 try {
   if (only === "adjust") {
@@ -636,10 +681,13 @@ try {
     await runPostgresBenchmarks();
   } else if (only === "cli") {
     await cliBenchmarks();
+  } else if (only === "history") {
+    await historyBenchmark();
   } else {
     await serverBenchmarks();
   }
   if (only === undefined) {
+    await historyBenchmark();
     await runPostgresBenchmarks();
     await cliBenchmarks();
     await applyBenchmark();
