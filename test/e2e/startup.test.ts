@@ -94,14 +94,20 @@ describe("what a call loads", () => {
     expect(result.bundled).toContain("node_modules/undici/index.js");
   });
 
-  it("answers --version from dist/cli.js alone", async () => {
+  it("answers --version in bin/petstore.js, loading nothing of dist/", async () => {
     const result = await runRecording(["--version"], {});
-    expect(result).toEqual({
-      code: 0,
-      stdout: "0.1.0\n",
-      stderr: "",
-      files: [join("dist", "cli.js")],
-      bundled: ["src/cli.ts", "src/program/version.ts"],
+    expect(result).toEqual({ code: 0, stdout: "0.1.0\n", stderr: "", files: [], bundled: [] });
+  });
+
+  it("gives the same version from dist/cli.js, the package's entry point", async () => {
+    const { stdout } = await runCli([], {
+      nodeArgs: [
+        "--input-type=module",
+        "-e",
+        'process.argv.push("--version"); await import(process.env.ENTRY);',
+      ],
+      env: { ENTRY: pathToFileURL(join(ROOT, "dist", "cli.js")).href },
     });
+    expect(stdout).toBe("0.1.0\n");
   });
 });
