@@ -81,11 +81,14 @@ try {
     let failed = false;
     for (const args of [
       ["inventory", "list"],
-      ["inventory", "set", "42", "7"],
+      ["inventory", "set", "42", "7", "--reason", "counted the shelf"],
+      ["inventory", "history", "42"],
       ["inventory", "list", "--status", "available", "--json"],
       ["pets", "get", "1"],
     ]) {
-      console.log(`$ petstore ${[...target, ...args].join(" ")}`);
+      // Quoted as a shell needs it, so a line can be copied as it is.
+      const shown = [...target, ...args].map((arg) => (/\s/.test(arg) ? `"${arg}"` : arg));
+      console.log(`$ petstore ${shown.join(" ")}`);
       try {
         execFileSync(process.execPath, [bin, ...target, ...args], { env, stdio: "inherit" });
       } catch {
