@@ -187,14 +187,9 @@ describe("exit 0 and output formats", () => {
     expect(JSON.parse(result.stdout)).toHaveLength(5);
   });
 
-  it("answers --version in src/cli.ts, loading neither commander nor the rest of the CLI", async () => {
+  it("answers --version in bin/petstore.js, loading nothing of the CLI", async () => {
     const version = await runCliRecordingModules(["--version"]);
-    expect(version).toEqual({
-      code: 0,
-      stdout: "0.1.0\n",
-      stderr: "",
-      sources: ["src/cli.ts", "src/program/version.ts"],
-    });
+    expect(version).toEqual({ code: 0, stdout: "0.1.0\n", stderr: "", sources: [] });
     // The same recording sees the full CLI load for anything else, --version among others.
     const other = await runCliRecordingModules(["--version", "--no-color"]);
     expect(other).toMatchObject({ code: 0, stdout: "0.1.0\n", stderr: "" });
