@@ -75,6 +75,21 @@ export default tseslint.config(
     ...tseslint.configs.disableTypeChecked,
   },
   {
+    // better-sqlite3 12 aborts Node.js 24 when the collector takes one of its native objects
+    // (sqlite.ts keeps every statement); a statement's iterator cannot be kept that way.
+    files: ["src/server/**/*.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "CallExpression[callee.property.name='iterate']",
+          message:
+            "a better-sqlite3 iterator aborts Node.js 24 when it is collected: use all() (see sqlite.ts)",
+        },
+      ],
+    },
+  },
+  {
     // The executable is CommonJS (bin/package.json): see the comment at its top.
     files: ["bin/petstore.js"],
     languageOptions: { sourceType: "commonjs" },

@@ -338,7 +338,9 @@ class SqliteStore implements Store {
 
   /** Adds to the index the records appended since it last looked (by another process, or on open). */
   #catchUpRecords(): void {
-    for (const row of this.#recordsAfter.iterate(this.#keys.lastId)) {
+    // all(), never iterate(): an iterator is a native object the collector would take, which
+    // aborts Node.js 24 (see RETAINED above).
+    for (const row of this.#recordsAfter.all(this.#keys.lastId)) {
       this.#keys.addCommitted(Number(row.id), row.owner, row.key);
     }
   }
