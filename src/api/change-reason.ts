@@ -13,6 +13,15 @@ export const MAX_CHANGE_REASON_LENGTH = 200;
 /** Control characters (C0, DEL, C1), lone surrogates, line and paragraph separators. */
 const UNPRINTABLE = /[\p{Cc}\p{Cs}\p{Zl}\p{Zp}]/u;
 
+/**
+ * `text` with every character the rule refuses replaced by `by`: for a reason made from a
+ * file's name, and for text from a server shown on a terminal (an escape sequence would move
+ * the cursor or retitle the window).
+ */
+export function replaceUnprintable(text: string, by: string): string {
+  return text.replace(new RegExp(UNPRINTABLE.source, "gu"), by);
+}
+
 /** Checks a reason as a person wrote it; the reason for a refusal in words. */
 export function checkChangeReason(
   reason: string,

@@ -1,4 +1,5 @@
 /** Printing an entry's history (`inventory history`). */
+import { replaceUnprintable } from "../api/change-reason.js";
 import type { InventoryChange } from "../api/types.js";
 import { tsvLine } from "./delimited.js";
 import type { OutputFormat } from "./format.js";
@@ -17,13 +18,8 @@ export const HISTORY_COLUMNS = [
   "reason",
 ] as const;
 
-/**
- * Text a server sent, made safe for a terminal: a control character (an escape sequence
- * would move the cursor or retitle the window) shows as U+FFFD.
- */
-function printable(text: string): string {
-  return text.replace(/[\p{Cc}\p{Zl}\p{Zp}]/gu, "\uFFFD");
-}
+/** Text a server sent, made safe for a terminal: a control character shows as U+FFFD. */
+const printable = (text: string) => replaceUnprintable(text, "\uFFFD");
 
 const pad = (value: number) => String(value).padStart(2, "0");
 

@@ -11,7 +11,7 @@ import {
   readCountsText,
   sourceName,
 } from "../../apply/read-counts.js";
-import { MAX_CHANGE_REASON_LENGTH } from "../../api/change-reason.js";
+import { MAX_CHANGE_REASON_LENGTH, replaceUnprintable } from "../../api/change-reason.js";
 import { quantityETag } from "../../client/etag.js";
 import { UsageError } from "../../errors.js";
 import { writeApplyPlan, writeApplyReport } from "../../output/apply.js";
@@ -41,7 +41,7 @@ export interface InventoryApplyOptions {
  */
 export function defaultApplyReason(file: string): string {
   const name = file === "-" ? "stdin" : basename(file);
-  const printable = name.replace(/[\p{Cc}\p{Cs}\p{Zl}\p{Zp}]/gu, "?");
+  const printable = replaceUnprintable(name, "?");
   return Array.from(`apply ${printable}`).slice(0, MAX_CHANGE_REASON_LENGTH).join("");
 }
 
