@@ -13,7 +13,7 @@ import type {
   UpdateResult,
   WriteOutcome,
 } from "./store.js";
-import { unknownAuthor } from "./store.js";
+import { authorOf } from "./store.js";
 
 /** One update of the batch, as the caller asked for it. */
 export interface BatchUpdate {
@@ -112,9 +112,4 @@ export function planBatch(
     return outcome;
   });
   return { results, changes, quantities, answers };
-}
-
-/** The update's author; a write nobody named has its time alone. */
-export function authorOf(options: UpdateOptions): ChangeAuthor {
-  return options.author ?? unknownAuthor();
 }

@@ -16,7 +16,6 @@
  */
 import type pg from "pg";
 import {
-  authorOf,
   keyId,
   planBatch,
   type BatchUpdate,
@@ -24,7 +23,7 @@ import {
   type PlannedChange,
 } from "./batch-plan.js";
 import { toItem, type InventoryRow } from "./postgres-rows.js";
-import { IDEMPOTENCY_TTL_MS, type ChangeAuthor, type UpdateResult } from "./store.js";
+import { authorOf, IDEMPOTENCY_TTL_MS, type ChangeAuthor, type UpdateResult } from "./store.js";
 
 /** Named statements: each connection prepares one the first time it runs it. */
 const SQL = {

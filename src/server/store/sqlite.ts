@@ -14,6 +14,7 @@ import {
   type UpdateOptions,
   type UpdateResult,
   type WriteOutcome,
+  authorOf,
   unknownAuthor,
 } from "./store.js";
 import { StoreBusyError } from "./store-busy-error.js";
@@ -498,7 +499,7 @@ class SqliteStore implements Store {
     if (condition?.kind === "quantity_in" && !condition.quantities.includes(Number(row.quantity))) {
       return { kind: "precondition_failed", current: toItem(row) };
     }
-    const author = update.options.author ?? unknownAuthor();
+    const author = authorOf(update.options);
     const quantity = BigInt(update.quantity);
     const change = this.#addChange.run(
       update.petId,

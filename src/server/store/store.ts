@@ -68,6 +68,11 @@ export function unknownAuthor(): ChangeAuthor {
   return { at: Date.now(), keyName: null, requestId: null, reason: null };
 }
 
+/** Who made a write: its `author`, or for a write nobody named, its time alone. */
+export function authorOf(options: UpdateOptions): ChangeAuthor {
+  return options.author ?? unknownAuthor();
+}
+
 /** One change of an entry's quantity, as its history keeps it. */
 export interface ChangeRecord extends ChangeAuthor {
   petId: bigint;
