@@ -24,6 +24,48 @@ function listen(server) {
   process.on("SIGTERM", () => server.close(() => process.exit(0)));
 }
 
+/**
+ * The same minimal PATCH handling for every store: bearer check, JSON body, validation, then
+ * `write(petId, quantity)` giving the updated row (undefined: no such pet), or a promise of it
+ * (a rejection: 503). A synchronous store answers without a promise, as a minimal handler would.
+ */
+function patchServer(write) {
+  const send = (response, status, text) => {
+    response.writeHead(status, { "content-type": "application/json; charset=utf-8" });
+    response.end(text);
+  };
+  return createServer((request, response) => {
+    const match = /^\/v1\/inventory\/([1-9][0-9]{0,18})$/.exec(request.url ?? "");
+    if (request.method !== "PATCH" || !match) return send(response, 404, '{"status":404}');
+    if (request.headers.authorization !== KEY) return send(response, 401, '{"status":401}');
+    const chunks = [];
+    request.on("data", (chunk) => chunks.push(chunk));
+    request.on("end", () => {
+      let quantity;
+      try {
+        quantity = JSON.parse(Buffer.concat(chunks).toString()).quantity;
+      } catch {
+        return send(response, 400, '{"status":400}');
+      }
+      if (!Number.isInteger(quantity) || quantity < 0) return send(response, 400, '{"status":400}');
+      const answer = (row) => {
+        if (!row) return send(response, 404, '{"status":404}');
+        send(
+          response,
+          200,
+          `{"petId":${row.id},"quantity":${row.quantity},"status":${JSON.stringify(row.status)}}`,
+        );
+      };
+      const written = write(match[1], quantity);
+      if (written instanceof Promise) {
+        written.then(answer, () => send(response, 503, '{"status":503}'));
+      } else {
+        answer(written);
+      }
+    });
+  });
+}
+
 if (mode === "static") {
   const body = readFileSync(file);
   listen(
@@ -43,37 +85,8 @@ if (mode === "static") {
   const update = db.prepare(
     "UPDATE pets SET quantity = ? WHERE id = ? RETURNING id, quantity, status",
   );
-  const send = (response, status, text) => {
-    response.writeHead(status, { "content-type": "application/json; charset=utf-8" });
-    response.end(text);
-  };
-  listen(
-    createServer((request, response) => {
-      const match = /^\/v1\/inventory\/([1-9][0-9]{0,18})$/.exec(request.url ?? "");
-      if (request.method !== "PATCH" || !match) return send(response, 404, '{"status":404}');
-      if (request.headers.authorization !== KEY) return send(response, 401, '{"status":401}');
-      const chunks = [];
-      request.on("data", (chunk) => chunks.push(chunk));
-      request.on("end", () => {
-        let quantity;
-        try {
-          quantity = JSON.parse(Buffer.concat(chunks).toString()).quantity;
-        } catch {
-          return send(response, 400, '{"status":400}');
-        }
-        if (!Number.isInteger(quantity) || quantity < 0)
-          return send(response, 400, '{"status":400}');
-        // all(): stepping to completion lets checkpoints recycle the WAL (as our store does).
-        const [row] = update.all(BigInt(quantity), BigInt(match[1]));
-        if (!row) return send(response, 404, '{"status":404}');
-        send(
-          response,
-          200,
-          `{"petId":${row.id},"quantity":${row.quantity},"status":${JSON.stringify(row.status)}}`,
-        );
-      });
-    }),
-  );
+  // all(): stepping to completion lets checkpoints recycle the WAL (as our store does).
+  listen(patchServer((petId, quantity) => update.all(BigInt(quantity), BigInt(petId))[0]));
 } else if (mode === "postgres") {
   const pool = new pg.Pool({
     connectionString: process.env.PETSTORE_DATABASE_URL,
@@ -84,39 +97,11 @@ if (mode === "static") {
     name: "update",
     text: "UPDATE pets SET quantity = $1 WHERE id = $2 RETURNING id, quantity, status",
   };
-  const send = (response, status, text) => {
-    response.writeHead(status, { "content-type": "application/json; charset=utf-8" });
-    response.end(text);
-  };
+  // int8 arrives as a decimal string: written as it is, exact.
   listen(
-    createServer((request, response) => {
-      const match = /^\/v1\/inventory\/([1-9][0-9]{0,18})$/.exec(request.url ?? "");
-      if (request.method !== "PATCH" || !match) return send(response, 404, '{"status":404}');
-      if (request.headers.authorization !== KEY) return send(response, 401, '{"status":401}');
-      const chunks = [];
-      request.on("data", (chunk) => chunks.push(chunk));
-      request.on("end", () => {
-        let quantity;
-        try {
-          quantity = JSON.parse(Buffer.concat(chunks).toString()).quantity;
-        } catch {
-          return send(response, 400, '{"status":400}');
-        }
-        if (!Number.isInteger(quantity) || quantity < 0)
-          return send(response, 400, '{"status":400}');
-        pool.query({ ...update, values: [quantity, match[1]] }).then(
-          ({ rows: [row] }) => {
-            if (!row) return send(response, 404, '{"status":404}');
-            // int8 arrives as a decimal string: written as it is, exact.
-            send(
-              response,
-              200,
-              `{"petId":${row.id},"quantity":${row.quantity},"status":${JSON.stringify(row.status)}}`,
-            );
-          },
-          () => send(response, 503, '{"status":503}'),
-        );
-      });
+    patchServer(async (petId, quantity) => {
+      const { rows } = await pool.query({ ...update, values: [quantity, petId] });
+      return rows[0];
     }),
   );
 } else {
