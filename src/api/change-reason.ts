@@ -40,6 +40,14 @@ export function checkChangeReason(
   return { ok: true, value: reason };
 }
 
+/**
+ * A reason the program writes itself from text it does not control (a file's name): made
+ * printable ("?" for what the rule refuses) and cut to the longest reason kept.
+ */
+export function fittedReason(text: string): string {
+  return Array.from(replaceUnprintable(text, "?")).slice(0, MAX_CHANGE_REASON_LENGTH).join("");
+}
+
 /** The header value carrying `reason`: its UTF-8 bytes, one character each. */
 export function encodeChangeReason(reason: string): string {
   return Buffer.from(reason, "utf8").toString("latin1");

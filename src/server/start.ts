@@ -1,6 +1,7 @@
 /** Starts the bundled server: keys, store, seed, listen(), signals and graceful close. */
 import { existsSync, rmSync } from "node:fs";
 import { basename } from "node:path";
+import { fittedReason } from "../api/change-reason.js";
 import type { FastifyInstance } from "fastify";
 import { destination, type DestinationStream } from "pino";
 import { ApiKeysError, loadApiKeys } from "./api-keys.js";
@@ -73,12 +74,14 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
   const logs = logDestination(io.stderr);
   let app: FastifyInstance | undefined;
   try {
-    // A seed's history records say where the counts came from.
-    const seeded = { at: Date.now(), reason: `seed ${basename(options.seed ?? "")}` };
-    if (seed && !(await store.seedIfEmpty(seed, [], seeded))) {
-      io.stderr.write(
-        `note: ${storeName(choice)} already holds pets; --seed ${options.seed} ignored\n`,
-      );
+    if (seed && options.seed !== undefined) {
+      // A seed's history records say where the counts came from: `seed pets.json`.
+      const reason = fittedReason(`seed ${basename(options.seed)}`);
+      if (!(await store.seedIfEmpty(seed, [], { at: Date.now(), reason }))) {
+        io.stderr.write(
+          `note: ${storeName(choice)} already holds pets; --seed ${options.seed} ignored\n`,
+        );
+      }
     }
     if (options.demo) {
       await store.seedIfEmpty(DEMO_PETS, DEMO_ORDERS, { at: Date.now(), reason: "demo data" });

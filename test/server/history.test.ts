@@ -3,6 +3,7 @@ import {
   checkChangeReason,
   decodeChangeReason,
   encodeChangeReason,
+  fittedReason,
 } from "../../src/api/change-reason.js";
 import { parseChangeReason } from "../../src/server/change-reason.js";
 import { HttpError } from "../../src/server/http-error.js";
@@ -32,6 +33,14 @@ describe("the change reason rule", () => {
     const checked = checkChangeReason(reason);
     expect(checked.ok).toBe(false);
     expect(checked.ok ? "" : checked.problem).toContain(problem);
+  });
+
+  it("fits a reason the program writes from a file's name to the rule", () => {
+    expect(fittedReason("seed pets.json")).toBe("seed pets.json");
+    expect(fittedReason("seed odd\nname\u2028.json")).toBe("seed odd?name?.json");
+    const long = fittedReason(`seed ${"é".repeat(300)}.json`);
+    expect(Array.from(long)).toHaveLength(200);
+    expect(checkChangeReason(long).ok).toBe(true);
   });
 
   it("travels as UTF-8 bytes, one header character per byte, and back", () => {

@@ -11,7 +11,7 @@ import {
   readCountsText,
   sourceName,
 } from "../../apply/read-counts.js";
-import { MAX_CHANGE_REASON_LENGTH, replaceUnprintable } from "../../api/change-reason.js";
+import { fittedReason } from "../../api/change-reason.js";
 import { quantityETag } from "../../client/etag.js";
 import { UsageError } from "../../errors.js";
 import { writeApplyPlan, writeApplyReport } from "../../output/apply.js";
@@ -40,9 +40,7 @@ export interface InventoryApplyOptions {
  * its folders), `apply stdin`; cut and made printable to fit the rule of a reason.
  */
 export function defaultApplyReason(file: string): string {
-  const name = file === "-" ? "stdin" : basename(file);
-  const printable = replaceUnprintable(name, "?");
-  return Array.from(`apply ${printable}`).slice(0, MAX_CHANGE_REASON_LENGTH).join("");
+  return fittedReason(`apply ${file === "-" ? "stdin" : basename(file)}`);
 }
 
 const EMPTY_REPORT: ApplyReport = { changed: 0, unchanged: 0, failed: 0, results: [] };
