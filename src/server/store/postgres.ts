@@ -172,10 +172,25 @@ class PostgresStore implements Store {
   readonly #url: string;
   readonly #writer: PostgresWriter;
   #closed = false;
-  readonly #freshRevision = freshRead(async () => {
-    const [row] = await this.#read<{ revision: bigint }>("revision");
-    return String(row?.revision ?? 0n);
-  });
+  /**
+   * The connection revision reads use, kept from one to the next: a read on a pool connection
+   * cost the GET path the pool's bookkeeping. Dropped (and opened again by the next read) when
+   * it fails; while it is held the pool has one connection fewer for everything else.
+   */
+  #revisionConnection: Promise<pg.PoolClient> | undefined;
+  readonly #freshRevision = freshRead(() =>
+    this.#guard(async () => {
+      const connecting = this.#revisionClient();
+      const client = await connecting;
+      try {
+        const { rows } = await run<{ revision: bigint }>(client, "revision");
+        return String(rows[0]?.revision ?? 0n);
+      } catch (error) {
+        this.#dropRevisionClient(connecting, client, error);
+        throw error;
+      }
+    }),
+  );
 
   constructor(pool: pg.Pool, url: string) {
     this.#pool = pool;
@@ -329,7 +344,38 @@ class PostgresStore implements Store {
     if (this.#closed) return;
     this.#closed = true;
     await this.#writer.drain();
+    const connecting = this.#revisionConnection;
+    const client = await connecting?.catch(() => undefined);
+    if (connecting && client) this.#dropRevisionClient(connecting, client);
     await this.#pool.end();
+  }
+
+  /** The kept connection for revision reads, connecting it if there is none. */
+  #revisionClient(): Promise<pg.PoolClient> {
+    if (this.#revisionConnection) return this.#revisionConnection;
+    const connecting = this.#pool.connect().then((client) => {
+      // A kept connection has no pool listener: an error while it is idle would crash us.
+      client.on("error", (error) => {
+        this.#dropRevisionClient(connecting, client, error);
+      });
+      return client;
+    });
+    connecting.catch(() => {
+      if (this.#revisionConnection === connecting) this.#revisionConnection = undefined;
+    });
+    this.#revisionConnection = connecting;
+    return connecting;
+  }
+
+  /** Gives the kept connection back, closing it if `error` says it failed; at most once. */
+  #dropRevisionClient(
+    connecting: Promise<pg.PoolClient>,
+    client: pg.PoolClient,
+    error?: unknown,
+  ): void {
+    if (this.#revisionConnection !== connecting) return;
+    this.#revisionConnection = undefined;
+    client.release(error !== undefined);
   }
 
   async #read<R extends pg.QueryResultRow>(name: StatementName, values?: unknown[]): Promise<R[]> {

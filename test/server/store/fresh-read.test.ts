@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { freshRead } from "../../../src/server/store/fresh-read.js";
+import { freshRead, MAX_TURNS_GATHERING } from "../../../src/server/store/fresh-read.js";
 
 /** A read the test finishes by hand: each call of `read` is one pending read, in order. */
 function manualReads() {
@@ -11,48 +11,103 @@ function manualReads() {
   return { reads, read };
 }
 
+/** One turn of the event loop. */
 const tick = () => new Promise((resolve) => setImmediate(resolve));
+/** Enough turns for calls that stopped coming to start their read. */
+const quiet = async () => {
+  for (let turn = 0; turn <= MAX_TURNS_GATHERING + 2; turn++) await tick();
+};
 
 describe("freshRead", () => {
   it("answers the calls of one turn with one read, started after all of them", async () => {
     const { reads, read } = manualReads();
     const fresh = freshRead(read);
     const calls = [fresh(), fresh(), fresh()];
-    // Not started yet: a call later in this turn still joins it.
+    // Not started yet: a call later in this turn, or in the next, still joins it.
     expect(reads).toHaveLength(0);
-    await tick();
+    await quiet();
     expect(reads).toHaveLength(1);
     reads[0]?.resolve(1);
     expect(await Promise.all(calls)).toEqual([1, 1, 1]);
   });
 
-  it("answers a call made while a read is in flight with a new read, which starts after it", async () => {
+  it("waits while calls keep coming, but no more than MAX_TURNS_GATHERING turns", async () => {
+    const { reads, read } = manualReads();
+    const fresh = freshRead(read);
+    const calls = [fresh()];
+    for (let turn = 0; turn < MAX_TURNS_GATHERING + 3 && reads.length === 0; turn++) {
+      await tick();
+      calls.push(fresh());
+    }
+    // The read started although a call came every turn; the calls before it share it.
+    expect(reads).toHaveLength(1);
+    expect(calls.length).toBeGreaterThan(2);
+    expect(calls.length).toBeLessThanOrEqual(MAX_TURNS_GATHERING + 3);
+    const last = calls.pop();
+    reads[0]?.resolve(1);
+    expect(await Promise.all(calls)).toEqual(calls.map(() => 1));
+    // The call made in the turn the read started may have come after it: it gets the next.
+    await quiet();
+    expect(reads).toHaveLength(2);
+    reads[1]?.resolve(2);
+    expect(await last).toBe(2);
+  });
+
+  it("answers calls made while a read is in flight with the next read, started after it ends", async () => {
     const { reads, read } = manualReads();
     const fresh = freshRead(read);
     const first = fresh();
-    await tick();
+    await quiet();
     expect(reads).toHaveLength(1);
-    // Read 1 may have been sent before this call: it must not get read 1's answer, and it
-    // does not wait for read 1 to end before its own starts.
+    // Read 1 may have been sent before these calls, made over several turns: they must not
+    // get its answer. They wait for it to end and then share one read.
     const second = fresh();
     await tick();
-    expect(reads).toHaveLength(2);
-    reads[1]?.resolve(2);
-    expect(await second).toBe(2);
+    const third = fresh();
+    await quiet();
+    expect(reads).toHaveLength(1);
     reads[0]?.resolve(1);
     expect(await first).toBe(1);
+    await quiet();
+    expect(reads).toHaveLength(2);
+    reads[1]?.resolve(2);
+    expect(await Promise.all([second, third])).toEqual([2, 2]);
+  });
+
+  it("starts the next read after a failed one ends, too", async () => {
+    const { reads, read } = manualReads();
+    const fresh = freshRead(read);
+    const first = fresh();
+    await quiet();
+    const second = fresh();
+    await quiet();
+    expect(reads).toHaveLength(1);
+    reads[0]?.reject(new Error("connection lost"));
+    await expect(first).rejects.toThrow("connection lost");
+    await quiet();
+    expect(reads).toHaveLength(2);
+    reads[1]?.resolve(3);
+    expect(await second).toBe(3);
   });
 
   it("fails only the calls a failed read answers; a later call gets its own read", async () => {
     const { reads, read } = manualReads();
     const fresh = freshRead(read);
     const first = fresh();
-    await tick();
+    await quiet();
     reads[0]?.reject(new Error("connection lost"));
     await expect(first).rejects.toThrow("connection lost");
     const second = fresh();
-    await tick();
+    await quiet();
+    expect(reads).toHaveLength(2);
     reads[1]?.resolve(7);
     expect(await second).toBe(7);
+  });
+
+  it("fails the calls of a read that throws before it returns a promise", async () => {
+    const fresh = freshRead<number>(() => {
+      throw new Error("not connected");
+    });
+    await expect(fresh()).rejects.toThrow("not connected");
   });
 });

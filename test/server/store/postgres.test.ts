@@ -119,6 +119,31 @@ describe("PostgreSQL store: engine-specific behaviour", () => {
     }
   });
 
+  it("reads the revision on one kept connection, and opens another when that one is killed", async () => {
+    const store = await open();
+    await store.seedIfEmpty(PETS);
+    const backends = async () =>
+      (
+        await query<{ pid: number; query: string }>(
+          `SELECT pid, query FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+        )
+      ).filter((backend) => backend.query.includes("inventory_revision"));
+    const first = await store.revision();
+    expect(await store.revision()).toBe(first);
+    const [kept, ...others] = await backends();
+    expect(kept).toBeDefined();
+    expect(others).toEqual([]);
+    // Killed while idle: the process must not crash on the connection's error event.
+    await query(`SELECT pg_terminate_backend(${kept?.pid})`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await store.updateQuantity(1n, 9)).toMatchObject({ kind: "updated" });
+    const after = await store.revision();
+    expect(after).not.toBe(first);
+    const [replacement] = await backends();
+    expect(replacement?.pid).not.toBe(kept?.pid);
+  });
+
   it("keeps int64 ids exact in every column", async () => {
     const store = await open();
     const [pet] = PETS;
