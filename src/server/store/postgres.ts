@@ -109,10 +109,11 @@ export async function openPostgresStore(
   url: string,
   options: PostgresStoreOptions = {},
 ): Promise<Store> {
+  const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
   const pool = createPool(url, {
     poolSize: options.poolSize ?? 10,
     lockTimeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
-    connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
+    connectTimeoutMs,
   });
   pool.on("error", (error) => {
     options.onConnectionError?.(reasonOf(error, url));
@@ -125,7 +126,8 @@ export async function openPostgresStore(
     if (isUnreachable(error)) throw new StoreUnavailableError(reason, { cause: error });
     throw new Error(reason, { cause: error });
   }
-  return new PostgresStore(pool, url);
+  // A revision read that takes as long as connecting may counts the database as unreachable.
+  return new PostgresStore(pool, url, connectTimeoutMs);
 }
 
 async function migrate(pool: pg.Pool): Promise<void> {
@@ -182,8 +184,17 @@ class PostgresStore implements Store {
     this.#guard(async () => {
       const connecting = this.#revisionClient();
       const client = await connecting;
+      // GETs wait for these reads one after another: one that hangs (a connection lost
+      // without a word) must not hold them all. pg gives a query up after `query_timeout`
+      // ("Query read timeout", counted as unreachable) and, on a pipelined connection,
+      // destroys the connection with it. @types/pg leaves the per-query option out.
+      const query: pg.QueryConfig & { query_timeout: number } = {
+        name: "revision",
+        text: SQL.revision,
+        query_timeout: this.#readTimeoutMs,
+      };
       try {
-        const { rows } = await run<{ revision: bigint }>(client, "revision");
+        const { rows } = await client.query<{ revision: bigint }>(query);
         return String(rows[0]?.revision ?? 0n);
       } catch (error) {
         this.#dropRevisionClient(connecting, client, error);
@@ -192,9 +203,12 @@ class PostgresStore implements Store {
     }),
   );
 
-  constructor(pool: pg.Pool, url: string) {
+  readonly #readTimeoutMs: number;
+
+  constructor(pool: pg.Pool, url: string, readTimeoutMs: number) {
     this.#pool = pool;
     this.#url = url;
+    this.#readTimeoutMs = readTimeoutMs;
     this.#writer = new PostgresWriter(pool, (error, maybeCommitted) =>
       this.#unavailable(error, maybeCommitted),
     );
@@ -355,7 +369,9 @@ class PostgresStore implements Store {
     if (this.#revisionConnection) return this.#revisionConnection;
     const connecting = this.#pool.connect().then((client) => {
       // A kept connection has no pool listener: an error while it is idle would crash us.
+      // It is told to the pool's listener, as an idle pool connection's is.
       client.on("error", (error) => {
+        if (this.#revisionConnection === connecting) this.#pool.emit("error", error, client);
         this.#dropRevisionClient(connecting, client, error);
       });
       return client;

@@ -144,6 +144,31 @@ describe("PostgreSQL store: engine-specific behaviour", () => {
     expect(replacement?.pid).not.toBe(kept?.pid);
   });
 
+  it("gives up a revision read that hangs, with its connection, and reads on a new one after", async () => {
+    const store = await openPostgresStore(database.url, {
+      connectTimeoutMs: 300,
+      lockTimeoutMs: 20_000,
+    });
+    stores.push(store);
+    await store.seedIfEmpty(PETS);
+    const before = await store.revision();
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    try {
+      // The read waits for this lock far longer than the 300 ms it is given.
+      await holder.query("BEGIN");
+      await holder.query("LOCK TABLE inventory_revision IN ACCESS EXCLUSIVE MODE");
+      const started = Date.now();
+      const error = await store.revision().catch((caught: unknown) => caught);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      await holder.query("ROLLBACK");
+      expect(await store.revision()).toBe(before);
+    } finally {
+      await holder.end();
+    }
+  });
+
   it("keeps int64 ids exact in every column", async () => {
     const store = await open();
     const [pet] = PETS;
