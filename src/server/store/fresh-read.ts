@@ -6,7 +6,7 @@
  * costs the database a round trip whatever it answers (on one core, two process switches), so
  * under load one read answers a wave of requests; alone, a call waits one turn of the event
  * loop more than its read takes. Measured on PostgreSQL (BENCHMARKS.md): a read per turn was
- * one per 4 GETs, this one per 6 to 7.
+ * one per 3 to 5 GETs under load, this one per 5 to 8.
  */
 export function freshRead<T>(read: () => Promise<T>): () => Promise<T> {
   /** The calls for the next read, which has not started. */
