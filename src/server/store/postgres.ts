@@ -126,7 +126,7 @@ export async function openPostgresStore(
     if (isUnreachable(error)) throw new StoreUnavailableError(reason, { cause: error });
     throw new Error(reason, { cause: error });
   }
-  // A revision read that takes as long as connecting may counts the database as unreachable.
+  // A revision read that takes as long as connecting counts the database as unreachable.
   return new PostgresStore(pool, url, connectTimeoutMs);
 }
 
