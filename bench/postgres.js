@@ -6,13 +6,13 @@
 import { startBenchCluster } from "./postgres-cluster.js";
 
 /**
- * Adds to `rows`, `targets` and `figures`: GET at 1,000 pets vs the static ceiling, PATCH vs
- * a minimal node:http + pg handler, and two instances on one database driven together.
- * `tools` are run.js's helpers (startProcess with an environment, load, compare, …).
+ * Adds two rows with targets, GET at 1,000 pets vs the static ceiling and PATCH vs a minimal
+ * node:http + pg handler, and a figure: two instances on one database driven together.
+ * `tools` are run.js's helpers (startProcess with an environment, load, compareAtLeast, …).
  */
 export async function postgresBenchmarks(tools) {
-  const { bin, root, join, writeSeed, startProcess, load, compare, ratioOf } = tools;
-  const { rows, targets, figures, pets, log, median, fmt, spread, rounds } = tools;
+  const { bin, root, join, writeSeed, startProcess, load, compareAtLeast } = tools;
+  const { figures, pets, log, median, fmt, spread, rounds } = tools;
   const cluster = await startBenchCluster(tools.pinned ? { cores: "1" } : {});
   try {
     /** Our server on `url`; seeded by the first instance started with `seed`. */
@@ -37,19 +37,14 @@ export async function postgresBenchmarks(tools) {
       "static",
       bodyFile,
     ]);
-    const getRow = await compare(
+    await compareAtLeast(
+      "PostgreSQL: GET at 1,000 pets, requests/s vs the ceiling",
+      0.8,
       `PostgreSQL: GET /v1/inventory, ${pets.toLocaleString("en-US")} pets`,
       "bare node:http, same bytes",
       (options) => load(ours, "/v1/inventory", options),
       (options) => load(ceiling, "/v1/inventory", options),
     );
-    rows.push(getRow);
-    targets.push({
-      what: "PostgreSQL: GET at 1,000 pets, requests/s vs the ceiling",
-      ratio: ratioOf(getRow),
-      target: 0.8,
-      atLeast: true,
-    });
     await ours.stop();
     await ceiling.stop();
 
@@ -58,19 +53,14 @@ export async function postgresBenchmarks(tools) {
     const minimal = await startProcess([join(root, "bench", "reference-server.js"), "postgres"], {
       PETSTORE_DATABASE_URL: await seeded("bench_patch_reference"),
     });
-    const patchRow = await compare(
+    await compareAtLeast(
+      "PostgreSQL: PATCH, requests/s vs the minimal handler at equal durability",
+      0.8,
       `PostgreSQL: PATCH /v1/inventory/{random of ${pets.toLocaleString("en-US")}}`,
       "node:http + pg, synchronous_commit on",
       (options) => load(patchOurs, "/", { requests: tools.patchRequests(pets), ...options }),
       (options) => load(minimal, "/", { requests: tools.patchRequests(pets), ...options }),
     );
-    rows.push(patchRow);
-    targets.push({
-      what: "PostgreSQL: PATCH, requests/s vs the minimal handler at equal durability",
-      ratio: ratioOf(patchRow),
-      target: 0.8,
-      atLeast: true,
-    });
     await patchOurs.stop();
     await minimal.stop();
 
