@@ -82,4 +82,10 @@ export const MIGRATIONS: readonly string[] = [
     reason         TEXT
   ) STRICT;
   `,
+  // 5: PostgreSQL's version 5 adds the instances' cache leases, which a SQLite file (one
+  // machine, data_version) has no use for. The number moves all the same, so both stores'
+  // versions keep meaning the same schema.
+  `
+  SELECT 1;
+  `,
 ];

@@ -10,6 +10,9 @@
  *   is rendered here, inside the transaction); pipelined: one statement writing quantities,
  *   answers and revision, and COMMIT. A key used before costs a read between the two.
  *
+ * Each transaction ends, after the revision row is raised and before COMMIT, with ANNOUNCE
+ * (postgres-lease.ts): the other instances holding a cache lease, notified of the revision.
+ *
  * Locks are always taken in one order — keys sorted, then pets sorted, then the revision row
  * — so instances writing the same pets in different orders wait for each other but never
  * deadlock.
@@ -22,6 +25,7 @@ import {
   type KeyState,
   type PlannedChange,
 } from "./batch-plan.js";
+import { announce, type Announcement } from "./postgres-lease.js";
 import { toItem, type InventoryRow } from "./postgres-rows.js";
 import { authorOf, IDEMPOTENCY_TTL_MS, type ChangeAuthor, type UpdateResult } from "./store.js";
 
@@ -112,16 +116,24 @@ export interface BatchProgress {
   commitSent: boolean;
 }
 
-/** Commits `updates` in one transaction on `client`; resolves each update's result, in order. */
+/** What a committed batch gives: each update's result, in order, and the revision it raised. */
+export interface BatchOutcome {
+  results: UpdateResult[];
+  /** Undefined when the batch changed nothing. */
+  announcement: Announcement | undefined;
+}
+
+/** Commits `updates` in one transaction on `client`, as instance `instanceId`. */
 export function writeBatch(
   client: pg.PoolClient,
   updates: readonly BatchUpdate[],
   progress: BatchProgress,
-): Promise<UpdateResult[]> {
+  instanceId: string,
+): Promise<BatchOutcome> {
   const distinct = new Set(updates.map((update) => update.petId)).size === updates.length;
   return distinct && updates.every((update) => !update.options.idempotency)
-    ? writeDistinct(client, updates, progress)
-    : writePlanned(client, updates, progress);
+    ? writeDistinct(client, updates, progress, instanceId)
+    : writePlanned(client, updates, progress, instanceId);
 }
 
 function run<R extends pg.QueryResultRow>(
@@ -132,22 +144,34 @@ function run<R extends pg.QueryResultRow>(
   return client.query<R>({ name, text: SQL[name], values });
 }
 
-/** One statement, committed on its own: updates of distinct pets, none with a key. */
+/**
+ * Updates of distinct pets, none with a key: one statement and ANNOUNCE, in one transaction
+ * sent in one round trip.
+ */
 async function writeDistinct(
   client: pg.PoolClient,
   updates: readonly BatchUpdate[],
   progress: BatchProgress,
-): Promise<UpdateResult[]> {
+  instanceId: string,
+): Promise<BatchOutcome> {
   progress.commitSent = true;
-  const { rows } = await run<PlannedRow>(client, "writeDistinct", [
-    updates.map((update) => update.petId),
-    updates.map((update) => update.quantity),
-    updates.map(({ options: { condition } }) =>
-      condition?.kind === "quantity_in" ? `{${condition.quantities.join(",")}}` : null,
-    ),
-    ...authorColumns(updates.map((update) => authorOf(update.options))),
+  const [, { rows }, announcement, commit] = await allSucceeded<
+    [pg.QueryResult, pg.QueryResult<PlannedRow>, Announcement | undefined, pg.QueryResult]
+  >([
+    client.query("BEGIN"),
+    run<PlannedRow>(client, "writeDistinct", [
+      updates.map((update) => update.petId),
+      updates.map((update) => update.quantity),
+      updates.map(({ options: { condition } }) =>
+        condition?.kind === "quantity_in" ? `{${condition.quantities.join(",")}}` : null,
+      ),
+      ...authorColumns(updates.map((update) => authorOf(update.options))),
+    ]),
+    announce(client, instanceId),
+    client.query("COMMIT"),
   ]);
-  return updates.map((update, index): UpdateResult => {
+  expectCommitted(commit);
+  const results = updates.map((update, index): UpdateResult => {
     const row = rows[index];
     if (!row || row.current === null || row.status === null) return { kind: "not_found" };
     const { petId } = update;
@@ -158,6 +182,14 @@ async function writeDistinct(
           current: { petId, quantity: row.current, status: row.status },
         };
   });
+  return { results, announcement };
+}
+
+/** A COMMIT of a transaction that failed is answered ROLLBACK, not an error. */
+function expectCommitted(commit: pg.QueryResult): void {
+  if (commit.command !== "COMMIT") {
+    throw new Error(`PostgreSQL answered ${commit.command} to COMMIT`);
+  }
 }
 
 /** Who made each change, as statement columns: at, key_name, request_id, reason. */
@@ -223,7 +255,8 @@ async function writePlanned(
   client: pg.PoolClient,
   updates: readonly BatchUpdate[],
   progress: BatchProgress,
-): Promise<UpdateResult[]> {
+  instanceId: string,
+): Promise<BatchOutcome> {
   const claims = claimColumns(updates);
   const petIds = [...new Set(updates.map((update) => update.petId))];
   const [, claimed, locked] = await allSucceeded<
@@ -262,7 +295,9 @@ async function writePlanned(
   const written = [...plan.quantities];
   const { answers } = plan;
   progress.commitSent = true;
-  const [, commit] = await allSucceeded<[pg.QueryResult, pg.QueryResult]>([
+  const [, announcement, commit] = await allSucceeded<
+    [pg.QueryResult, Announcement | undefined, pg.QueryResult]
+  >([
     run(client, "writePlanned", [
       written.map(([petId]) => petId),
       written.map(([, quantity]) => quantity),
@@ -273,11 +308,9 @@ async function writePlanned(
       answers.map((answer) => answer.response.etag),
       ...changeColumns(plan.changes),
     ]),
+    announce(client, instanceId),
     client.query("COMMIT"),
   ]);
-  // A COMMIT of a transaction that failed is answered ROLLBACK, not an error.
-  if (commit.command !== "COMMIT") {
-    throw new Error(`PostgreSQL answered ${commit.command} to COMMIT`);
-  }
-  return plan.results;
+  expectCommitted(commit);
+  return { results: plan.results, announcement };
 }

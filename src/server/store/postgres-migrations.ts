@@ -71,4 +71,13 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
 
   CREATE INDEX inventory_changes_by_pet ON inventory_changes (pet_id, id);
   `,
+  // 5: the instances holding a lease on their inventory cache (postgres-lease.ts). UNLOGGED:
+  // leases are renewed every quarter second and mean nothing after a crash, so they are
+  // never written to the WAL (a crash empties the table; every instance registers again).
+  `
+  CREATE UNLOGGED TABLE inventory_instances (
+    id          text        PRIMARY KEY,
+    lease_until timestamptz NOT NULL
+  );
+  `,
 ];

@@ -9,6 +9,7 @@ import type pg from "pg";
 import type { UpdateOptions, UpdateResult } from "./store.js";
 import type { BatchUpdate } from "./batch-plan.js";
 import { writeBatch, type BatchProgress } from "./postgres-batch.js";
+import type { Announcement } from "./postgres-lease.js";
 import { isDeadlock, isLockFailure, isUnreachable } from "./postgres-connection.js";
 
 /** Updates written in one transaction at most. */
@@ -26,22 +27,35 @@ interface PendingUpdate extends BatchUpdate {
 
 /** How one attempt at a batch ended. */
 type Attempt =
-  | { kind: "committed"; results: UpdateResult[] }
+  | { kind: "committed"; results: UpdateResult[]; announcement: Announcement | undefined }
   | { kind: "unavailable"; error: unknown; maybeCommitted: boolean }
   | { kind: "failed"; error: unknown };
+
+export interface WriterHooks {
+  /** This instance's name among those holding cache leases (postgres-lease.ts). */
+  instanceId: string;
+  /** Makes the error a write rejects with when the database cannot be reached. */
+  unavailable: (error: unknown, maybeCommitted: boolean) => Error;
+  /**
+   * Told of each committed revision at once; the batch's updates settle when it resolves
+   * (once the other instances know the revision), while the next batch goes on.
+   */
+  committed: (announcement: Announcement) => Promise<void>;
+}
 
 /** Writes updates in group commits on connections of `pool`. */
 export class PostgresWriter {
   readonly #pool: pg.Pool;
-  readonly #unavailable: (error: unknown, maybeCommitted: boolean) => Error;
+  readonly #hooks: WriterHooks;
   #pending: PendingUpdate[] = [];
   /** The group commits running now, if any; updates arriving meanwhile join the next. */
   #writing: Promise<void> | undefined;
+  /** Committed batches waiting for the other instances before they settle. */
+  readonly #announcing = new Set<Promise<void>>();
 
-  /** `unavailable` makes the error a write rejects with when the database cannot be reached. */
-  constructor(pool: pg.Pool, unavailable: (error: unknown, maybeCommitted: boolean) => Error) {
+  constructor(pool: pg.Pool, hooks: WriterHooks) {
     this.#pool = pool;
-    this.#unavailable = unavailable;
+    this.#hooks = hooks;
   }
 
   /**
@@ -63,6 +77,7 @@ export class PostgresWriter {
   /** Resolves once every update queued so far has settled. */
   async drain(): Promise<void> {
     await this.#writing;
+    await Promise.all(this.#announcing);
   }
 
   async #writeAll(): Promise<void> {
@@ -99,15 +114,25 @@ export class PostgresWriter {
   /** Settles the updates of an attempt: results, 503s, `busy` past a lock, or the error. */
   #settle(batch: readonly PendingUpdate[], attempt: Attempt): void {
     switch (attempt.kind) {
-      case "committed":
-        batch.forEach((update, index) => {
-          const result = attempt.results[index];
-          if (result) update.resolve(result);
-          else update.reject(new Error("the batch gave no result for an update"));
-        });
+      case "committed": {
+        const settle = () => {
+          batch.forEach((update, index) => {
+            const result = attempt.results[index];
+            if (result) update.resolve(result);
+            else update.reject(new Error("the batch gave no result for an update"));
+          });
+        };
+        if (!attempt.announcement) {
+          settle();
+          return;
+        }
+        const announcing = this.#hooks.committed(attempt.announcement).then(settle, settle);
+        this.#announcing.add(announcing);
+        void announcing.finally(() => this.#announcing.delete(announcing));
         return;
+      }
       case "unavailable": {
-        const error = this.#unavailable(attempt.error, attempt.maybeCommitted);
+        const error = this.#hooks.unavailable(attempt.error, attempt.maybeCommitted);
         for (const update of batch) update.reject(error);
         return;
       }
@@ -138,9 +163,14 @@ export class PostgresWriter {
     }
     const progress: BatchProgress = { commitSent: false };
     try {
-      const results = await writeBatch(client, updates, progress);
+      const { results, announcement } = await writeBatch(
+        client,
+        updates,
+        progress,
+        this.#hooks.instanceId,
+      );
       client.release();
-      return { kind: "committed", results };
+      return { kind: "committed", results, announcement };
     } catch (error) {
       if (isUnreachable(error)) {
         client.release(error as Error);

@@ -3,14 +3,17 @@
  * database. Every write is committed (synchronous_commit on) before it is answered, in group
  * commits (postgres-writer.ts) that check conditions under row locks and keep idempotency
  * records in the write's transaction; `revision()` reads a counter raised in every change's
- * transaction, so every instance sees every other's acknowledged writes.
+ * transaction, so every instance sees every other's acknowledged writes: at once while this
+ * instance holds a cache lease (postgres-lease.ts), else from a read of the counter.
  */
 import type pg from "pg";
 import type { InventoryItem, Order, OrderStatus, Pet } from "../../api/types.js";
 import { storedLists, toPet, type PetRow } from "./pet-record.js";
 import { freshRead } from "./fresh-read.js";
 import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
+import { announce, CacheLease, LEASE_MS, type Announcement } from "./postgres-lease.js";
 import {
+  createListenerClient,
   createPool,
   describeDatabase,
   isLockFailure,
@@ -41,6 +44,11 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
   /** Told when an idle connection fails (the pool drops it and opens another when needed). */
   onConnectionError?: (message: string) => void;
+  /**
+   * Whether to hold a cache lease (postgres-lease.ts; default true). Without one, every wave
+   * of GETs reads the revision, as it does while a lease cannot be held.
+   */
+  cacheLease?: boolean;
 }
 
 /** The key of the advisory lock that serializes migrations of instances started together. */
@@ -126,8 +134,13 @@ export async function openPostgresStore(
     if (isUnreachable(error)) throw new StoreUnavailableError(reason, { cause: error });
     throw new Error(reason, { cause: error });
   }
+  const lease = new CacheLease({
+    connect: () => createListenerClient(url, { connectTimeoutMs, lockTimeoutMs: LEASE_MS }),
+    onConnectionError: (error) => options.onConnectionError?.(reasonOf(error, url)),
+  });
+  if (options.cacheLease ?? true) lease.start();
   // A revision read that takes as long as connecting counts the database as unreachable.
-  return new PostgresStore(pool, url, connectTimeoutMs);
+  return new PostgresStore(pool, url, connectTimeoutMs, lease);
 }
 
 async function migrate(pool: pg.Pool): Promise<void> {
@@ -195,7 +208,9 @@ class PostgresStore implements Store {
       };
       try {
         const { rows } = await client.query<{ revision: bigint }>(query);
-        return String(rows[0]?.revision ?? 0n);
+        const revision = rows[0]?.revision ?? 0n;
+        this.#lease.observe(revision);
+        return String(revision);
       } catch (error) {
         this.#dropRevisionClient(connecting, client, error);
         throw error;
@@ -204,14 +219,18 @@ class PostgresStore implements Store {
   );
 
   readonly #readTimeoutMs: number;
+  readonly #lease: CacheLease;
 
-  constructor(pool: pg.Pool, url: string, readTimeoutMs: number) {
+  constructor(pool: pg.Pool, url: string, readTimeoutMs: number, lease: CacheLease) {
     this.#pool = pool;
     this.#url = url;
     this.#readTimeoutMs = readTimeoutMs;
-    this.#writer = new PostgresWriter(pool, (error, maybeCommitted) =>
-      this.#unavailable(error, maybeCommitted),
-    );
+    this.#lease = lease;
+    this.#writer = new PostgresWriter(pool, {
+      instanceId: lease.id,
+      unavailable: (error, maybeCommitted) => this.#unavailable(error, maybeCommitted),
+      committed: (announcement) => this.#committed(announcement),
+    });
   }
 
   async listInventory(): Promise<InventoryItem[]> {
@@ -240,11 +259,14 @@ class PostgresStore implements Store {
   }
 
   /**
-   * The committed count of inventory changes, from a read that starts after this call, so it
-   * includes every write any instance acknowledged before; concurrent calls share reads.
+   * The committed count of inventory changes, including every write any instance
+   * acknowledged before this call: while this instance holds its cache lease, the newest
+   * revision it has heard of (every writer waits for it to hear before acknowledging); else
+   * from a read that starts after this call (concurrent calls share reads).
    */
   revision(): Promise<string> {
-    return this.#freshRevision();
+    const known = this.#lease.current();
+    return known === undefined ? this.#freshRevision() : Promise.resolve(known);
   }
 
   async ping(): Promise<void> {
@@ -338,7 +360,9 @@ class PostgresStore implements Store {
         ]);
       }
       await run(client, "bump");
+      const announcement = await announce(client, this.#lease.id);
       await client.query("COMMIT");
+      if (announcement) await this.#committed(announcement);
       return true;
     } catch (error) {
       failed = error;
@@ -358,10 +382,17 @@ class PostgresStore implements Store {
     if (this.#closed) return;
     this.#closed = true;
     await this.#writer.drain();
+    await this.#lease.close();
     const connecting = this.#revisionConnection;
     const client = await connecting?.catch(() => undefined);
     if (connecting && client) this.#dropRevisionClient(connecting, client);
     await this.#pool.end();
+  }
+
+  /** A revision this instance committed: known here at once, acknowledged once known elsewhere. */
+  #committed(announcement: Announcement): Promise<void> {
+    this.#lease.observe(announcement.revision);
+    return this.#lease.acknowledged(announcement);
   }
 
   /** The kept connection for revision reads, connecting it if there is none. */

@@ -120,7 +120,9 @@ describe("PostgreSQL store: engine-specific behaviour", () => {
   });
 
   it("reads the revision on one kept connection, and opens another when that one is killed", async () => {
-    const store = await open();
+    // Without a cache lease, as while none can be held: every wave of GETs reads.
+    const store = await openPostgresStore(database.url, { cacheLease: false });
+    stores.push(store);
     await store.seedIfEmpty(PETS);
     const backends = async () =>
       (
@@ -148,6 +150,7 @@ describe("PostgreSQL store: engine-specific behaviour", () => {
     const store = await openPostgresStore(database.url, {
       connectTimeoutMs: 300,
       lockTimeoutMs: 20_000,
+      cacheLease: false,
     });
     stores.push(store);
     await store.seedIfEmpty(PETS);
@@ -209,5 +212,130 @@ describe("PostgreSQL store: engine-specific behaviour", () => {
     expect((error as Error).message).not.toContain("not-the-password");
     const noDatabase = database.url.replace(database.name, "no_such_database");
     await expect(openPostgresStore(noDatabase)).rejects.toThrow(/does not exist/);
+  });
+});
+
+describe("PostgreSQL store: cache leases", () => {
+  let database: TestDatabase;
+  const stores: Store[] = [];
+  const open = async () => {
+    const store = await openPostgresStore(database.url, { connectTimeoutMs: 2_000 });
+    stores.push(store);
+    return store;
+  };
+  const query = async <R extends pg.QueryResultRow>(sql: string): Promise<R[]> => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      return (await client.query<R>(sql)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  /** Waits until `count` instances hold a lease, and a little more for them to hear so. */
+  const leasesHeld = async (count: number) => {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const [row] = await query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM inventory_instances WHERE lease_until > now()",
+      );
+      if (row?.n === count) break;
+      if (Date.now() > deadline) throw new Error(`${row?.n} leases held, not ${count}`);
+      await sleep(20);
+    }
+    await sleep(100);
+  };
+  /** How long `action` takes, in ms. */
+  const timed = async (action: () => Promise<unknown>) => {
+    const started = performance.now();
+    await action();
+    return performance.now() - started;
+  };
+  beforeEach(async () => {
+    database = await createTestDatabase();
+  });
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+    await database.drop();
+  });
+
+  it("answers the revision from its lease without a read, and reads again once a lease passes unrenewed", async () => {
+    const store = await open();
+    await store.seedIfEmpty(PETS);
+    await leasesHeld(1);
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    try {
+      // Reads and renewals of the revision both wait for this lock.
+      await holder.query("BEGIN");
+      await holder.query("LOCK TABLE inventory_revision IN ACCESS EXCLUSIVE MODE");
+      const during = store.revision();
+      expect(await Promise.race([during, sleep(200).then(() => "no answer")])).toMatch(/^\d+$/);
+      await sleep(1_200);
+      const after = store.revision();
+      expect(await Promise.race([after, sleep(300).then(() => "no answer")])).toBe("no answer");
+      await holder.query("ROLLBACK");
+      expect(await after).toBe(await during);
+    } finally {
+      await holder.end();
+    }
+  });
+
+  it("acknowledges a write on one instance only once the other knows its revision, 300 times", async () => {
+    const [a, b] = [await open(), await open()];
+    await a.seedIfEmpty(PETS);
+    await leasesHeld(2);
+    for (let round = 0; round < 300; round++) {
+      const [writer, reader] = round % 2 === 0 ? [a, b] : [b, a];
+      const before = await reader.revision();
+      expect(await writer.updateQuantity(1n, 100 + round)).toMatchObject({ kind: "updated" });
+      const after = await reader.revision();
+      if (after === before)
+        throw new Error(`round ${round}: the reader's revision stayed ${before}`);
+      expect(await reader.getInventoryItem(1n)).toMatchObject({ quantity: 100 + round });
+    }
+    // Both held their leases throughout, so every revision above came from one.
+    expect(
+      await query("SELECT id FROM inventory_instances WHERE lease_until > now()"),
+    ).toHaveLength(2);
+  });
+
+  it("waits for an instance whose lease runs but which does not answer at most a lease, and not for a write that changed nothing", async () => {
+    const store = await open();
+    await store.seedIfEmpty(PETS);
+    await leasesHeld(1);
+    // An instance stopped (SIGSTOP, a long pause) just after renewing its lease.
+    await query(
+      "INSERT INTO inventory_instances (id, lease_until) VALUES ('stalled', now() + interval '1 second')",
+    );
+    const changedNothing = await timed(async () => {
+      const result = await store.updateQuantity(1n, 7, {
+        condition: { kind: "quantity_in", quantities: [123_456] },
+      });
+      expect(result.kind).toBe("precondition_failed");
+    });
+    expect(changedNothing).toBeLessThan(500);
+    const waited = await timed(() => store.updateQuantity(1n, 7));
+    expect(waited).toBeGreaterThanOrEqual(800);
+    expect(waited).toBeLessThan(3_000);
+    expect(await store.getInventoryItem(1n)).toMatchObject({ quantity: 7 });
+    // Its lease has run out: nobody to wait for.
+    expect(await timed(() => store.updateQuantity(1n, 8))).toBeLessThan(500);
+  });
+
+  it("gives its lease up when closed, and takes none when told not to", async () => {
+    const a = await open();
+    const b = await open();
+    await leasesHeld(2);
+    await b.close();
+    expect(await query("SELECT id FROM inventory_instances")).toHaveLength(1);
+    await a.close();
+    expect(await query("SELECT id FROM inventory_instances")).toEqual([]);
+    const without = await openPostgresStore(database.url, { cacheLease: false });
+    stores.push(without);
+    await without.revision();
+    await sleep(300);
+    expect(await query("SELECT id FROM inventory_instances")).toEqual([]);
   });
 });
