@@ -1,9 +1,11 @@
 /**
  * Two real `petstore serve` processes on one PostgreSQL database, as behind a load balancer:
  * both start together on an empty database, a GET on one sees every PATCH the other has
- * acknowledged, and concurrent conditional writes through both lose nothing.
+ * acknowledged (while both answer GETs from their cache leases, and while one is stopped),
+ * and concurrent conditional writes through both lose nothing.
  */
 import { randomUUID } from "node:crypto";
+import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../support/postgres-database.js";
 import { API_KEY, startServer, type RunningServer } from "./helpers.js";
@@ -38,6 +40,28 @@ const patch = (
     body: JSON.stringify({ quantity }),
   });
 
+/** How many instances hold a cache lease now. */
+const leases = async () => {
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM inventory_instances WHERE lease_until > now()",
+    );
+    return rows[0]?.n;
+  } finally {
+    await client.end();
+  }
+};
+
+const bothHoldLeases = async () => {
+  const deadline = Date.now() + 10_000;
+  while ((await leases()) !== 2) {
+    if (Date.now() > deadline) throw new Error("the two instances do not both hold a lease");
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+};
+
 const inventory = async (url: string) =>
   (await (await fetch(`${url}/inventory`, { headers: auth })).json()) as {
     petId: number;
@@ -53,6 +77,9 @@ it("starts both instances on an empty database at once, with one copy of the dem
 });
 
 it("never shows the old value in a GET on one instance after a PATCH acknowledged by the other, 2,000 times", async () => {
+  // Both answer GETs from their caches without reading the revision: only the writer's
+  // waiting for the other to hear of each write keeps those caches fresh.
+  await bothHoldLeases();
   // Warm both caches first, so a stale cached inventory would show.
   await Promise.all([inventory(a.url), inventory(b.url)]);
   for (let round = 0; round < 2_000; round++) {
@@ -66,7 +93,27 @@ it("never shows the old value in a GET on one instance after a PATCH acknowledge
       );
     }
   }
+  expect(await leases()).toBe(2);
 }, 120_000);
+
+it("acknowledges a PATCH within about a lease while the other instance is stopped, which shows it as soon as it runs again", async () => {
+  await bothHoldLeases();
+  await inventory(b.url);
+  b.process.kill("SIGSTOP");
+  let took: number;
+  try {
+    const started = performance.now();
+    expect((await patch(a.url, 1, 4242)).status).toBe(200);
+    took = performance.now() - started;
+  } finally {
+    b.process.kill("SIGCONT");
+  }
+  // It waited for the stopped instance's lease (1 s) to run out, and no longer.
+  expect(took).toBeGreaterThanOrEqual(300);
+  expect(took).toBeLessThan(3_000);
+  expect((await inventory(b.url)).find((item) => item.petId === 1)?.quantity).toBe(4242);
+  await bothHoldLeases();
+}, 30_000);
 
 it("loses no decrement when 20 clients adjust one entry concurrently through both instances", async () => {
   const start = 10_000;

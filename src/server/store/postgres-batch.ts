@@ -2,9 +2,9 @@
  * One group commit of the PostgreSQL store on one connection, in as few round trips as the
  * batch allows:
  *
- * - distinct pets, no Idempotency-Key (plain and conditional PATCHes): one statement, in one
- *   round trip, that locks the pets, checks each condition against the locked entry, writes
- *   and raises the revision;
+ * - distinct pets, no Idempotency-Key (plain and conditional PATCHes): one round trip, one
+ *   statement that locks the pets, checks each condition against the locked entry, writes
+ *   and raises the revision, between BEGIN and ANNOUNCE + COMMIT;
  * - otherwise (a key, or a pet twice): two round trips. Pipelined: BEGIN, claim the keys, lock
  *   and read the pets; then planBatch works the updates out in arrival order (a key's answer
  *   is rendered here, inside the transaction); pipelined: one statement writing quantities,
