@@ -107,8 +107,6 @@ export interface CacheLeaseOptions {
   connect: () => pg.Client;
   /** Told when the lease's connection fails or LISTEN does not work through it. */
   onConnectionError?: (error: unknown) => void;
-  /** How long a lease runs (LEASE_MS); tests shorten it. */
-  leaseMs?: number;
 }
 
 /** A write waiting for the other instances to know its revision. */
@@ -122,7 +120,6 @@ export class CacheLease {
   /** This instance's name in `inventory_instances`, new for every start. */
   readonly id = randomUUID();
   readonly #options: CacheLeaseOptions;
-  readonly #leaseMs: number;
   #closed = false;
   #client: pg.Client | undefined;
   #renewTimer: NodeJS.Timeout | undefined;
@@ -148,7 +145,6 @@ export class CacheLease {
 
   constructor(options: CacheLeaseOptions) {
     this.#options = options;
-    this.#leaseMs = options.leaseMs ?? LEASE_MS;
   }
 
   /** Connects, listens and takes the lease in the background; never throws. */
@@ -191,7 +187,7 @@ export class CacheLease {
           resolve();
         },
       };
-      const timer = setTimeout(waiter.done, this.#leaseMs);
+      const timer = setTimeout(waiter.done, LEASE_MS);
       this.#waiters.add(waiter);
     });
   }
@@ -279,20 +275,20 @@ export class CacheLease {
     // one that takes two leases counts it as lost.
     const hung = setTimeout(() => {
       this.#lost(client, new Error("a lease renewal took too long"));
-    }, 2 * this.#leaseMs);
+    }, 2 * LEASE_MS);
     try {
       const { rows } = await client.query<{ revision: bigint }>({
         name: "renew",
         text: SQL.renew,
-        values: [this.id, this.#leaseMs],
+        values: [this.id, LEASE_MS],
       });
       if (this.#client !== client) return;
       const revision = rows[0]?.revision;
       if (revision === undefined) throw new Error("the inventory revision row is missing");
       this.observe(revision);
-      this.#validUntil = sent + this.#leaseMs - MARGIN_MS;
+      this.#validUntil = sent + LEASE_MS - MARGIN_MS;
       this.#sentWall = sentWall;
-      this.#validUntilWall = sentWall + this.#leaseMs - MARGIN_MS;
+      this.#validUntilWall = sentWall + LEASE_MS - MARGIN_MS;
       this.#reported = false;
     } catch (error) {
       this.#lost(client, error);
