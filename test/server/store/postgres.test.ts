@@ -324,6 +324,34 @@ describe("PostgreSQL store: cache leases", () => {
     expect(await timed(() => store.updateQuantity(1n, 8))).toBeLessThan(500);
   });
 
+  it("listens and takes its lease again on a new connection when its lease connection is killed", async () => {
+    const [a, b] = [await open(), await open()];
+    await a.seedIfEmpty(PETS);
+    await leasesHeld(2);
+    const leaseBackends = () =>
+      query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE application_name = 'petstore cache lease' ORDER BY pid",
+      );
+    const before = await leaseBackends();
+    expect(before).toHaveLength(2);
+    await query(`SELECT pg_terminate_backend(${before[1]?.pid})`);
+    await sleep(1_200);
+    await leasesHeld(2);
+    const after = await leaseBackends();
+    expect(after).toHaveLength(2);
+    expect(after.map((backend) => backend.pid)).not.toContain(before[1]?.pid);
+    // Both hear each other's writes again: no write waits for a lease to run out.
+    const took = await timed(async () => {
+      for (let round = 0; round < 20; round++) {
+        const [writer, reader] = round % 2 === 0 ? [a, b] : [b, a];
+        const before = await reader.revision();
+        expect(await writer.updateQuantity(2n, round)).toMatchObject({ kind: "updated" });
+        expect(await reader.revision()).not.toBe(before);
+      }
+    });
+    expect(took).toBeLessThan(5_000);
+  });
+
   it("gives its lease up when closed, and takes none when told not to", async () => {
     const a = await open();
     const b = await open();
