@@ -2,16 +2,16 @@
  * One group commit of the PostgreSQL store on one connection, in as few round trips as the
  * batch allows:
  *
- * - distinct pets, no Idempotency-Key (plain and conditional PATCHes): one round trip, one
- *   statement that locks the pets, checks each condition against the locked entry, writes
- *   and raises the revision, between BEGIN and ANNOUNCE + COMMIT;
+ * - distinct pets, no Idempotency-Key (plain and conditional PATCHes): one statement, in one
+ *   round trip, that locks the pets, checks each condition against the locked entry, writes
+ *   and raises the revision;
  * - otherwise (a key, or a pet twice): two round trips. Pipelined: BEGIN, claim the keys, lock
  *   and read the pets; then planBatch works the updates out in arrival order (a key's answer
  *   is rendered here, inside the transaction); pipelined: one statement writing quantities,
  *   answers and revision, and COMMIT. A key used before costs a read between the two.
  *
- * Each transaction ends, after the revision row is raised and before COMMIT, with ANNOUNCE
- * (postgres-lease.ts): the other instances holding a cache lease, notified of the revision.
+ * ANNOUNCE (postgres-lease.ts) follows each transaction in its last round trip: the other
+ * instances holding a cache lease, notified of the revision.
  *
  * Locks are always taken in one order — keys sorted, then pets sorted, then the revision row
  * — so instances writing the same pets in different orders wait for each other but never
@@ -26,6 +26,7 @@ import {
   type PlannedChange,
 } from "./batch-plan.js";
 import { announce, type Announcement } from "./postgres-lease.js";
+import { isUnreachable } from "./postgres-connection.js";
 import { toItem, type InventoryRow } from "./postgres-rows.js";
 import { authorOf, IDEMPOTENCY_TTL_MS, type ChangeAuthor, type UpdateResult } from "./store.js";
 
@@ -123,6 +124,32 @@ export interface BatchOutcome {
   announcement: Announcement | undefined;
 }
 
+/**
+ * The batch's outcome once its transaction committed: ANNOUNCE's answer when it wrote
+ * anything. ANNOUNCE failing after the commit leaves the revision unknown (a lost connection
+ * is still a lost connection: the caller answers 503, maybe committed).
+ */
+async function outcome(
+  results: UpdateResult[],
+  announcing: Promise<Announcement>,
+): Promise<BatchOutcome> {
+  let announcement: Announcement;
+  try {
+    announcement = await announcing;
+  } catch (error) {
+    if (isUnreachable(error)) throw error;
+    announcement = { kind: "unknown" };
+  }
+  const wrote = results.some((result) => result.kind === "updated");
+  return { results, announcement: wrote ? announcement : undefined };
+}
+
+/** Waits for a statement pipelined after a failed one, then throws the failure. */
+async function failedBefore(error: unknown, after: Promise<unknown>): Promise<never> {
+  await after.catch(() => undefined);
+  throw error;
+}
+
 /** Commits `updates` in one transaction on `client`, as instance `instanceId`. */
 export function writeBatch(
   client: pg.PoolClient,
@@ -144,10 +171,7 @@ function run<R extends pg.QueryResultRow>(
   return client.query<R>({ name, text: SQL[name], values });
 }
 
-/**
- * Updates of distinct pets, none with a key: one statement and ANNOUNCE, in one transaction
- * sent in one round trip.
- */
+/** One statement, committed on its own, and ANNOUNCE: updates of distinct pets, none with a key. */
 async function writeDistinct(
   client: pg.PoolClient,
   updates: readonly BatchUpdate[],
@@ -155,22 +179,16 @@ async function writeDistinct(
   instanceId: string,
 ): Promise<BatchOutcome> {
   progress.commitSent = true;
-  const [, { rows }, announcement, commit] = await allSucceeded<
-    [pg.QueryResult, pg.QueryResult<PlannedRow>, Announcement | undefined, pg.QueryResult]
-  >([
-    client.query("BEGIN"),
-    run<PlannedRow>(client, "writeDistinct", [
-      updates.map((update) => update.petId),
-      updates.map((update) => update.quantity),
-      updates.map(({ options: { condition } }) =>
-        condition?.kind === "quantity_in" ? `{${condition.quantities.join(",")}}` : null,
-      ),
-      ...authorColumns(updates.map((update) => authorOf(update.options))),
-    ]),
-    announce(client, instanceId),
-    client.query("COMMIT"),
+  const writing = run<PlannedRow>(client, "writeDistinct", [
+    updates.map((update) => update.petId),
+    updates.map((update) => update.quantity),
+    updates.map(({ options: { condition } }) =>
+      condition?.kind === "quantity_in" ? `{${condition.quantities.join(",")}}` : null,
+    ),
+    ...authorColumns(updates.map((update) => authorOf(update.options))),
   ]);
-  expectCommitted(commit);
+  const announcing = announce(client, instanceId);
+  const { rows } = await writing.catch((error: unknown) => failedBefore(error, announcing));
   const results = updates.map((update, index): UpdateResult => {
     const row = rows[index];
     if (!row || row.current === null || row.status === null) return { kind: "not_found" };
@@ -182,14 +200,7 @@ async function writeDistinct(
           current: { petId, quantity: row.current, status: row.status },
         };
   });
-  return { results, announcement };
-}
-
-/** A COMMIT of a transaction that failed is answered ROLLBACK, not an error. */
-function expectCommitted(commit: pg.QueryResult): void {
-  if (commit.command !== "COMMIT") {
-    throw new Error(`PostgreSQL answered ${commit.command} to COMMIT`);
-  }
+  return outcome(results, announcing);
 }
 
 /** Who made each change, as statement columns: at, key_name, request_id, reason. */
@@ -295,9 +306,7 @@ async function writePlanned(
   const written = [...plan.quantities];
   const { answers } = plan;
   progress.commitSent = true;
-  const [, announcement, commit] = await allSucceeded<
-    [pg.QueryResult, Announcement | undefined, pg.QueryResult]
-  >([
+  const committing = allSucceeded<[pg.QueryResult, pg.QueryResult]>([
     run(client, "writePlanned", [
       written.map(([petId]) => petId),
       written.map(([, quantity]) => quantity),
@@ -308,9 +317,14 @@ async function writePlanned(
       answers.map((answer) => answer.response.etag),
       ...changeColumns(plan.changes),
     ]),
-    announce(client, instanceId),
     client.query("COMMIT"),
   ]);
-  expectCommitted(commit);
-  return { results: plan.results, announcement };
+  const announcing = announce(client, instanceId);
+  const [, commit] = await committing.catch((error: unknown) => failedBefore(error, announcing));
+  // A COMMIT of a transaction that failed is answered ROLLBACK, not an error.
+  if (commit.command !== "COMMIT") {
+    await announcing.catch(() => undefined);
+    throw new Error(`PostgreSQL answered ${commit.command} to COMMIT`);
+  }
+  return outcome(plan.results, announcing);
 }

@@ -9,11 +9,11 @@
  *   statement, so renewals and writes are ordered by that row's lock: a renewal after a
  *   write's commit reads the write's revision, and a write that raises the revision after a
  *   renewal sees the renewed lease.
- * - A write, once it has raised the revision and before its COMMIT, lists the other
- *   instances whose lease runs (`ANNOUNCE`) and, when there are any, NOTIFYs the new revision.
- *   Its PATCHes are acknowledged once each of those has answered that it knows the revision
- *   (a NOTIFY on the seen channel), or LEASE_MS after the commit, by when every lease taken
- *   before the commit has run out and every renewal after it has read the revision.
+ * - A write, right after its commit (pipelined with it), lists the other instances whose
+ *   lease runs (`ANNOUNCE`) and, when there are any, NOTIFYs the revision. Its PATCHes are
+ *   acknowledged once each of those has answered that it knows the revision (a NOTIFY on the
+ *   seen channel), or LEASE_MS after the commit, by when every lease taken before the commit
+ *   has run out and every renewal after it has read the revision.
  * - An instance answers from its cache only while its lease runs, by its own clocks from
  *   before the renewal was sent, less MARGIN_MS (`current()`), and only while the cache holds
  *   the newest revision it has heard of. Otherwise it reads the revision (fresh-read.ts).
@@ -51,41 +51,42 @@ const CHANGES_CHANNEL = "petstore_inventory";
 const SEEN_CHANNEL = "petstore_inventory_seen";
 
 /**
- * The statement a write runs after raising the revision and before COMMIT: no row when it
- * raised nothing; else the revision and the other instances holding a lease, notified of it.
- * A statement of its own (not a part of the write's), so its snapshot is taken after the
- * write locked the revision row and includes every lease renewed before that.
+ * The statement a write sends right after its transaction (pipelined, the same round trip):
+ * the revision and the other instances holding a lease, notified of it when there are any. Its
+ * snapshot is taken after the write committed, so it sees every lease renewed before the
+ * write locked the revision row; a renewal after that reads the write's revision itself.
+ * Telling is not a change to keep: that transaction's commit does not wait for the WAL.
  */
-export const ANNOUNCE = `WITH raised AS (
-    SELECT revision FROM inventory_revision
-      WHERE id = 1 AND xmin = pg_current_xact_id_if_assigned()::xid
+export const ANNOUNCE = `WITH current AS (
+    SELECT revision FROM inventory_revision WHERE id = 1
   ), others AS (
     SELECT coalesce(array_agg(id), '{}') AS ids FROM inventory_instances
       WHERE id <> $1 AND lease_until > statement_timestamp()
   )
-  SELECT raised.revision, others.ids,
-    CASE WHEN cardinality(others.ids) > 0
-      THEN pg_notify('${CHANGES_CHANNEL}', raised.revision::text || ' ' || $1::text) END AS notified
-  FROM raised, others`;
+  SELECT current.revision, others.ids,
+    CASE WHEN cardinality(others.ids) > 0 THEN
+      set_config('synchronous_commit', 'off', true)
+        || pg_notify('${CHANGES_CHANNEL}', current.revision::text || ' ' || $1::text)::text
+    END AS told
+  FROM current, others`;
 
-/** What ANNOUNCE returns: the revision a write committed and who must learn of it. */
-export interface Announcement {
-  revision: bigint;
-  others: readonly string[];
-}
+/**
+ * What ANNOUNCE returned after a write: a committed revision and who must learn of it; or,
+ * when it failed after the write committed, that the write's revision is not known.
+ */
+export type Announcement =
+  { kind: "announced"; revision: bigint; others: readonly string[] } | { kind: "unknown" };
 
-/** Runs ANNOUNCE in the transaction on `client`; undefined when it raised no revision. */
-export async function announce(
-  client: pg.ClientBase,
-  instanceId: string,
-): Promise<Announcement | undefined> {
+/** Runs ANNOUNCE on `client`, once the write's transaction has been sent. */
+export async function announce(client: pg.ClientBase, instanceId: string): Promise<Announcement> {
   const { rows } = await client.query<{ revision: bigint; ids: string[] }>({
     name: "announce",
     text: ANNOUNCE,
     values: [instanceId],
   });
   const row = rows[0];
-  return row && { revision: row.revision, others: row.ids };
+  if (!row) throw new Error("the inventory revision row is missing");
+  return { kind: "announced", revision: row.revision, others: row.ids };
 }
 
 const SQL = {
@@ -172,9 +173,15 @@ export class CacheLease {
 
   /**
    * Resolves once every one of `others` has said it knows `revision`, or a lease after now
-   * (call it once the write committed), whichever comes first.
+   * (call it once the write committed), whichever comes first. When the revision is not
+   * known, a lease after now: by then every lease taken before the commit, this instance's
+   * too, has run out, and every renewal after it has read the revision.
    */
-  acknowledged({ revision, others }: Announcement): Promise<void> {
+  acknowledged(announcement: Announcement): Promise<void> {
+    if (announcement.kind === "unknown") {
+      return new Promise((resolve) => setTimeout(resolve, LEASE_MS));
+    }
+    const { revision, others } = announcement;
     const pending = new Set(others.filter((id) => (this.#seen.get(id) ?? -1n) < revision));
     if (pending.size === 0) return Promise.resolve();
     return new Promise((resolve) => {

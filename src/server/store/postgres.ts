@@ -360,9 +360,11 @@ class PostgresStore implements Store {
         ]);
       }
       await run(client, "bump");
-      const announcement = await announce(client, this.#lease.id);
       await client.query("COMMIT");
-      if (announcement) await this.#committed(announcement);
+      const announcement = await announce(client, this.#lease.id).catch((): Announcement => ({
+        kind: "unknown",
+      }));
+      await this.#committed(announcement);
       return true;
     } catch (error) {
       failed = error;
@@ -391,7 +393,7 @@ class PostgresStore implements Store {
 
   /** A revision this instance committed: known here at once, acknowledged once known elsewhere. */
   #committed(announcement: Announcement): Promise<void> {
-    this.#lease.observe(announcement.revision);
+    if (announcement.kind === "announced") this.#lease.observe(announcement.revision);
     return this.#lease.acknowledged(announcement);
   }
 
