@@ -125,8 +125,8 @@ export interface BatchOutcome {
 }
 
 /**
- * The batch's outcome once its transaction committed: ANNOUNCE's answer when it wrote
- * anything. ANNOUNCE failing after the commit leaves the revision unknown (a lost connection
+ * The batch's outcome once its transaction committed: ANNOUNCE's answer when it wrote or
+ * replayed anything. ANNOUNCE failing after the commit leaves the revision unknown (a lost connection
  * is still a lost connection: the caller answers 503, maybe committed).
  */
 async function outcome(
@@ -140,7 +140,9 @@ async function outcome(
     if (isUnreachable(error)) throw error;
     announcement = { kind: "unknown" };
   }
-  const wrote = results.some((result) => result.kind === "updated");
+  // A replay acknowledges a write too: of this batch's revision or an earlier one (the
+  // claim waited for the first write's commit), which the others may not have heard of yet.
+  const wrote = results.some((result) => result.kind === "updated" || result.kind === "replayed");
   return { results, announcement: wrote ? announcement : undefined };
 }
 

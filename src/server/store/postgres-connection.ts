@@ -49,7 +49,8 @@ export function createPool(url: string, settings: PoolSettings): pg.Pool {
  * The connection of an instance's cache lease (postgres-lease.ts), outside the pool: it
  * LISTENs, so it must stay one session. It writes nothing that must survive a crash (the
  * lease table is unlogged, a notification is gone once delivered), so its commits do not wait
- * for the WAL; a renewal waits for a write holding the revision row no longer than a lease.
+ * for the WAL. A renewal waits for a write holding the revision row no longer than a lease;
+ * past that the lease lapses until a later renewal gets through.
  */
 export function createListenerClient(
   url: string,

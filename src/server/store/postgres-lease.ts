@@ -24,17 +24,25 @@
  */
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
+import { isLockFailure } from "./postgres-connection.js";
 
 /** How long a lease runs past the moment its renewal was sent. */
 export const LEASE_MS = 1_000;
-/** How often a lease is renewed: a renewal may take 3/4 of a lease before the cache waits. */
+/**
+ * How often a lease is renewed: a renewal may take LEASE_MS - RENEW_EVERY_MS - MARGIN_MS
+ * (650 ms) before the cache goes back to reading the revision.
+ */
 const RENEW_EVERY_MS = LEASE_MS / 4;
 /**
  * How much earlier than the database an instance stops trusting its lease: room for its
- * clocks and the database's to run at slightly different rates (or the database's to be
- * stepped forward by that much).
+ * clocks and the database's to run at slightly different rates.
  */
 const MARGIN_MS = 100;
+/**
+ * How long after its end a lease is still counted by writers: room for the database's clock
+ * to be stepped forward (ntpd steps past 128 ms). A writer waits a lease at most anyway.
+ */
+const GRACE = "1 second";
 /** How long a connection's first notification to itself may take before LISTEN counts as broken. */
 const PROBE_MS = 2_000;
 /** After LISTEN was found broken, how long before a new connection tries again. */
@@ -61,7 +69,7 @@ export const ANNOUNCE = `WITH current AS (
     SELECT revision FROM inventory_revision WHERE id = 1
   ), others AS (
     SELECT coalesce(array_agg(id), '{}') AS ids FROM inventory_instances
-      WHERE id <> $1 AND lease_until > statement_timestamp()
+      WHERE id <> $1 AND lease_until + interval '${GRACE}' > statement_timestamp()
   )
   SELECT current.revision, others.ids,
     CASE WHEN cardinality(others.ids) > 0 THEN
@@ -95,7 +103,9 @@ const SQL = {
     ), held AS (
       INSERT INTO inventory_instances (id, lease_until)
         VALUES ($1, now() + make_interval(secs => $2::double precision / 1000))
-        ON CONFLICT (id) DO UPDATE SET lease_until = excluded.lease_until
+        ON CONFLICT (id) DO UPDATE
+          -- A renewal from a connection already given up may commit late: never shorter.
+          SET lease_until = greatest(inventory_instances.lease_until, excluded.lease_until)
     )
     SELECT revision FROM current`,
   forget: `DELETE FROM inventory_instances WHERE lease_until < now() - interval '${FORGET_AFTER}'`,
@@ -139,7 +149,10 @@ export class CacheLease {
   /** The newest revision told to the other instances, and the one to tell next. */
   #told = -1n;
   #telling = false;
-  #probed: (() => void) | undefined;
+  /** The connection waiting for its notification to itself, and what to call when it comes. */
+  #probe: { client: pg.Client; heard: () => void } | undefined;
+  /** When (performance.now()) the known revision was last raised. */
+  #knownSince = 0;
   /** The highest revision each instance said it knows (they may answer before a write looks). */
   readonly #seen = new Map<string, bigint>();
   readonly #waiters = new Set<Waiter>();
@@ -169,6 +182,7 @@ export class CacheLease {
     if (revision <= this.#known) return;
     this.#known = revision;
     this.#knownText = String(revision);
+    this.#knownSince = performance.now();
   }
 
   /**
@@ -199,7 +213,10 @@ export class CacheLease {
     });
   }
 
-  /** Gives the lease up (the other instances stop waiting for this one) and disconnects. */
+  /**
+   * Gives the lease up and disconnects: writes announced from now on do not wait for this
+   * instance (those already waiting for it do, at most a lease).
+   */
   async close(): Promise<void> {
     this.#closed = true;
     this.#validUntil = 0;
@@ -223,7 +240,7 @@ export class CacheLease {
       this.#lost(client);
     });
     client.on("notification", (message) => {
-      this.#notified(message);
+      this.#notified(message, client);
     });
     void this.#listen(client).then(
       (listening) => {
@@ -258,17 +275,21 @@ export class CacheLease {
     await client.query(`LISTEN ${SEEN_CHANNEL}`);
     let timer: NodeJS.Timeout | undefined;
     const heard = new Promise<boolean>((resolve) => {
-      this.#probed = () => {
-        resolve(true);
+      this.#probe = {
+        client,
+        heard: () => {
+          resolve(true);
+        },
       };
       timer = setTimeout(() => {
         resolve(false);
       }, PROBE_MS);
+      timer.unref();
     });
     await client.query(SQL.seen, [`probe ${this.id}`]);
     const listening = await heard;
     clearTimeout(timer);
-    this.#probed = undefined;
+    if (this.#probe?.client === client) this.#probe = undefined;
     if (listening) await client.query(SQL.forget);
     return listening;
   }
@@ -292,12 +313,26 @@ export class CacheLease {
       if (this.#client !== client) return;
       const revision = rows[0]?.revision;
       if (revision === undefined) throw new Error("the inventory revision row is missing");
+      if (revision < this.#known && this.#knownSince < sent) {
+        // Lower than a revision known committed before this renewal was sent: the database
+        // went back (a restore, a failover to a standby that had not received everything).
+        this.#known = revision;
+        this.#knownText = String(revision);
+        this.#knownSince = performance.now();
+        this.#told = -1n;
+        this.#seen.clear();
+      }
       this.observe(revision);
       this.#validUntil = sent + LEASE_MS - MARGIN_MS;
       this.#sentWall = sentWall;
       this.#validUntilWall = sentWall + LEASE_MS - MARGIN_MS;
       this.#reported = false;
+      // After a reconnect: writers that listed this instance wait for it to say what it knows.
+      if (this.#told < this.#known) void this.#tell();
     } catch (error) {
+      // A write held the revision row past the lock time-out: the lease lapses until a
+      // renewal gets through, and the connection (still listening) stays.
+      if (isLockFailure(error)) return;
       this.#lost(client, error);
     } finally {
       clearTimeout(hung);
@@ -305,7 +340,7 @@ export class CacheLease {
     }
   }
 
-  #notified({ channel, payload = "" }: pg.Notification): void {
+  #notified({ channel, payload = "" }: pg.Notification, client: pg.Client): void {
     const [first = "", second = ""] = payload.split(" ");
     if (channel === CHANGES_CHANNEL) {
       // "<revision> <writer>": know it, then say so (the writer knows already).
@@ -316,7 +351,7 @@ export class CacheLease {
     }
     if (channel !== SEEN_CHANNEL) return;
     if (first === "probe") {
-      if (second === this.id) this.#probed?.();
+      if (second === this.id && this.#probe?.client === client) this.#probe.heard();
       return;
     }
     if (!/^\d+$/.test(second)) return;

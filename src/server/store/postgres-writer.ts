@@ -59,8 +59,9 @@ export class PostgresWriter {
   }
 
   /**
-   * Queues an update for the next group commit; settles once its transaction committed. An
-   * out-of-range quantity is refused here, so it never fails the batch it would join.
+   * Queues an update for the next group commit; settles once its transaction committed and
+   * the other instances holding cache leases know it (or a lease has passed). An out-of-range
+   * quantity is refused here, so it never fails the batch it would join.
    */
   write(petId: bigint, quantity: number, options: UpdateOptions): Promise<UpdateResult> {
     if (!Number.isInteger(quantity) || quantity < 0 || quantity > MAX_QUANTITY) {

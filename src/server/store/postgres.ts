@@ -283,7 +283,8 @@ class PostgresStore implements Store {
   /**
    * Group commit (postgres-writer.ts): updates that arrive together are written together,
    * one after the other, each seeing the ones before it; each promise settles once its
-   * transaction has committed.
+   * transaction has committed and the other instances holding cache leases know it (or a
+   * lease has passed: postgres-lease.ts).
    */
   updateQuantity(
     petId: bigint,

@@ -301,7 +301,7 @@ describe("PostgreSQL store: cache leases", () => {
     ).toHaveLength(2);
   });
 
-  it("waits for an instance whose lease runs but which does not answer at most a lease, and not for a write that changed nothing", async () => {
+  it("waits for an instance whose lease runs but which does not answer at most a lease, for a write or its replay, and not for a write that changed nothing", async () => {
     const store = await open();
     await store.seedIfEmpty(PETS);
     await leasesHeld(1);
@@ -320,7 +320,32 @@ describe("PostgreSQL store: cache leases", () => {
     expect(waited).toBeGreaterThanOrEqual(800);
     expect(waited).toBeLessThan(3_000);
     expect(await store.getInventoryItem(1n)).toMatchObject({ quantity: 7 });
-    // Its lease has run out: nobody to wait for.
+    // A replayed answer acknowledges a write too: it waits as the write did.
+    await query(
+      "UPDATE inventory_instances SET lease_until = now() + interval '1 second' WHERE id = 'stalled'",
+    );
+    const keyed = {
+      idempotency: {
+        owner: "alice",
+        key: "k-1",
+        fingerprint: "f-1",
+        at: Date.now(),
+        render: () => ({ status: 200, body: "ok", etag: null }),
+      },
+    };
+    expect(await timed(() => store.updateQuantity(1n, 9, keyed))).toBeGreaterThanOrEqual(800);
+    await query(
+      "UPDATE inventory_instances SET lease_until = now() + interval '1 second' WHERE id = 'stalled'",
+    );
+    const replay = await timed(async () => {
+      expect(await store.updateQuantity(1n, 9, keyed)).toMatchObject({ kind: "replayed" });
+    });
+    expect(replay).toBeGreaterThanOrEqual(800);
+    // Its lease has run out (past the grace writers allow for the database's clock): nobody
+    // to wait for.
+    await query(
+      "UPDATE inventory_instances SET lease_until = now() - interval '2 seconds' WHERE id = 'stalled'",
+    );
     expect(await timed(() => store.updateQuantity(1n, 8))).toBeLessThan(500);
   });
 
@@ -350,6 +375,18 @@ describe("PostgreSQL store: cache leases", () => {
       }
     });
     expect(took).toBeLessThan(5_000);
+  });
+
+  it("follows the revision down at its next renewal when the database goes back (a restore)", async () => {
+    const store = await open();
+    await store.seedIfEmpty(PETS);
+    await leasesHeld(1);
+    for (let round = 0; round < 5; round++) await store.updateQuantity(1n, round);
+    const high = await store.revision();
+    await query("UPDATE inventory_revision SET revision = 1");
+    await sleep(600);
+    expect(await store.revision()).toBe("1");
+    expect(Number(high)).toBeGreaterThan(1);
   });
 
   it("gives its lease up when closed, and takes none when told not to", async () => {
