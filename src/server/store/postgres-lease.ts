@@ -53,7 +53,11 @@ const RECONNECT_MAX_MS = 5_000;
 /** Leases that ran out this long ago are deleted when an instance registers. */
 const FORGET_AFTER = "1 minute";
 
-/** A write's new revision, on the channel every instance with a lease listens to. */
+/**
+ * "<revision> <writer> <schema>": a write's revision, on the channel every instance with a
+ * lease listens to. Channels are shared by every schema of a database: instances of another
+ * schema (another store's tables) are told apart by the schema.
+ */
 const CHANGES_CHANNEL = "petstore_inventory";
 /** "<instance> <revision>": an instance knows that revision; or "probe <instance>". */
 const SEEN_CHANNEL = "petstore_inventory_seen";
@@ -74,7 +78,8 @@ export const ANNOUNCE = `WITH current AS (
   SELECT current.revision, others.ids,
     CASE WHEN cardinality(others.ids) > 0 THEN
       set_config('synchronous_commit', 'off', true)
-        || pg_notify('${CHANGES_CHANNEL}', current.revision::text || ' ' || $1::text)::text
+        || pg_notify('${CHANGES_CHANNEL}',
+          current.revision::text || ' ' || $1::text || ' ' || coalesce(current_schema(), ''))::text
     END AS told
   FROM current, others`;
 
@@ -151,6 +156,8 @@ export class CacheLease {
   #telling = false;
   /** The connection waiting for its notification to itself, and what to call when it comes. */
   #probe: { client: pg.Client; heard: () => void } | undefined;
+  /** The schema this instance's tables are in (current_schema()), as writers name it. */
+  #schema = "";
   /** When (performance.now()) the known revision was last raised. */
   #knownSince = 0;
   /** The highest revision each instance said it knows (they may answer before a write looks). */
@@ -271,6 +278,10 @@ export class CacheLease {
   /** LISTENs, then waits for a notification sent to itself: whether LISTEN works here. */
   async #listen(client: pg.Client): Promise<boolean> {
     await client.connect();
+    const { rows } = await client.query<{ schema: string }>(
+      "SELECT coalesce(current_schema(), '') AS schema",
+    );
+    this.#schema = rows[0]?.schema ?? "";
     await client.query(`LISTEN ${CHANGES_CHANNEL}`);
     await client.query(`LISTEN ${SEEN_CHANNEL}`);
     let timer: NodeJS.Timeout | undefined;
@@ -341,10 +352,11 @@ export class CacheLease {
   }
 
   #notified({ channel, payload = "" }: pg.Notification, client: pg.Client): void {
-    const [first = "", second = ""] = payload.split(" ");
+    const [first = "", second = "", ...rest] = payload.split(" ");
+    const third = rest.join(" ");
     if (channel === CHANGES_CHANNEL) {
-      // "<revision> <writer>": know it, then say so (the writer knows already).
-      if (!/^\d+$/.test(first)) return;
+      // Know the revision, then say so (the writer knows already).
+      if (!/^\d+$/.test(first) || third !== this.#schema) return;
       this.observe(BigInt(first));
       if (second !== this.id) void this.#tell();
       return;

@@ -389,6 +389,34 @@ describe("PostgreSQL store: cache leases", () => {
     expect(Number(high)).toBeGreaterThan(1);
   });
 
+  it("ignores the revisions of a store in another schema of the same database", async () => {
+    const role = `petstore_other_${Math.random().toString(36).slice(2, 10)}`;
+    await query(`CREATE ROLE ${role} LOGIN PASSWORD 'other-secret'`);
+    await query(`CREATE SCHEMA ${role} AUTHORIZATION ${role}`);
+    await query(`ALTER ROLE ${role} SET search_path = ${role}`);
+    try {
+      const url = database.url.replace(/\/\/[^@]*@/, `//${role}:other-secret@`);
+      const mine = await open();
+      // Two there, so that their writes are announced (to each other, on the shared channel).
+      const theirs = await openPostgresStore(url);
+      const theirOther = await openPostgresStore(url);
+      stores.push(theirs, theirOther);
+      await mine.seedIfEmpty(PETS);
+      await theirs.seedIfEmpty(PETS);
+      await leasesHeld(1);
+      await sleep(300);
+      const before = await mine.revision();
+      for (let round = 0; round < 10; round++) await theirs.updateQuantity(1n, round);
+      await sleep(100);
+      expect(await mine.revision()).toBe(before);
+      expect(Number(await theirs.revision())).toBeGreaterThan(Number(before));
+    } finally {
+      for (const store of stores.splice(0)) await store.close();
+      await query(`DROP SCHEMA ${role} CASCADE`);
+      await query(`DROP ROLE ${role}`);
+    }
+  });
+
   it("gives its lease up when closed, and takes none when told not to", async () => {
     const a = await open();
     const b = await open();
