@@ -390,7 +390,8 @@ export class CacheLease {
       while (this.#told < this.#known && this.#client === client) {
         const revision = this.#known;
         await client.query({ name: "seen", text: SQL.seen, values: [`${this.id} ${revision}`] });
-        this.#told = revision;
+        // Told on this connection: a new one (after a loss meanwhile) tells for itself.
+        if (this.#client === client) this.#told = revision;
       }
     } catch (error) {
       this.#lost(client, error);
