@@ -5,24 +5,12 @@
  * deadlock_timeout, aborting one side's batch) and every write is answered 200.
  */
 import { randomUUID } from "node:crypto";
-import pg from "pg";
 import { expect, it } from "vitest";
-import { createTestDatabase } from "../support/postgres-database.js";
+import { createTestDatabase, queryDatabase } from "../support/postgres-database.js";
 import { API_KEY, startServer, type RunningServer, type SeedFileEntry } from "./helpers.js";
 
 const PETS = 20;
 const ROUNDS = 20;
-
-/** Runs `sql` on `url` in a session of its own. */
-async function query<R extends pg.QueryResultRow>(url: string, sql: string, values: unknown[]) {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<R>(sql, values)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 it("never deadlocks when two instances write the same pets in opposite orders at once", async () => {
   const database = await createTestDatabase();
@@ -72,7 +60,7 @@ it("never deadlocks when two instances write the same pets in opposite orders at
   // A session counts a deadlock it was aborted for when it ends: wait for all to have ended.
   const admin = database.url;
   for (let waited = 0; ; waited += 50) {
-    const [sessions] = await query<{ n: number }>(
+    const [sessions] = await queryDatabase<{ n: number }>(
       admin,
       "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
       [database.name],
@@ -81,7 +69,7 @@ it("never deadlocks when two instances write the same pets in opposite orders at
     if (waited > 10_000) throw new Error(`${sessions?.n} sessions still on the database`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  const [stats] = await query<{ deadlocks: number }>(
+  const [stats] = await queryDatabase<{ deadlocks: number }>(
     admin,
     "SELECT deadlocks::int AS deadlocks FROM pg_stat_database WHERE datname = $1",
     [database.name],

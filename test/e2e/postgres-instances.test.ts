@@ -5,9 +5,12 @@
  * and concurrent conditional writes through both lose nothing.
  */
 import { randomUUID } from "node:crypto";
-import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../support/postgres-database.js";
+import {
+  createTestDatabase,
+  queryDatabase,
+  type TestDatabase,
+} from "../support/postgres-database.js";
 import { API_KEY, startServer, type RunningServer } from "./helpers.js";
 
 const auth = { authorization: `Bearer ${API_KEY}` };
@@ -42,16 +45,11 @@ const patch = (
 
 /** How many instances hold a cache lease now. */
 const leases = async () => {
-  const client = new pg.Client({ connectionString: database.url });
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM inventory_instances WHERE lease_until > now()",
-    );
-    return rows[0]?.n;
-  } finally {
-    await client.end();
-  }
+  const [row] = await queryDatabase<{ n: number }>(
+    database.url,
+    "SELECT count(*)::int AS n FROM inventory_instances WHERE lease_until > now()",
+  );
+  return row?.n;
 };
 
 const bothHoldLeases = async () => {

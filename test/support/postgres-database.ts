@@ -16,6 +16,21 @@ export function withDatabase(url: string, database: string): string {
   return url.replace(/^(postgres(?:ql)?:\/\/[^/]*)\/[^?]*/, `$1/${database}`);
 }
 
+/** Runs `sql` on the database at `url` in a session of its own; resolves its rows. */
+export async function queryDatabase<R extends pg.QueryResultRow>(
+  url: string,
+  sql: string,
+  values: unknown[] = [],
+): Promise<R[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query<R>(sql, values)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
 async function admin<T>(action: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: inject("postgresAdminUrl") });
   await client.connect();

@@ -69,7 +69,7 @@ const SEEN_CHANNEL = "petstore_inventory_seen";
  * write locked the revision row; a renewal after that reads the write's revision itself.
  * Telling is not a change to keep: that transaction's commit does not wait for the WAL.
  */
-export const ANNOUNCE = `WITH current AS (
+const ANNOUNCE = `WITH current AS (
     SELECT revision FROM inventory_revision WHERE id = 1
   ), others AS (
     SELECT coalesce(array_agg(id), '{}') AS ids FROM inventory_instances

@@ -6,7 +6,11 @@ import { createPool } from "../../../src/server/store/postgres-connection.js";
 import { openPostgresStore } from "../../../src/server/store/postgres.js";
 import type { Store } from "../../../src/server/store/store.js";
 import { StoreUnavailableError } from "../../../src/server/store/store-unavailable-error.js";
-import { createTestDatabase, type TestDatabase } from "../../support/postgres-database.js";
+import {
+  createTestDatabase,
+  queryDatabase,
+  type TestDatabase,
+} from "../../support/postgres-database.js";
 import { PETS } from "../fixture.js";
 import { describeStoreContract } from "./contract.js";
 
@@ -35,15 +39,7 @@ describe("PostgreSQL store: engine-specific behaviour", () => {
     stores.push(store);
     return store;
   };
-  const query = async <R extends pg.QueryResultRow>(sql: string): Promise<R[]> => {
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    try {
-      return (await client.query<R>(sql)).rows;
-    } finally {
-      await client.end();
-    }
-  };
+  const query = <R extends pg.QueryResultRow>(sql: string) => queryDatabase<R>(database.url, sql);
   beforeEach(async () => {
     database = await createTestDatabase();
   });
@@ -223,15 +219,7 @@ describe("PostgreSQL store: cache leases", () => {
     stores.push(store);
     return store;
   };
-  const query = async <R extends pg.QueryResultRow>(sql: string): Promise<R[]> => {
-    const client = new pg.Client({ connectionString: database.url });
-    await client.connect();
-    try {
-      return (await client.query<R>(sql)).rows;
-    } finally {
-      await client.end();
-    }
-  };
+  const query = <R extends pg.QueryResultRow>(sql: string) => queryDatabase<R>(database.url, sql);
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   /** Waits until `count` instances hold a lease, and a little more for them to hear so. */
   const leasesHeld = async (count: number) => {
