@@ -1,6 +1,6 @@
 /** The store's lock time-out from `PETSTORE_LOCK_TIMEOUT_MS`, read once at start-up. */
 import { StartupError } from "./startup-error.js";
-import { DEFAULT_LOCK_TIMEOUT_MS } from "./store/sqlite-lock.js";
+import { DEFAULT_LOCK_TIMEOUT_MS } from "./store/store.js";
 
 /** The largest accepted time-out: past the 30 s request time-out a wait serves nobody. */
 const MAX_LOCK_TIMEOUT_MS = 30_000;

@@ -9,7 +9,7 @@ import { buildApp } from "./app.js";
 import { DEMO_ORDERS, DEMO_PETS } from "./demo-data.js";
 import { lockTimeoutFrom } from "./lock-timeout.js";
 import { SeedError, loadSeed } from "./seed.js";
-import { openSqliteStore } from "./store/sqlite.js";
+import { openSqliteStore } from "./store/sqlite/store.js";
 import type { SeedPet, Store } from "./store/store.js";
 import { StoreBusyError } from "./store/store-busy-error.js";
 import { StartupError } from "./startup-error.js";

@@ -41,7 +41,7 @@ export async function chooseStore(
       "for example postgres://petstore@db.internal:5432/petstore (the password in PGPASSWORD or ~/.pgpass, or in the URL)",
     );
   }
-  const { describeDatabase } = await import("./store/postgres-connection.js");
+  const { describeDatabase } = await import("./store/postgres/connection.js");
   let name: string;
   try {
     name = describeDatabase(url);
@@ -72,7 +72,7 @@ export async function openChosenStore(
   lockTimeoutMs: number,
   stderr: NodeJS.WritableStream,
 ): Promise<Store> {
-  const { openPostgresStore } = await import("./store/postgres.js");
+  const { openPostgresStore } = await import("./store/postgres/store.js");
   try {
     return await openPostgresStore(choice.url, {
       poolSize: choice.poolSize,

@@ -1,16 +1,12 @@
 /**
  * Two real `petstore serve` processes on one PostgreSQL database, as behind a load balancer:
  * both start together on an empty database, a GET on one sees every PATCH the other has
- * acknowledged (while both answer GETs from their cache leases, and while one is stopped),
- * and concurrent conditional writes through both lose nothing.
+ * acknowledged, a stopped instance holds nobody's writes up, and concurrent conditional
+ * writes through both lose nothing.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import {
-  createTestDatabase,
-  queryDatabase,
-  type TestDatabase,
-} from "../support/postgres-database.js";
+import { createTestDatabase, type TestDatabase } from "../support/postgres-database.js";
 import { API_KEY, startServer, type RunningServer } from "./helpers.js";
 
 const auth = { authorization: `Bearer ${API_KEY}` };
@@ -43,23 +39,6 @@ const patch = (
     body: JSON.stringify({ quantity }),
   });
 
-/** How many instances hold a cache lease now. */
-const leases = async () => {
-  const [row] = await queryDatabase<{ n: number }>(
-    database.url,
-    "SELECT count(*)::int AS n FROM inventory_instances WHERE lease_until > now()",
-  );
-  return row?.n;
-};
-
-const bothHoldLeases = async () => {
-  const deadline = Date.now() + 10_000;
-  while ((await leases()) !== 2) {
-    if (Date.now() > deadline) throw new Error("the two instances do not both hold a lease");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-};
-
 const inventory = async (url: string) =>
   (await (await fetch(`${url}/inventory`, { headers: auth })).json()) as {
     petId: number;
@@ -75,9 +54,6 @@ it("starts both instances on an empty database at once, with one copy of the dem
 });
 
 it("never shows the old value in a GET on one instance after a PATCH acknowledged by the other, 2,000 times", async () => {
-  // Both answer GETs from their caches without reading the revision: only the writer's
-  // waiting for the other to hear of each write keeps those caches fresh.
-  await bothHoldLeases();
   // Warm both caches first, so a stale cached inventory would show.
   await Promise.all([inventory(a.url), inventory(b.url)]);
   for (let round = 0; round < 2_000; round++) {
@@ -91,26 +67,27 @@ it("never shows the old value in a GET on one instance after a PATCH acknowledge
       );
     }
   }
-  expect(await leases()).toBe(2);
 }, 120_000);
 
-it("acknowledges a PATCH within about a lease while the other instance is stopped, which shows it as soon as it runs again", async () => {
-  await bothHoldLeases();
+it("goes on writing at its usual latency while the other instance is stopped, which shows the writes as soon as it runs again", async () => {
   await inventory(b.url);
-  b.process.kill("SIGSTOP");
-  let took: number;
-  try {
+  const timed = async (quantity: number) => {
     const started = performance.now();
-    expect((await patch(a.url, 1, 4242)).status).toBe(200);
-    took = performance.now() - started;
+    expect((await patch(a.url, 1, quantity)).status).toBe(200);
+    return performance.now() - started;
+  };
+  for (let round = 0; round < 5; round++) await timed(4200 + round);
+  b.process.kill("SIGSTOP");
+  const took: number[] = [];
+  try {
+    // As a long GC pause or a frozen container: no write waits for the stopped instance.
+    for (let round = 0; round < 20; round++) took.push(await timed(4242 + round));
   } finally {
     b.process.kill("SIGCONT");
   }
-  // It waited for the stopped instance's lease (1 s) to run out, and no longer.
-  expect(took).toBeGreaterThanOrEqual(300);
-  expect(took).toBeLessThan(3_000);
-  expect((await inventory(b.url)).find((item) => item.petId === 1)?.quantity).toBe(4242);
-  await bothHoldLeases();
+  // Usually 2-7 ms each; a write that waited for the other instance would take a second.
+  expect(Math.max(...took)).toBeLessThan(300);
+  expect((await inventory(b.url)).find((item) => item.petId === 1)?.quantity).toBe(4261);
 }, 30_000);
 
 it("loses no decrement when 20 clients adjust one entry concurrently through both instances", async () => {

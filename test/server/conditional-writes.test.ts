@@ -4,7 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { LightMyRequestResponse } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openSqliteStore } from "../../src/server/store/sqlite.js";
+import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import { IDEMPOTENCY_TTL_MS } from "../../src/server/store/store.js";
 import { expectError } from "./expect-error.js";
 import { API_KEY, AUTH, MAX_ID, PETS, createTestApp, tempDir, type TestApp } from "./fixture.js";

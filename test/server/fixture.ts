@@ -4,7 +4,7 @@ import { Writable } from "node:stream";
 import type { FastifyInstance } from "fastify";
 import { apiKeyFromSecret } from "../../src/server/api-keys.js";
 import { buildApp, type AppOptions } from "../../src/server/app.js";
-import { openSqliteStore } from "../../src/server/store/sqlite.js";
+import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import type { SeedPet, Store } from "../../src/server/store/store.js";
 import { tempDir } from "../support/temp-dir.js";
 

@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { startIdempotencyPurge } from "../../src/server/idempotency-purge.js";
-import { openSqliteStore } from "../../src/server/store/sqlite.js";
+import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import { IDEMPOTENCY_TTL_MS, type Store } from "../../src/server/store/store.js";
 import { PETS, tempDir } from "./fixture.js";
 
@@ -52,9 +52,8 @@ describe("purging expired idempotency records", () => {
       [T0 + 10, 4],
     ]);
     now = T0 + 2 * IDEMPOTENCY_TTL_MS + 10;
-    // All but the newest record, which the SQLite store keeps so record ids only grow;
-    // expired, it answers for nothing: its key starts a new request.
-    expect(await purge.runOnce()).toBe(19);
+    // Every record left: the 15 old ones and the 5 new ones; their keys start new requests.
+    expect(await purge.runOnce()).toBe(20);
     expect(
       await store.updateQuantity(1n, 7, {
         idempotency: {
@@ -85,8 +84,7 @@ describe("purging expired idempotency records", () => {
     expect(purgeCalls).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(1);
     expect(purgeCalls).toHaveBeenCalledTimes(1);
-    // The newest of the three stays (see above).
-    expect(await purgeCalls.mock.results[0]?.value).toBe(2);
+    expect(await purgeCalls.mock.results[0]?.value).toBe(3);
     await purge.stop();
     await vi.advanceTimersByTimeAsync(5000);
     expect(purgeCalls).toHaveBeenCalledTimes(1);

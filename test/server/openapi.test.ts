@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { buildOpenApiDocument } from "../../src/api/openapi.js";
 import { inventoryUpdateSchema } from "../../src/api/schemas.js";
-import { openSqliteStore } from "../../src/server/store/sqlite.js";
+import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import { AUTH, PETS, READ_AUTH, createTestApp, tempDir, type TestApp } from "./fixture.js";
 
 interface Operation {

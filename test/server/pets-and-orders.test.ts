@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEMO_ORDERS, DEMO_PETS } from "../../src/server/demo-data.js";
-import { openSqliteStore } from "../../src/server/store/sqlite.js";
+import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import { expectError } from "./expect-error.js";
 import { AUTH, MAX_ID, createTestApp, type TestApp } from "./fixture.js";
 

@@ -6,7 +6,7 @@
 import { connect, type AddressInfo, type Socket } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { openSqliteStore } from "../../src/server/store/sqlite.js";
+import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import { API_KEY, createTestApp } from "./fixture.js";
 import { parseRawResponse } from "./raw-http.js";
 

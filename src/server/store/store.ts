@@ -1,4 +1,5 @@
 /** The storage behind the routes: an interface, so a second store is a new file, not a change to routes. */
+import { MAX_QUANTITY, isValidQuantity } from "../../api/limits.js";
 import type { InventoryItem, Order, Pet } from "../../api/types.js";
 
 /** A pet as loaded from a seed file or the demo set, with its stock count. */
@@ -8,6 +9,22 @@ export interface SeedPet extends Pet {
 
 /** How long an idempotency record answers for its key: 24 hours, then it is purged. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How long a write waits by default for a lock another process or instance holds before it
+ * answers `busy` (503), and a read before it rejects with StoreBusyError.
+ */
+export const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
+
+/**
+ * The quantity a store may write: the one check the routes' schema applies too. A store
+ * refuses anything else before it joins a group commit, so it fails that update alone.
+ */
+export function checkQuantity(quantity: number): void {
+  if (!isValidQuantity(quantity)) {
+    throw new RangeError(`quantity ${quantity} is out of range (0 to ${MAX_QUANTITY})`);
+  }
+}
 
 /**
  * What a write requires of the entry's current state (an `If-Match` header, parsed):
@@ -107,6 +124,13 @@ export type UpdateResult =
 /**
  * Persistent storage of pets, their stock and store orders. A read or a seed that cannot get
  * past another process's lock within the store's lock time-out rejects with StoreBusyError.
+ *
+ * What the routes rely on: **a read that starts after a write was acknowledged, through this
+ * store or any other store open on the same database (another process, another server
+ * instance), sees that write.** Every read below (and `revision()`) asks the database, or
+ * answers from what it asked after the call began; none answers from a cache another store's
+ * writes could leave stale. The contract suite proves it on every engine with two stores on one
+ * database.
  */
 export interface Store {
   /** All stock entries, ordered by `petId`. */
@@ -114,7 +138,8 @@ export interface Store {
   /** One stock entry; undefined when no pet has this id. */
   getInventoryItem(petId: bigint): Promise<InventoryItem | undefined>;
   /**
-   * Sets the stock of one pet durably; `not_found` (and nothing written) when no pet has this
+   * Sets the stock of one pet durably (a quantity that is not an integer from 0 to
+   * MAX_QUANTITY rejects with RangeError, failing that update alone); `not_found` (and nothing written) when no pet has this
    * id, whatever the condition; `precondition_failed` when `options.condition` does not hold;
    * with `options.idempotency`, first looks up the key (`replayed` / `key_reused`) and keeps
    * the outcome with the write. `busy` (and nothing written) when the database stayed locked
@@ -139,10 +164,9 @@ export interface Store {
   /** All store orders, ordered by id. */
   listOrders(): Promise<Order[]>;
   /**
-   * A token that changes whenever the inventory may have changed, so a serialized
-   * inventory can be cached between writes. This store's own writes change it at once;
-   * a store may notice another process's writes a little later (the SQLite store within
-   * a quarter of a second).
+   * A token that changes whenever the inventory may have changed, so a serialized inventory
+   * can be cached between writes: it differs from the token of any call that ended before a
+   * write (through any store on the database) was acknowledged.
    */
   revision(): Promise<string>;
   /**

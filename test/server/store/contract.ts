@@ -18,9 +18,8 @@ import { PETS } from "../fixture.js";
 export interface StoreHarness {
   /**
    * Opens a connection to this test's database, empty at the test's start. Opening it again
-   * gives another connection (or instance) on the same data, as a second server would have;
-   * every connection sees the others' committed writes at once in `listInventory` and
-   * `revision` (open it without any caching interval).
+   * gives another store on the same data, as a second server (another process, another
+   * instance) would have.
    */
   open(): Promise<Store>;
   /** Opens a connection to a second, separate empty database. */
@@ -199,6 +198,23 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         quantity: 10,
         status: "available",
       });
+    });
+
+    it("shows a write acknowledged through one store to every read that starts after it on another, both open, 200 times", async () => {
+      const a = await open();
+      await a.seedIfEmpty(PETS);
+      const b = await open();
+      for (let round = 0; round < 200; round++) {
+        const [writer, reader] = round % 2 === 0 ? [a, b] : [b, a];
+        const before = await reader.revision();
+        // Both have read before the write, as a server with a cached inventory has.
+        await reader.listInventory();
+        expect(await writer.updateQuantity(1n, round)).toMatchObject({ kind: "updated" });
+        expect(await reader.revision()).not.toBe(before);
+        expect((await reader.listInventory())[0]?.quantity).toBe(round);
+        expect((await reader.getInventoryItem(1n))?.quantity).toBe(round);
+        expect((await reader.listChanges(1n, 1))?.[0]?.quantity).toBe(round);
+      }
     });
 
     it("answers concurrent updates each with its own row, and keeps the last", async () => {

@@ -5,7 +5,7 @@ import {
   isUnreachable,
   maskPassword,
   reasonOf,
-} from "../../../src/server/store/postgres-connection.js";
+} from "../../../../src/server/store/postgres/connection.js";
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
 

@@ -80,4 +80,9 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     lease_until timestamptz NOT NULL
   );
   `,
+  // 6: the cache leases are gone (every GET reads the revision: fresh-read.ts), and so is
+  // their table.
+  `
+  DROP TABLE IF EXISTS inventory_instances;
+  `,
 ];

@@ -3,6 +3,8 @@
  * one version up; `PRAGMA user_version` records how many have been applied.
  * Never edit a migration that has shipped: append a new one.
  */
+import type Database from "better-sqlite3";
+
 export const MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE pets (
@@ -88,4 +90,31 @@ export const MIGRATIONS: readonly string[] = [
   `
   SELECT 1;
   `,
+  // 6: keys are found through an index of the table again, not one kept in memory (which grew
+  // with every key for the 24 hours it lives). Only a key's newest record ever counted.
+  `
+  DELETE FROM idempotency_records
+    WHERE id NOT IN (SELECT max(id) FROM idempotency_records GROUP BY owner, key);
+
+  CREATE UNIQUE INDEX idempotency_records_by_key ON idempotency_records (owner, key);
+  `,
 ];
+
+/**
+ * Brings `db` to the latest schema, one transaction per version; refuses a file whose schema
+ * is newer than this code knows. `pragma` runs a PRAGMA and gives its value.
+ */
+export function migrate(db: Database.Database, pragma: (source: string) => unknown): void {
+  const current = Number(pragma("user_version"));
+  if (current > MIGRATIONS.length) {
+    throw new Error(
+      `database schema version ${current} is newer than this petstore supports (${MIGRATIONS.length})`,
+    );
+  }
+  for (let version = current; version < MIGRATIONS.length; version++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[version] ?? "");
+      pragma(`user_version = ${version + 1}`);
+    }).immediate();
+  }
+}

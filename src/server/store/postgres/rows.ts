@@ -1,5 +1,5 @@
 /** Inventory rows as the PostgreSQL store reads them (int8 as BigInt, see postgres-connection.ts). */
-import type { InventoryItem, PetStatus } from "../../api/types.js";
+import type { InventoryItem, PetStatus } from "../../../api/types.js";
 
 /** A `pets` row's stock columns. */
 export interface InventoryRow {

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { freshRead, MAX_TURNS_GATHERING } from "../../../src/server/store/fresh-read.js";
+import {
+  freshRead,
+  MAX_TURNS_GATHERING,
+} from "../../../../src/server/store/postgres/fresh-read.js";
 
 /** A read the test finishes by hand: each call of `read` is one pending read, in order. */
 function manualReads() {

@@ -5,9 +5,7 @@
  * at once with SQLITE_BUSY, and the store tries again after a short asynchronous pause.
  */
 import Database from "better-sqlite3";
-
-/** How long an operation waits for a lock by default before giving up (503 for a request). */
-export const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
+import { StoreBusyError } from "../store-busy-error.js";
 
 /** The pause after the first failed attempt; each retry doubles it up to RETRY_MAX_MS. */
 const RETRY_BASE_MS = 2;
@@ -34,4 +32,34 @@ export function retryPause(retry: number, random: () => number = Math.random): n
 /** Resolves after `ms` milliseconds. */
 export function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** The error of an operation that waited `waited` ms for another process's lock, in vain. */
+export function lockedFor(waited: number): StoreBusyError {
+  return new StoreBusyError(
+    `the database is locked by another process (waited ${Math.round(waited)} ms)`,
+    waited,
+  );
+}
+
+/**
+ * Runs `operation`, trying again after short asynchronous pauses while another process's lock
+ * is in the way; rejects with StoreBusyError once `timeoutMs` (by `now`) has passed.
+ */
+export async function whenUnlocked<T>(
+  operation: () => T,
+  timeoutMs: number,
+  now: () => number,
+): Promise<T> {
+  const started = now();
+  for (let retry = 0; ; retry++) {
+    try {
+      return operation();
+    } catch (error) {
+      if (!isBusy(error)) throw error;
+    }
+    const waited = now() - started;
+    if (waited >= timeoutMs) throw lockedFor(waited);
+    await pause(Math.min(retryPause(retry), timeoutMs - waited));
+  }
 }

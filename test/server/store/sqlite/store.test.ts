@@ -2,12 +2,12 @@ import Database from "better-sqlite3";
 import { statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { MIGRATIONS } from "../../../src/server/store/migrations.js";
-import { pause } from "../../../src/server/store/sqlite-lock.js";
-import { openSqliteStore } from "../../../src/server/store/sqlite.js";
-import { StoreBusyError } from "../../../src/server/store/store-busy-error.js";
-import { PETS, tempDir } from "../fixture.js";
-import { describeStoreContract } from "./contract.js";
+import { MIGRATIONS } from "../../../../src/server/store/sqlite/migrations.js";
+import { pause } from "../../../../src/server/store/sqlite/lock.js";
+import { openSqliteStore } from "../../../../src/server/store/sqlite/store.js";
+import { StoreBusyError } from "../../../../src/server/store/store-busy-error.js";
+import { PETS, tempDir } from "../../fixture.js";
+import { describeStoreContract } from "../contract.js";
 
 /** An idempotency claim of owner "o" made now, rendering the outcome's kind. */
 function keyClaim(key: string, fingerprint: string) {
@@ -22,10 +22,9 @@ function keyClaim(key: string, fingerprint: string) {
 
 describeStoreContract("SQLite", async () => {
   const temp = tempDir();
-  // externalCheckMs 0: every revision() asks SQLite, as the contract's second connection needs.
   return {
-    open: async () => openSqliteStore(join(temp.dir, "store.db"), { externalCheckMs: 0 }),
-    openOther: async () => openSqliteStore(join(temp.dir, "other.db"), { externalCheckMs: 0 }),
+    open: async () => openSqliteStore(join(temp.dir, "store.db")),
+    openOther: async () => openSqliteStore(join(temp.dir, "other.db")),
     cleanup: async () => {
       temp.remove();
     },
@@ -76,18 +75,18 @@ describe("SQLite store: engine-specific behaviour", () => {
     expect(() => openSqliteStore(dbPath)).toThrow(/newer than this petstore supports/);
   });
 
-  it("asks SQLite about other processes' writes only once its check interval has passed", async () => {
-    let now = 0;
-    const store = openSqliteStore(dbPath, { externalCheckMs: 250, now: () => now });
+  it("asks SQLite about other connections' writes on every revision, with no interval", async () => {
+    const store = openSqliteStore(dbPath);
     await store.seedIfEmpty(PETS);
-    const before = await store.revision();
     const other = openSqliteStore(dbPath);
-    await other.updateQuantity(1n, 10);
+    for (let round = 0; round < 20; round++) {
+      const before = await store.revision();
+      expect(await other.updateQuantity(1n, round)).toMatchObject({ kind: "updated" });
+      expect(await store.revision()).not.toBe(before);
+      // A revision changes only with a write: asking again gives the same token.
+      expect(await store.revision()).toBe(await store.revision());
+    }
     await other.close();
-    now = 249;
-    expect(await store.revision()).toBe(before);
-    now = 250;
-    expect(await store.revision()).not.toBe(before);
     await store.close();
   });
 
@@ -130,18 +129,50 @@ describe("SQLite store: engine-specific behaviour", () => {
   it("keeps the idempotency record and the write in one transaction: a failed write keeps no record", async () => {
     const store = openSqliteStore(dbPath);
     await store.seedIfEmpty(PETS);
+    // Fails the write's last statement, after its history record and quantity were written.
+    const setup = new Database(dbPath);
+    setup.exec(`CREATE TRIGGER refuse_boom BEFORE INSERT ON idempotency_records
+      WHEN NEW.key = 'boom' BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    setup.close();
     const claim = {
       owner: "o",
-      key: "k",
+      key: "boom",
       fingerprint: "f",
       at: Date.now(),
       render: () => ({ status: 200, body: "x", etag: null }),
     };
-    // Out of range: the CHECK constraint fails the UPDATE after the key was looked up.
-    await expect(store.updateQuantity(1n, -1, { idempotency: claim })).rejects.toThrow();
+    await expect(store.updateQuantity(1n, 9, { idempotency: claim })).rejects.toThrow(/refused/);
+    expect((await store.getInventoryItem(1n))?.quantity).toBe(3);
+    expect(await store.listChanges(1n, 20)).toHaveLength(1);
     await store.close();
     const check = new Database(dbPath);
     expect(check.prepare("SELECT count(*) AS n FROM idempotency_records").get()).toEqual({ n: 0 });
+    check.close();
+  });
+
+  it("migrates a version-5 database on open: of a key's records only the newest is kept, and replays", async () => {
+    const db = new Database(dbPath);
+    for (const migration of MIGRATIONS.slice(0, 5)) db.exec(migration);
+    db.pragma("user_version = 5");
+    db.exec("INSERT INTO pets (id, name, status, quantity) VALUES (1, 'Rex', 'available', 4)");
+    // Version 5 appended records: an expired one of the key, not yet purged, and its newest.
+    const insert = db.prepare(
+      `INSERT INTO idempotency_records (owner, key, fingerprint, created_at, status, body, etag)
+       VALUES ('o', 'k', ?, ?, 200, ?, NULL)`,
+    );
+    insert.run("old", 1, "expired");
+    insert.run("f", Date.now(), "kept");
+    db.close();
+    const store = openSqliteStore(dbPath);
+    expect(await store.updateQuantity(1n, 4, { idempotency: keyClaim("k", "f") })).toEqual({
+      kind: "replayed",
+      response: { status: 200, body: "kept", etag: null },
+    });
+    await store.close();
+    const check = new Database(dbPath);
+    expect(check.prepare("SELECT fingerprint FROM idempotency_records").all()).toEqual([
+      { fingerprint: "f" },
+    ]);
     check.close();
   });
 
@@ -217,12 +248,16 @@ describe("SQLite store: engine-specific behaviour", () => {
   it("forgets the key of a write that rolled back, and finds a key recorded earlier in the same batch", async () => {
     const store = openSqliteStore(dbPath);
     await store.seedIfEmpty(PETS);
-    // One batch: the second request repeats the first (a replay); the third fails the
-    // quantity CHECK, so the batch rolls back and each commits on its own.
+    const setup = new Database(dbPath);
+    setup.exec(`CREATE TRIGGER refuse_lost BEFORE INSERT ON idempotency_records
+      WHEN NEW.key = 'lost' AND NEW.fingerprint = 'f' BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    setup.close();
+    // One batch: the second request repeats the first (a replay); the third fails inside the
+    // transaction, so the batch rolls back and each commits on its own.
     const [first, again, failed] = await Promise.allSettled([
       store.updateQuantity(1n, 5, { idempotency: keyClaim("kept", "f") }),
       store.updateQuantity(1n, 5, { idempotency: keyClaim("kept", "f") }),
-      store.updateQuantity(1n, -1, { idempotency: keyClaim("lost", "f") }),
+      store.updateQuantity(1n, 6, { idempotency: keyClaim("lost", "f") }),
     ]);
     expect(first).toMatchObject({ status: "fulfilled", value: { kind: "updated" } });
     expect(again).toMatchObject({ status: "fulfilled", value: { kind: "replayed" } });

@@ -1,29 +1,28 @@
 /**
  * The shared store: PostgreSQL through `pg`, for several `petstore serve` instances on one
  * database. Every write is committed (synchronous_commit on) before it is answered, in group
- * commits (postgres-writer.ts) that check conditions under row locks and keep idempotency
- * records in the write's transaction; `revision()` reads a counter raised in every change's
- * transaction, so every instance sees every other's acknowledged writes: at once while this
- * instance holds a cache lease (postgres-lease.ts), else from a read of the counter.
+ * commits (group-commit.ts) that lock the entries, let the write plan decide and keep
+ * idempotency records in the write's transaction (write-batch.ts). `revision()` reads a
+ * counter raised in every change's transaction, by a read that starts after the call
+ * (fresh-read.ts), so every instance sees every other's acknowledged writes.
  */
 import type pg from "pg";
-import type { InventoryItem, Order, OrderStatus, Pet } from "../../api/types.js";
-import { storedLists, toPet, type PetRow } from "./pet-record.js";
+import type { InventoryItem, Order, OrderStatus, Pet } from "../../../api/types.js";
+import { storedLists, toPet, type PetRow } from "../pet-record.js";
 import { freshRead } from "./fresh-read.js";
-import { POSTGRES_MIGRATIONS } from "./postgres-migrations.js";
-import { announce, CacheLease, LEASE_MS, type Announcement } from "./postgres-lease.js";
+import { POSTGRES_MIGRATIONS } from "./migrations.js";
 import {
-  createListenerClient,
   createPool,
   describeDatabase,
   isLockFailure,
   isUnreachable,
   reasonOf,
-} from "./postgres-connection.js";
-import { toItem, type InventoryRow } from "./postgres-rows.js";
-import { PostgresWriter } from "./postgres-writer.js";
-import { DEFAULT_LOCK_TIMEOUT_MS } from "./sqlite-lock.js";
+} from "./connection.js";
+import { toItem, type InventoryRow } from "./rows.js";
+import { GroupCommit } from "./group-commit.js";
 import {
+  DEFAULT_LOCK_TIMEOUT_MS,
+  checkQuantity,
   unknownAuthor,
   type ChangeAuthor,
   type ChangeRecord,
@@ -31,12 +30,12 @@ import {
   type Store,
   type UpdateOptions,
   type UpdateResult,
-} from "./store.js";
-import { StoreBusyError } from "./store-busy-error.js";
-import { StoreUnavailableError } from "./store-unavailable-error.js";
+} from "../store.js";
+import { StoreBusyError } from "../store-busy-error.js";
+import { StoreUnavailableError } from "../store-unavailable-error.js";
 
 export interface PostgresStoreOptions {
-  /** Connections at most (default 10): the writer uses one at a time, reads the rest. */
+  /** Connections at most (default 10): group commits use one at a time, reads the rest. */
   poolSize?: number;
   /** How long a write waits for a row another instance holds before answering `busy` (5 s). */
   lockTimeoutMs?: number;
@@ -44,11 +43,6 @@ export interface PostgresStoreOptions {
   connectTimeoutMs?: number;
   /** Told when an idle connection fails (the pool drops it and opens another when needed). */
   onConnectionError?: (message: string) => void;
-  /**
-   * Whether to hold a cache lease (postgres-lease.ts; default true). Without one, every wave
-   * of GETs reads the revision, as it does while a lease cannot be held.
-   */
-  cacheLease?: boolean;
 }
 
 /** The key of the advisory lock that serializes migrations of instances started together. */
@@ -134,13 +128,8 @@ export async function openPostgresStore(
     if (isUnreachable(error)) throw new StoreUnavailableError(reason, { cause: error });
     throw new Error(reason, { cause: error });
   }
-  const lease = new CacheLease({
-    connect: () => createListenerClient(url, { connectTimeoutMs, lockTimeoutMs: LEASE_MS }),
-    onConnectionError: (error) => options.onConnectionError?.(reasonOf(error, url)),
-  });
-  if (options.cacheLease ?? true) lease.start();
   // A revision read that takes as long as connecting counts the database as unreachable.
-  return new PostgresStore(pool, url, connectTimeoutMs, lease);
+  return new PostgresStore(pool, url, connectTimeoutMs);
 }
 
 async function migrate(pool: pg.Pool): Promise<void> {
@@ -185,7 +174,7 @@ function run<R extends pg.QueryResultRow>(
 class PostgresStore implements Store {
   readonly #pool: pg.Pool;
   readonly #url: string;
-  readonly #writer: PostgresWriter;
+  readonly #groupCommit: GroupCommit;
   #closed = false;
   /**
    * The connection revision reads use, kept from one to the next: a read on a pool connection
@@ -208,9 +197,7 @@ class PostgresStore implements Store {
       };
       try {
         const { rows } = await client.query<{ revision: bigint }>(query);
-        const revision = rows[0]?.revision ?? 0n;
-        this.#lease.observe(revision);
-        return String(revision);
+        return String(rows[0]?.revision ?? 0n);
       } catch (error) {
         this.#dropRevisionClient(connecting, client, error);
         throw error;
@@ -219,18 +206,14 @@ class PostgresStore implements Store {
   );
 
   readonly #readTimeoutMs: number;
-  readonly #lease: CacheLease;
 
-  constructor(pool: pg.Pool, url: string, readTimeoutMs: number, lease: CacheLease) {
+  constructor(pool: pg.Pool, url: string, readTimeoutMs: number) {
     this.#pool = pool;
     this.#url = url;
     this.#readTimeoutMs = readTimeoutMs;
-    this.#lease = lease;
-    this.#writer = new PostgresWriter(pool, {
-      instanceId: lease.id,
-      unavailable: (error, maybeCommitted) => this.#unavailable(error, maybeCommitted),
-      committed: (announcement) => this.#committed(announcement),
-    });
+    this.#groupCommit = new GroupCommit(pool, (error, maybeCommitted) =>
+      this.#unavailable(error, maybeCommitted),
+    );
   }
 
   async listInventory(): Promise<InventoryItem[]> {
@@ -260,13 +243,11 @@ class PostgresStore implements Store {
 
   /**
    * The committed count of inventory changes, including every write any instance
-   * acknowledged before this call: while this instance holds its cache lease, the newest
-   * revision it has heard of (every writer waits for it to hear before acknowledging); else
-   * from a read that starts after this call (concurrent calls share reads).
+   * acknowledged before this call: from a read that starts after this call (calls made
+   * together share one: fresh-read.ts).
    */
   revision(): Promise<string> {
-    const known = this.#lease.current();
-    return known === undefined ? this.#freshRevision() : Promise.resolve(known);
+    return this.#freshRevision();
   }
 
   async ping(): Promise<void> {
@@ -281,18 +262,17 @@ class PostgresStore implements Store {
   }
 
   /**
-   * Group commit (postgres-writer.ts): updates that arrive together are written together,
-   * one after the other, each seeing the ones before it; each promise settles once its
-   * transaction has committed and the other instances holding cache leases know it (or a
-   * lease has passed: postgres-lease.ts).
+   * Group commit (group-commit.ts): writes that arrive together are committed together, each
+   * seeing the ones before it; each settles once its transaction has committed.
    */
-  updateQuantity(
+  async updateQuantity(
     petId: bigint,
     quantity: number,
     options: UpdateOptions = {},
   ): Promise<UpdateResult> {
-    if (this.#closed) return Promise.reject(new Error("the store is closed"));
-    return this.#writer.write(petId, quantity, options);
+    if (this.#closed) throw new Error("the store is closed");
+    checkQuantity(quantity);
+    return this.#groupCommit.write({ petId, quantity, options });
   }
 
   async listChanges(petId: bigint, limit: number): Promise<ChangeRecord[] | undefined> {
@@ -362,10 +342,6 @@ class PostgresStore implements Store {
       }
       await run(client, "bump");
       await client.query("COMMIT");
-      const announcement = await announce(client, this.#lease.id).catch((): Announcement => ({
-        kind: "unknown",
-      }));
-      await this.#committed(announcement);
       return true;
     } catch (error) {
       failed = error;
@@ -384,18 +360,11 @@ class PostgresStore implements Store {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    await this.#writer.drain();
-    await this.#lease.close();
+    await this.#groupCommit.drain();
     const connecting = this.#revisionConnection;
     const client = await connecting?.catch(() => undefined);
     if (connecting && client) this.#dropRevisionClient(connecting, client);
     await this.#pool.end();
-  }
-
-  /** A revision this instance committed: known here at once, acknowledged once known elsewhere. */
-  #committed(announcement: Announcement): Promise<void> {
-    if (announcement.kind === "announced") this.#lease.observe(announcement.revision);
-    return this.#lease.acknowledged(announcement);
   }
 
   /** The kept connection for revision reads, connecting it if there is none. */

@@ -1,84 +1,60 @@
 /**
- * The PostgreSQL store's writes: group commit. Updates that arrive while a batch commits are
- * written together in the next transaction (postgres-batch.ts), one batch at a time, so
- * updates apply in arrival order. One batch at a time measured better than several in flight
+ * The PostgreSQL store's writes: group commit. Writes that arrive while a batch commits are
+ * written together in the next transaction (write-batch.ts), one batch at a time, so writes
+ * apply in arrival order. One batch at a time measured better than several in flight
  * on their own connections: fewer, larger batches cost the database less per update (its cost
  * is mostly per commit), and the throughput was no lower.
  */
 import type pg from "pg";
-import type { UpdateOptions, UpdateResult } from "./store.js";
-import type { BatchUpdate } from "./batch-plan.js";
-import { writeBatch, type BatchProgress } from "./postgres-batch.js";
-import type { Announcement } from "./postgres-lease.js";
-import { isDeadlock, isLockFailure, isUnreachable } from "./postgres-connection.js";
+import type { UpdateResult } from "../store.js";
+import type { PlannedWrite } from "../write-plan.js";
+import { writeBatch, type BatchProgress } from "./write-batch.js";
+import { isDeadlock, isLockFailure, isUnreachable } from "./connection.js";
 
-/** Updates written in one transaction at most. */
+/** Writes committed in one transaction at most. */
 const MAX_BATCH = 256;
 /** Attempts of a batch that PostgreSQL aborted to break a deadlock (another program's locks). */
 const DEADLOCK_ATTEMPTS = 3;
-/** The largest quantity the `pets.quantity` column (integer) holds. */
-const MAX_QUANTITY = 2_147_483_647;
 
-/** An update waiting for the next group commit. */
-interface PendingUpdate extends BatchUpdate {
+/** A write waiting for the next group commit. */
+interface PendingUpdate extends PlannedWrite {
   resolve: (result: UpdateResult) => void;
   reject: (error: unknown) => void;
 }
 
 /** How one attempt at a batch ended. */
 type Attempt =
-  | { kind: "committed"; results: UpdateResult[]; announcement: Announcement | undefined }
+  | { kind: "committed"; results: UpdateResult[] }
   | { kind: "unavailable"; error: unknown; maybeCommitted: boolean }
   | { kind: "failed"; error: unknown };
 
-export interface WriterHooks {
-  /** This instance's name among those holding cache leases (postgres-lease.ts). */
-  instanceId: string;
-  /** Makes the error a write rejects with when the database cannot be reached. */
-  unavailable: (error: unknown, maybeCommitted: boolean) => Error;
-  /**
-   * Told of each committed revision at once; the batch's updates settle when it resolves
-   * (once the other instances know the revision), while the next batch goes on.
-   */
-  committed: (announcement: Announcement) => Promise<void>;
-}
+/** Makes the error a write rejects with when the database cannot be reached. */
+export type Unavailable = (error: unknown, maybeCommitted: boolean) => Error;
 
-/** Writes updates in group commits on connections of `pool`. */
-export class PostgresWriter {
+/** Commits writes in group commits on connections of `pool`. */
+export class GroupCommit {
   readonly #pool: pg.Pool;
-  readonly #hooks: WriterHooks;
+  readonly #unavailable: Unavailable;
   #pending: PendingUpdate[] = [];
-  /** The group commits running now, if any; updates arriving meanwhile join the next. */
+  /** The group commits running now, if any; writes arriving meanwhile join the next. */
   #writing: Promise<void> | undefined;
-  /** Committed batches waiting for the other instances before they settle. */
-  readonly #announcing = new Set<Promise<void>>();
 
-  constructor(pool: pg.Pool, hooks: WriterHooks) {
+  constructor(pool: pg.Pool, unavailable: Unavailable) {
     this.#pool = pool;
-    this.#hooks = hooks;
+    this.#unavailable = unavailable;
   }
 
-  /**
-   * Queues an update for the next group commit; settles once its transaction committed and
-   * the other instances holding cache leases know it (or a lease has passed). An out-of-range
-   * quantity is refused here, so it never fails the batch it would join.
-   */
-  write(petId: bigint, quantity: number, options: UpdateOptions): Promise<UpdateResult> {
-    if (!Number.isInteger(quantity) || quantity < 0 || quantity > MAX_QUANTITY) {
-      return Promise.reject(
-        new RangeError(`quantity ${quantity} is out of range (0 to ${MAX_QUANTITY})`),
-      );
-    }
+  /** Queues a write for the next group commit; settles once its transaction committed. */
+  write(write: PlannedWrite): Promise<UpdateResult> {
     return new Promise((resolve, reject) => {
-      this.#pending.push({ petId, quantity, options, resolve, reject });
+      this.#pending.push({ ...write, resolve, reject });
       this.#writing ??= this.#writeAll();
     });
   }
 
-  /** Resolves once every update queued so far has settled. */
+  /** Resolves once every write queued so far has settled. */
   async drain(): Promise<void> {
     await this.#writing;
-    await Promise.all(this.#announcing);
   }
 
   async #writeAll(): Promise<void> {
@@ -115,25 +91,15 @@ export class PostgresWriter {
   /** Settles the updates of an attempt: results, 503s, `busy` past a lock, or the error. */
   #settle(batch: readonly PendingUpdate[], attempt: Attempt): void {
     switch (attempt.kind) {
-      case "committed": {
-        const settle = () => {
-          batch.forEach((update, index) => {
-            const result = attempt.results[index];
-            if (result) update.resolve(result);
-            else update.reject(new Error("the batch gave no result for an update"));
-          });
-        };
-        if (!attempt.announcement) {
-          settle();
-          return;
-        }
-        const announcing = this.#hooks.committed(attempt.announcement).then(settle, settle);
-        this.#announcing.add(announcing);
-        void announcing.finally(() => this.#announcing.delete(announcing));
+      case "committed":
+        batch.forEach((update, index) => {
+          const result = attempt.results[index];
+          if (result) update.resolve(result);
+          else update.reject(new Error("the batch gave no result for an update"));
+        });
         return;
-      }
       case "unavailable": {
-        const error = this.#hooks.unavailable(attempt.error, attempt.maybeCommitted);
+        const error = this.#unavailable(attempt.error, attempt.maybeCommitted);
         for (const update of batch) update.reject(error);
         return;
       }
@@ -146,7 +112,7 @@ export class PostgresWriter {
   }
 
   /** Commits `updates` in one transaction, tried again when PostgreSQL broke a deadlock. */
-  async #attempt(updates: readonly BatchUpdate[]): Promise<Attempt> {
+  async #attempt(updates: readonly PlannedWrite[]): Promise<Attempt> {
     for (let attempt = 1; ; attempt++) {
       const ended = await this.#attemptOnce(updates);
       if (ended.kind !== "failed" || !isDeadlock(ended.error) || attempt >= DEADLOCK_ATTEMPTS) {
@@ -155,7 +121,7 @@ export class PostgresWriter {
     }
   }
 
-  async #attemptOnce(updates: readonly BatchUpdate[]): Promise<Attempt> {
+  async #attemptOnce(updates: readonly PlannedWrite[]): Promise<Attempt> {
     let client: pg.PoolClient;
     try {
       client = await this.#pool.connect();
@@ -164,14 +130,9 @@ export class PostgresWriter {
     }
     const progress: BatchProgress = { commitSent: false };
     try {
-      const { results, announcement } = await writeBatch(
-        client,
-        updates,
-        progress,
-        this.#hooks.instanceId,
-      );
+      const results = await writeBatch(client, updates, progress);
       client.release();
-      return { kind: "committed", results, announcement };
+      return { kind: "committed", results };
     } catch (error) {
       if (isUnreachable(error)) {
         client.release(error as Error);

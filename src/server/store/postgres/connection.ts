@@ -45,28 +45,6 @@ export function createPool(url: string, settings: PoolSettings): pg.Pool {
   });
 }
 
-/**
- * The connection of an instance's cache lease (postgres-lease.ts), outside the pool: it
- * LISTENs, so it must stay one session. It writes nothing that must survive a crash (the
- * lease table is unlogged, a notification is gone once delivered), so its commits do not wait
- * for the WAL. A renewal waits for a write holding the revision row no longer than a lease;
- * past that the lease lapses until a later renewal gets through.
- */
-export function createListenerClient(
-  url: string,
-  settings: { connectTimeoutMs: number; lockTimeoutMs: number },
-): pg.Client {
-  return new pg.Client({
-    connectionString: url,
-    connectionTimeoutMillis: settings.connectTimeoutMs,
-    keepAlive: true,
-    application_name: "petstore cache lease",
-    lock_timeout: settings.lockTimeoutMs,
-    options: "-c synchronous_commit=off",
-    types,
-  });
-}
-
 /** Where a URL points, for messages: `database D on HOST:PORT` (never user or password). */
 export function describeDatabase(url: string): string {
   const params = new pg.Client({ connectionString: url });

@@ -1,0 +1,213 @@
+/**
+ * One group commit of the PostgreSQL store on one connection, in two round trips:
+ *
+ * 1. pipelined: BEGIN; claim the batch's new keys (INSERT … ON CONFLICT DO NOTHING: another
+ *    transaction's claim of the same key is waited for); lock and read the keys' records and
+ *    the pets;
+ * 2. the write plan (../write-plan.ts) decides every write from what was read (a key's answer
+ *    is rendered here, inside the transaction); pipelined: one statement writing quantities,
+ *    history records, the keys' answers and the revision, and COMMIT.
+ *
+ * Locks are always taken in one order (keys sorted, then pets sorted, then the revision row),
+ * so instances writing the same pets in different orders wait for each other but never
+ * deadlock.
+ */
+import type pg from "pg";
+import {
+  keyId,
+  planWrites,
+  type KeyRecord,
+  type PlannedChange,
+  type PlannedWrite,
+} from "../write-plan.js";
+import { toItem, type InventoryRow } from "./rows.js";
+import type { UpdateResult } from "../store.js";
+
+/** Named statements: each connection prepares one the first time it runs it. */
+const SQL = {
+  // A placeholder record per key no record holds yet; RETURNING names the keys this
+  // transaction claimed. Its answer is written before the commit, so no placeholder is ever
+  // seen by another transaction.
+  claimKeys: `INSERT INTO idempotency_keys (owner, key, fingerprint, created_at, status, body, etag)
+    SELECT owner, key, fingerprint, created_at, 0, '', NULL
+      FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS claim (owner, key, fingerprint, created_at)
+      ORDER BY owner, key
+    ON CONFLICT (owner, key) DO NOTHING
+    RETURNING owner, key`,
+  // Every key's record, locked (an earlier one is taken over once expired), newest version.
+  lockKeys: `SELECT owner, key, fingerprint, created_at, status, body, etag FROM idempotency_keys
+    WHERE (owner, key) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+    ORDER BY owner, key FOR UPDATE`,
+  lockPets:
+    "SELECT id, quantity, status FROM pets WHERE id = ANY ($1::bigint[]) ORDER BY id FOR NO KEY UPDATE",
+  // Keys and pets are locked already; the revision row, raised when anything was written, last.
+  // History records are inserted in the batch's order, so their ids order them.
+  writePlanned: `WITH answered AS (
+      INSERT INTO idempotency_keys (owner, key, fingerprint, created_at, status, body, etag)
+        SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::bigint[], $7::integer[], $8::text[], $9::text[])
+      ON CONFLICT (owner, key) DO UPDATE SET fingerprint = excluded.fingerprint,
+        created_at = excluded.created_at, status = excluded.status, body = excluded.body,
+        etag = excluded.etag
+    ), written AS (
+      UPDATE pets SET quantity = planned.quantity
+        FROM unnest($1::bigint[], $2::integer[]) AS planned (id, quantity)
+        WHERE pets.id = planned.id
+        RETURNING 1
+    ), recorded AS (
+      INSERT INTO inventory_changes (pet_id, at, previous, quantity, key_name, request_id, reason)
+        SELECT pet_id, at, previous, quantity, key_name, request_id, reason
+        FROM unnest($10::bigint[], $11::bigint[], $12::integer[], $13::integer[], $14::text[], $15::text[], $16::text[])
+          WITH ORDINALITY AS change (pet_id, at, previous, quantity, key_name, request_id, reason, ord)
+        ORDER BY ord
+    )
+    UPDATE inventory_revision SET revision = revision + 1
+      WHERE id = 1 AND (SELECT count(*) FROM written) > 0`,
+} as const;
+
+interface KeyRow {
+  owner: string;
+  key: string;
+}
+
+interface KeyRecordRow extends KeyRow {
+  fingerprint: string;
+  created_at: bigint;
+  status: number;
+  body: string;
+  etag: string | null;
+}
+
+/** Where a batch got to, so a lost connection can say whether the batch may have committed. */
+export interface BatchProgress {
+  commitSent: boolean;
+}
+
+function run<R extends pg.QueryResultRow>(
+  client: pg.PoolClient,
+  name: keyof typeof SQL,
+  values: unknown[],
+): Promise<pg.QueryResult<R>> {
+  return client.query<R>({ name, text: SQL[name], values });
+}
+
+/** The history records of a batch: pet_id, at, previous, quantity, key_name, request_id, reason. */
+function changeColumns(changes: readonly PlannedChange[]) {
+  return [
+    changes.map((change) => change.petId),
+    changes.map((change) => Math.floor(change.author.at)),
+    changes.map((change) => change.previous),
+    changes.map((change) => change.quantity),
+    changes.map((change) => change.author.keyName),
+    changes.map((change) => change.author.requestId),
+    changes.map((change) => change.author.reason),
+  ] as const;
+}
+
+/** The claims of a batch, one per key (the first write using it), as statement columns. */
+function claimColumns(writes: readonly PlannedWrite[]) {
+  const seen = new Set<string>();
+  const columns = {
+    owners: [] as string[],
+    keys: [] as string[],
+    fingerprints: [] as string[],
+    at: [] as number[],
+  };
+  for (const { options } of writes) {
+    const claim = options.idempotency;
+    if (!claim || seen.has(keyId(claim.owner, claim.key))) continue;
+    seen.add(keyId(claim.owner, claim.key));
+    columns.owners.push(claim.owner);
+    columns.keys.push(claim.key);
+    columns.fingerprints.push(claim.fingerprint);
+    columns.at.push(Math.floor(claim.at));
+  }
+  return columns;
+}
+
+/** Settles every promise (pipelined statements all answer); throws the first failure. */
+async function allSucceeded<T extends readonly unknown[]>(promises: {
+  [K in keyof T]: Promise<T[K]>;
+}): Promise<T> {
+  const settled = await Promise.allSettled(promises);
+  for (const outcome of settled) {
+    if (outcome.status === "rejected") throw outcome.reason;
+  }
+  return settled.map(
+    (outcome) => (outcome as PromiseFulfilledResult<unknown>).value,
+  ) as unknown as T;
+}
+
+const NO_ROWS = Promise.resolve(undefined);
+
+/** Commits `writes` in one transaction on `client`; resolves each write's result, in order. */
+export async function writeBatch(
+  client: pg.PoolClient,
+  writes: readonly PlannedWrite[],
+  progress: BatchProgress,
+): Promise<UpdateResult[]> {
+  const claims = claimColumns(writes);
+  const claiming = claims.keys.length > 0;
+  const petIds = [...new Set(writes.map((write) => write.petId))];
+  const [, claimed, recorded, locked] = await allSucceeded<
+    [
+      pg.QueryResult,
+      pg.QueryResult<KeyRow> | undefined,
+      pg.QueryResult<KeyRecordRow> | undefined,
+      pg.QueryResult<InventoryRow>,
+    ]
+  >([
+    client.query("BEGIN"),
+    claiming
+      ? run<KeyRow>(client, "claimKeys", [
+          claims.owners,
+          claims.keys,
+          claims.fingerprints,
+          claims.at,
+        ])
+      : NO_ROWS,
+    claiming ? run<KeyRecordRow>(client, "lockKeys", [claims.owners, claims.keys]) : NO_ROWS,
+    run<InventoryRow>(client, "lockPets", [petIds]),
+  ]);
+
+  // A key this transaction claimed has no record yet (the row is its placeholder); so has one
+  // whose record was purged (expired) between the claim and the lock.
+  const ours = new Set(claimed?.rows.map((row) => keyId(row.owner, row.key)));
+  const keys = new Map<string, KeyRecord>(
+    claims.keys.map((key, index) => [keyId(claims.owners[index] ?? "", key), { kind: "absent" }]),
+  );
+  for (const row of recorded?.rows ?? []) {
+    const id = keyId(row.owner, row.key);
+    if (ours.has(id)) continue;
+    keys.set(id, {
+      kind: "recorded",
+      fingerprint: row.fingerprint,
+      at: Number(row.created_at),
+      response: { status: row.status, body: row.body, etag: row.etag },
+    });
+  }
+  const entries = new Map(locked.rows.map((row) => [row.id, toItem(row)]));
+  const plan = planWrites(writes, { entries, keys });
+
+  const written = [...plan.quantities];
+  const { answers } = plan;
+  progress.commitSent = true;
+  const [, commit] = await allSucceeded<[pg.QueryResult, pg.QueryResult]>([
+    run(client, "writePlanned", [
+      written.map(([petId]) => petId),
+      written.map(([, quantity]) => quantity),
+      answers.map((answer) => answer.owner),
+      answers.map((answer) => answer.key),
+      answers.map((answer) => answer.fingerprint),
+      answers.map((answer) => Math.floor(answer.at)),
+      answers.map((answer) => answer.response.status),
+      answers.map((answer) => answer.response.body),
+      answers.map((answer) => answer.response.etag),
+      ...changeColumns(plan.changes),
+    ]),
+    client.query("COMMIT"),
+  ]);
+  // A COMMIT of a transaction that failed is answered ROLLBACK, not an error.
+  if (commit.command !== "COMMIT")
+    throw new Error(`PostgreSQL answered ${commit.command} to COMMIT`);
+  return plan.results;
+}

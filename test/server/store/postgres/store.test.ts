@@ -1,0 +1,225 @@
+import pg from "pg";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { MIGRATIONS } from "../../../../src/server/store/sqlite/migrations.js";
+import { POSTGRES_MIGRATIONS } from "../../../../src/server/store/postgres/migrations.js";
+import { createPool } from "../../../../src/server/store/postgres/connection.js";
+import { openPostgresStore } from "../../../../src/server/store/postgres/store.js";
+import type { Store } from "../../../../src/server/store/store.js";
+import { StoreUnavailableError } from "../../../../src/server/store/store-unavailable-error.js";
+import {
+  createTestDatabase,
+  queryDatabase,
+  type TestDatabase,
+} from "../../../support/postgres-database.js";
+import { PETS } from "../../fixture.js";
+import { describeStoreContract } from "../contract.js";
+
+describeStoreContract("PostgreSQL", async () => {
+  const databases: TestDatabase[] = [];
+  const database = async () => {
+    const made = await createTestDatabase();
+    databases.push(made);
+    return made;
+  };
+  const main = await database();
+  return {
+    open: () => openPostgresStore(main.url),
+    openOther: async () => openPostgresStore((await database()).url),
+    cleanup: async () => {
+      for (const made of databases) await made.drop();
+    },
+  };
+});
+
+describe("PostgreSQL store: engine-specific behaviour", () => {
+  let database: TestDatabase;
+  const stores: Store[] = [];
+  const open = async (url = database.url) => {
+    const store = await openPostgresStore(url, { connectTimeoutMs: 2_000 });
+    stores.push(store);
+    return store;
+  };
+  const query = <R extends pg.QueryResultRow>(sql: string) => queryDatabase<R>(database.url, sql);
+  beforeEach(async () => {
+    database = await createTestDatabase();
+  });
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+    await database.drop();
+  });
+
+  it("numbers its schema versions as the SQLite store does", async () => {
+    await open();
+    expect(POSTGRES_MIGRATIONS).toHaveLength(MIGRATIONS.length);
+    expect(await query("SELECT version FROM petstore_schema")).toEqual([
+      { version: MIGRATIONS.length },
+    ]);
+  });
+
+  it("drops the cache leases' table of version 5 on open, keeping the data", async () => {
+    await query("CREATE TABLE petstore_schema (version integer NOT NULL)");
+    for (const migration of POSTGRES_MIGRATIONS.slice(0, 5)) await query(migration);
+    await query("INSERT INTO petstore_schema (version) VALUES (5)");
+    await query("INSERT INTO pets (id, name, status, quantity) VALUES (1, 'Rex', 'available', 4)");
+    await query("INSERT INTO inventory_instances VALUES ('old', now())");
+    const store = await open();
+    expect(await store.getInventoryItem(1n)).toEqual({
+      petId: 1n,
+      quantity: 4,
+      status: "available",
+    });
+    expect(await query("SELECT to_regclass('inventory_instances') AS t")).toEqual([{ t: null }]);
+  });
+
+  it("migrates once when instances start together on an empty database", async () => {
+    const [first, , , last] = await Promise.all([open(), open(), open(), open()]);
+    await first.seedIfEmpty(PETS);
+    expect(await last.listInventory()).toHaveLength(PETS.length);
+    expect(await query("SELECT count(*)::int AS n FROM petstore_schema")).toEqual([{ n: 1 }]);
+  });
+
+  it("seeds once when instances seed an empty database together", async () => {
+    const [a, b] = await Promise.all([open(), open()]);
+    const seeded = await Promise.all([a.seedIfEmpty(PETS), b.seedIfEmpty(PETS)]);
+    expect(seeded.sort()).toEqual([false, true]);
+  });
+
+  it("refuses a database whose schema is newer than it knows", async () => {
+    await (await open()).close();
+    await query(`UPDATE petstore_schema SET version = ${POSTGRES_MIGRATIONS.length + 1}`);
+    await expect(openPostgresStore(database.url)).rejects.toThrow(
+      /newer than this petstore supports/,
+    );
+  });
+
+  it("commits with synchronous_commit on whatever the server's default, and bounds lock waits", async () => {
+    await query(`ALTER DATABASE ${database.name} SET synchronous_commit = off`);
+    expect(await query("SHOW synchronous_commit")).toEqual([{ synchronous_commit: "off" }]);
+    const pool = createPool(database.url, {
+      poolSize: 1,
+      lockTimeoutMs: 1234,
+      connectTimeoutMs: 1000,
+    });
+    pool.on("error", () => undefined);
+    try {
+      expect((await pool.query("SHOW synchronous_commit")).rows).toEqual([
+        { synchronous_commit: "on" },
+      ]);
+      expect((await pool.query("SHOW lock_timeout")).rows).toEqual([{ lock_timeout: "1234ms" }]);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("answers busy, writing nothing, when another session holds the row past the lock time-out", async () => {
+    const store = await openPostgresStore(database.url, { lockTimeoutMs: 200 });
+    stores.push(store);
+    await store.seedIfEmpty(PETS);
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT * FROM pets WHERE id = 1 FOR UPDATE");
+      const revision = await store.revision();
+      expect(await store.updateQuantity(1n, 9)).toEqual({ kind: "busy" });
+      expect(await store.revision()).toBe(revision);
+      await holder.query("ROLLBACK");
+      expect(await store.updateQuantity(1n, 9)).toMatchObject({ kind: "updated" });
+    } finally {
+      await holder.end();
+    }
+  });
+
+  it("reads the revision on one kept connection, and opens another when that one is killed", async () => {
+    const store = await openPostgresStore(database.url);
+    stores.push(store);
+    await store.seedIfEmpty(PETS);
+    const backends = async () =>
+      (
+        await query<{ pid: number; query: string }>(
+          `SELECT pid, query FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+        )
+      ).filter((backend) => backend.query.includes("inventory_revision"));
+    const first = await store.revision();
+    expect(await store.revision()).toBe(first);
+    const [kept, ...others] = await backends();
+    expect(kept).toBeDefined();
+    expect(others).toEqual([]);
+    // Killed while idle: the process must not crash on the connection's error event.
+    await query(`SELECT pg_terminate_backend(${kept?.pid})`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(await store.updateQuantity(1n, 9)).toMatchObject({ kind: "updated" });
+    const after = await store.revision();
+    expect(after).not.toBe(first);
+    const [replacement] = await backends();
+    expect(replacement?.pid).not.toBe(kept?.pid);
+  });
+
+  it("gives up a revision read that hangs, with its connection, and reads on a new one after", async () => {
+    const store = await openPostgresStore(database.url, {
+      connectTimeoutMs: 300,
+      lockTimeoutMs: 20_000,
+    });
+    stores.push(store);
+    await store.seedIfEmpty(PETS);
+    const before = await store.revision();
+    const holder = new pg.Client({ connectionString: database.url });
+    await holder.connect();
+    try {
+      // The read waits for this lock far longer than the 300 ms it is given.
+      await holder.query("BEGIN");
+      await holder.query("LOCK TABLE inventory_revision IN ACCESS EXCLUSIVE MODE");
+      const started = Date.now();
+      const error = await store.revision().catch((caught: unknown) => caught);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(error).toBeInstanceOf(StoreUnavailableError);
+      await holder.query("ROLLBACK");
+      expect(await store.revision()).toBe(before);
+    } finally {
+      await holder.end();
+    }
+  });
+
+  it("keeps int64 ids exact in every column", async () => {
+    const store = await open();
+    const [pet] = PETS;
+    if (!pet) throw new Error("fixture has no pet");
+    await store.seedIfEmpty([
+      { ...pet, id: 9223372036854775807n, category: { id: 9223372036854775806n, name: "X" } },
+    ]);
+    expect(await store.getPet(9223372036854775807n)).toMatchObject({
+      id: 9223372036854775807n,
+      category: { id: 9223372036854775806n, name: "X" },
+    });
+    // pg's global type parsers are untouched: int8 is still a string to everyone else.
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    expect((await client.query("SELECT 9223372036854775807::int8 AS n")).rows).toEqual([
+      { n: "9223372036854775807" },
+    ]);
+    await client.end();
+  });
+
+  it("rejects with StoreUnavailableError naming host and database, not the password, when it cannot connect", async () => {
+    const url = "postgres://petstore:hunter2-secret@127.0.0.1:1/inventory";
+    const error = await openPostgresStore(url, { connectTimeoutMs: 1_000 }).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toMatch(/database inventory on 127\.0\.0\.1:1/);
+    expect((error as Error).message).toMatch(/ECONNREFUSED/);
+    expect((error as Error).message).not.toContain("hunter2");
+  });
+
+  it("rejects with a plain Error (a configuration fault) for a wrong password or database", async () => {
+    const wrongPassword = database.url.replace(/:[^:@/]*@/, ":not-the-password@");
+    const error = await openPostgresStore(wrongPassword).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(StoreUnavailableError);
+    expect((error as Error).message).toMatch(/password authentication failed/);
+    expect((error as Error).message).not.toContain("not-the-password");
+    const noDatabase = database.url.replace(database.name, "no_such_database");
+    await expect(openPostgresStore(noDatabase)).rejects.toThrow(/does not exist/);
+  });
+});
