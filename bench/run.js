@@ -310,6 +310,56 @@ async function serverBenchmarks() {
   await variants.stop();
 }
 
+/** How long the memory row drives idempotent writes, in seconds (RSS from minute 1 to the end). */
+const MEMORY_SECONDS = Number(process.env.BENCH_MEMORY_SECONDS ?? 300);
+
+/** Resident set size of `pid` now, in MiB. */
+function rssMiB(pid) {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  return match ? Number(match[1]) / 1024 : 0;
+}
+
+/**
+ * Sustained PATCHes, each with a new Idempotency-Key (as every CLI write sends one), for
+ * MEMORY_SECONDS: the server's RSS at minute 1 and at the end must stay within 20 MiB, since
+ * every key is kept for 24 hours in the database, not in memory.
+ */
+async function memoryBenchmark() {
+  const pets = 1000;
+  const server = await startOurs(await seededDb("memory.db", pets));
+  const known = Array.from({ length: pets }, (_, i) => i % 50);
+  const samples = [];
+  const started = performance.now();
+  const timer = setInterval(() => {
+    samples.push({ at: (performance.now() - started) / 1000, rss: rssMiB(server.pid) });
+  }, 1000);
+  log(`memory: ${MEMORY_SECONDS} s of PATCHes with a new Idempotency-Key each`);
+  let result;
+  try {
+    result = await load(server, "/", {
+      requests: patchVariant(pets, known, "idempotent"),
+      duration: MEMORY_SECONDS,
+    });
+  } finally {
+    clearInterval(timer);
+  }
+  await server.stop();
+  const atMinute = samples.find((sample) => sample.at >= 60) ?? samples[0];
+  const last = samples.at(-1);
+  const growth = (last?.rss ?? 0) - (atMinute?.rss ?? 0);
+  const peak = Math.max(...samples.map((sample) => sample.rss));
+  targets.push({
+    what: `server RSS growth from minute 1 to the end of ${MEMORY_SECONDS / 60} min of PATCHes with a new Idempotency-Key each (MiB)`,
+    value: growth,
+    target: 20,
+    atLeast: false,
+  });
+  figures.push({
+    what: `Sustained idempotent PATCHes, ${MEMORY_SECONDS} s: server RSS at minute 1, at the end, peak`,
+    shown: `${fmt(atMinute?.rss ?? 0)} MiB, ${fmt(last?.rss ?? 0)} MiB, ${fmt(peak)} MiB; ${fmt(result.rps)} requests/s, ${fmt(result.rps * MEMORY_SECONDS)} keys, ${result.errors} errors`,
+  });
+}
+
 /** The last commit before every change was kept in a history (issue 13): the "before" figure. */
 const HISTORY_BASELINE = "b3b7f6c";
 
@@ -598,7 +648,7 @@ function report() {
     `- Machine: ${cpus.length} × ${cpus[0]?.model ?? "unknown CPU"}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}`,
     `- Node.js: ${process.version}`,
     `- Load: autocannon, ${CONNECTIONS} connections, ${DURATION} s per round, ${ROUNDS} rounds after a 1 s warm-up; CLI: ${CLI_RUNS} pairs each`,
-    `- Placement: ${pinned ? "servers on core 1, the load generator on core 0, CLI commands on every core (taskset)" : "not pinned"}`,
+    `- Placement: ${pinned ? "servers on core 1, the load generator and PostgreSQL on core 0, CLI commands on every core (taskset)" : "not pinned"}`,
     "- Servers run in a clean environment (PATH and our variables only), as a service manager starts them.",
     "- Our server logs every request (info level) as in production; it is started on a database",
     "  already holding the pets, as a long-running server is (seeding is a one-off, done before).",
@@ -672,7 +722,7 @@ const runPostgresBenchmarks = () =>
 // BENCH_ONLY=server runs the server benchmarks alone (the CLI ones take minutes);
 // BENCH_ONLY=cli the CLI start-up rows alone; BENCH_ONLY=adjust the adjust figure alone;
 // BENCH_ONLY=postgres the PostgreSQL rows alone; BENCH_ONLY=history PATCH before and after
-// history was kept.
+// history was kept; BENCH_ONLY=memory the server's RSS under sustained idempotent writes.
 const only = process.env.BENCH_ONLY;
 try {
   if (only === "adjust") {
@@ -683,11 +733,14 @@ try {
     await cliBenchmarks();
   } else if (only === "history") {
     await historyBenchmark();
+  } else if (only === "memory") {
+    await memoryBenchmark();
   } else {
     await serverBenchmarks();
   }
   if (only === undefined) {
     await historyBenchmark();
+    await memoryBenchmark();
     await runPostgresBenchmarks();
     await cliBenchmarks();
     await applyBenchmark();

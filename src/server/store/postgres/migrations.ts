@@ -1,8 +1,14 @@
 /**
  * Versioned schema migrations of the PostgreSQL store, numbered as the SQLite store's
- * (`migrations.ts`): version N holds what SQLite's version N holds. The table
+ * (`../sqlite/migrations.ts`): version N holds what SQLite's version N holds. The table
  * `petstore_schema` records the version. Never edit a migration that has shipped: append one.
  */
+import type pg from "pg";
+import { isUnreachable } from "./connection.js";
+
+/** The key of the advisory lock that serializes migrations of instances started together. */
+const MIGRATION_LOCK = "7310593858348875621";
+
 export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   CREATE TABLE pets (
@@ -86,3 +92,37 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   DROP TABLE IF EXISTS inventory_instances;
   `,
 ];
+
+/**
+ * Brings the database to the latest schema in one transaction, under an advisory lock, so
+ * instances started together migrate it once; refuses a schema newer than this code knows.
+ */
+export async function migrate(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  let failed: unknown;
+  try {
+    await client.query("BEGIN");
+    await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    await client.query("CREATE TABLE IF NOT EXISTS petstore_schema (version integer NOT NULL)");
+    const rows = (await client.query<{ version: number }>("SELECT version FROM petstore_schema"))
+      .rows;
+    const current = rows[0]?.version ?? 0;
+    if (current > POSTGRES_MIGRATIONS.length) {
+      throw new Error(
+        `database schema version ${current} is newer than this petstore supports (${POSTGRES_MIGRATIONS.length})`,
+      );
+    }
+    if (rows.length === 0) await client.query("INSERT INTO petstore_schema (version) VALUES (0)");
+    for (let version = current; version < POSTGRES_MIGRATIONS.length; version++) {
+      await client.query(POSTGRES_MIGRATIONS[version] ?? "");
+    }
+    await client.query("UPDATE petstore_schema SET version = $1", [POSTGRES_MIGRATIONS.length]);
+    await client.query("COMMIT");
+  } catch (error) {
+    failed = error;
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw error;
+  } finally {
+    client.release(failed instanceof Error && isUnreachable(failed) ? failed : undefined);
+  }
+}

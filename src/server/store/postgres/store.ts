@@ -10,7 +10,7 @@ import type pg from "pg";
 import type { InventoryItem, Order, OrderStatus, Pet } from "../../../api/types.js";
 import { storedLists, toPet, type PetRow } from "../pet-record.js";
 import { freshRead } from "./fresh-read.js";
-import { POSTGRES_MIGRATIONS } from "./migrations.js";
+import { migrate } from "./migrations.js";
 import {
   createPool,
   describeDatabase,
@@ -45,8 +45,6 @@ export interface PostgresStoreOptions {
   onConnectionError?: (message: string) => void;
 }
 
-/** The key of the advisory lock that serializes migrations of instances started together. */
-const MIGRATION_LOCK = "7310593858348875621";
 /** The key of the advisory lock that serializes seeding, so only one instance seeds. */
 const SEED_LOCK = "7310593858348875622";
 
@@ -130,36 +128,6 @@ export async function openPostgresStore(
   }
   // A revision read that takes as long as connecting counts the database as unreachable.
   return new PostgresStore(pool, url, connectTimeoutMs);
-}
-
-async function migrate(pool: pg.Pool): Promise<void> {
-  const client = await pool.connect();
-  let failed: unknown;
-  try {
-    await client.query("BEGIN");
-    await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-    await client.query("CREATE TABLE IF NOT EXISTS petstore_schema (version integer NOT NULL)");
-    const rows = (await client.query<{ version: number }>("SELECT version FROM petstore_schema"))
-      .rows;
-    const current = rows[0]?.version ?? 0;
-    if (current > POSTGRES_MIGRATIONS.length) {
-      throw new Error(
-        `database schema version ${current} is newer than this petstore supports (${POSTGRES_MIGRATIONS.length})`,
-      );
-    }
-    if (rows.length === 0) await client.query("INSERT INTO petstore_schema (version) VALUES (0)");
-    for (let version = current; version < POSTGRES_MIGRATIONS.length; version++) {
-      await client.query(POSTGRES_MIGRATIONS[version] ?? "");
-    }
-    await client.query("UPDATE petstore_schema SET version = $1", [POSTGRES_MIGRATIONS.length]);
-    await client.query("COMMIT");
-  } catch (error) {
-    failed = error;
-    await client.query("ROLLBACK").catch(() => undefined);
-    throw error;
-  } finally {
-    client.release(failed instanceof Error && isUnreachable(failed) ? failed : undefined);
-  }
 }
 
 /** Runs a named statement on a client or the pool. */
