@@ -4,7 +4,7 @@
  */
 
 /** When the lookup was deprecated: 2026-01-01T00:00:00Z. */
-export const PET_LOOKUP_DEPRECATED_AT = new Date("2026-01-01T00:00:00Z");
+const PET_LOOKUP_DEPRECATED_AT = new Date("2026-01-01T00:00:00Z");
 /** When the lookup goes away: 2027-07-01T00:00:00Z. */
 export const PET_LOOKUP_SUNSET_AT = new Date("2027-07-01T00:00:00Z");
 

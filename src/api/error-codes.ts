@@ -29,4 +29,3 @@ export const ERROR_CODES = {
   tooManyRequests: "too_many_requests",
   internalError: "internal_error",
 } as const;
-export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];

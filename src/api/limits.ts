@@ -12,7 +12,7 @@ export const DEFAULT_HISTORY_LIMIT = 20;
 export const MAX_HISTORY_LIMIT = 1000;
 
 /** What reading a whole number gave: its value, or why the text is not one. */
-export type WholeNumberReading =
+type WholeNumberReading =
   | { ok: true; value: bigint }
   | { ok: false; problem: "empty" | "leading_zeros" | "not_whole" | "out_of_range" };
 
@@ -72,12 +72,10 @@ export function readQuantity(
   return reading.ok ? { ok: true, value: Number(reading.value) } : reading;
 }
 
-/** True when `value` is a number the server accepts as a `quantity`. */
-export function isValidQuantity(value: unknown): value is number {
-  return (
-    typeof value === "number" &&
-    Number.isInteger(value) &&
-    value >= MIN_QUANTITY &&
-    value <= MAX_QUANTITY
-  );
+/**
+ * True when `quantity` is one the server accepts: a whole number from MIN_QUANTITY to
+ * MAX_QUANTITY. (Not a type guard: false leaves a number, and a message may show it.)
+ */
+export function isValidQuantity(quantity: number): boolean {
+  return Number.isInteger(quantity) && quantity >= MIN_QUANTITY && quantity <= MAX_QUANTITY;
 }

@@ -4,6 +4,7 @@
  * with them, so a client tried against the mock sees realistic data and error bodies.
  */
 import { ERROR_CODES } from "./error-codes.js";
+import { MAX_QUANTITY, MIN_QUANTITY } from "./limits.js";
 import type { ApiErrorBody } from "./types.js";
 
 /** A named example of an OpenAPI media type. */
@@ -74,7 +75,7 @@ export const orderListExamples = {
 } satisfies Record<string, Example>;
 
 export const invalidBodyExamples = {
-  invalidBody: error("quantity is not an integer from 0 to 2147483647", {
+  invalidBody: error(`quantity is not an integer from ${MIN_QUANTITY} to ${MAX_QUANTITY}`, {
     code: ERROR_CODES.invalidBody,
     message: "body/quantity must be >= 0",
     status: 400,

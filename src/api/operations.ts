@@ -1,13 +1,11 @@
 /** The spec's operations the CLI calls, by their operationId in the OpenAPI document. */
-export const OPERATION_IDS = [
-  "listInventory",
-  "getInventoryItem",
-  "updateInventory",
-  "getInventoryHistory",
-  "getPetById",
-  "listOrders",
-] as const;
-export type OperationId = (typeof OPERATION_IDS)[number];
+export type OperationId =
+  | "listInventory"
+  | "getInventoryItem"
+  | "updateInventory"
+  | "getInventoryHistory"
+  | "getPetById"
+  | "listOrders";
 
 /** Operations whose path names one pet (`{petId}`): a 404 there can mean that pet does not exist. */
 export const PET_OPERATIONS: ReadonlySet<OperationId> = new Set([

@@ -4,7 +4,7 @@
  */
 import { ERROR_CODES } from "../api/error-codes.js";
 import { entityTagOf } from "../api/etag.js";
-import { MAX_QUANTITY } from "../api/limits.js";
+import { isValidQuantity } from "../api/limits.js";
 import { ApiError } from "../errors.js";
 
 /** The `If-Match` value that holds only while the entry's quantity is `quantity`. */
@@ -20,7 +20,7 @@ export function quantityOfETag(etag: string | undefined): number | undefined {
   const digits = /^"(0|[1-9][0-9]{0,9})"$/.exec(etag?.trim() ?? "")?.[1];
   if (digits === undefined) return undefined;
   const quantity = Number(digits);
-  return quantity <= MAX_QUANTITY ? quantity : undefined;
+  return isValidQuantity(quantity) ? quantity : undefined;
 }
 
 /** True for the 412 `precondition_failed` of a PATCH whose If-Match no longer held. */

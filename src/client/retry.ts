@@ -1,13 +1,12 @@
 /**
- * Retries of one API call: p-retry runs the attempts; the delay between them is ours,
- * because it must honour `Retry-After` (exponential backoff with jitter otherwise).
+ * Retries of one API call: the back-off between attempts (src/api/backoff.ts), or longer when
+ * the server's `Retry-After` asks for it.
  */
-import pRetry from "p-retry";
+import { backoffPause, type BackoffSteps } from "../api/backoff.js";
 import type { CliError } from "../errors.js";
 
-/** First backoff step; each retry doubles it, up to BACKOFF_MAX_MS. */
-export const BACKOFF_BASE_MS = 500;
-export const BACKOFF_MAX_MS = 8_000;
+/** The back-off between attempts of a call: from 0.5 s, doubling up to 8 s. */
+const CALL_BACKOFF: BackoffSteps = { baseMs: 500, maxMs: 8_000 };
 /** A server's `Retry-After` is honoured up to this long, so a job never hangs for hours. */
 export const RETRY_AFTER_CAP_MS = 30_000;
 
@@ -54,47 +53,35 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   return Math.max(0, date - now);
 }
 
-/** Exponential backoff with "equal jitter": half the step fixed, half random. */
-export function backoffDelay(retryNumber: number, random: () => number): number {
-  const step = Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** (retryNumber - 1));
-  return Math.round(step / 2 + (random() * step) / 2);
-}
-
 /** The wait before retry number `retryNumber` (1-based): the backoff, or longer if the server asked. */
 export function retryDelay(
   retryNumber: number,
   retryAfterMs: number | undefined,
   random: () => number,
 ): number {
-  const backoff = backoffDelay(retryNumber, random);
+  const backoff = backoffPause(CALL_BACKOFF, retryNumber, random);
   if (retryAfterMs === undefined) return backoff;
   return Math.max(backoff, Math.min(retryAfterMs, RETRY_AFTER_CAP_MS));
 }
 
 /**
  * Runs `attempt` until it succeeds, throws a non-retryable FailedAttempt, or the retries
- * are spent; rejects with the last attempt's CliError.
+ * are spent; rejects with the last attempt's CliError. Anything but a FailedAttempt is
+ * passed through at once, untouched.
  */
 export async function withRetries<T>(
   attempt: (attemptNumber: number) => Promise<T>,
   policy: RetryPolicy,
 ): Promise<T> {
-  try {
-    return await pRetry(attempt, {
-      retries: policy.retries,
-      // The waiting happens in onFailedAttempt, where Retry-After is known.
-      minTimeout: 0,
-      maxTimeout: 0,
-      shouldRetry: ({ error }) => error instanceof FailedAttempt && error.retryable,
-      onFailedAttempt: async ({ error, attemptNumber, retriesLeft }) => {
-        if (!(error instanceof FailedAttempt) || !error.retryable || retriesLeft <= 0) return;
-        const delayMs = retryDelay(attemptNumber, error.retryAfterMs, policy.random);
-        policy.onRetry?.({ nextAttempt: attemptNumber + 1, delayMs, reason: error.message });
-        await policy.sleep(delayMs);
-      },
-    });
-  } catch (error) {
-    if (error instanceof FailedAttempt) throw error.failure;
-    throw error;
+  for (let attemptNumber = 1; ; attemptNumber++) {
+    try {
+      return await attempt(attemptNumber);
+    } catch (error) {
+      if (!(error instanceof FailedAttempt)) throw error;
+      if (!error.retryable || attemptNumber > policy.retries) throw error.failure;
+      const delayMs = retryDelay(attemptNumber, error.retryAfterMs, policy.random);
+      policy.onRetry?.({ nextAttempt: attemptNumber + 1, delayMs, reason: error.message });
+      await policy.sleep(delayMs);
+    }
   }
 }

@@ -15,7 +15,7 @@ export function petIdArgument(text: string): bigint {
   return reading.value;
 }
 
-/** A `<quantity>` argument: a whole number from 0 to 2147483647. */
+/** A `<quantity>` argument: a whole number from MIN_QUANTITY to MAX_QUANTITY (0 to 2^31 - 1). */
 export function quantityArgument(text: string): number {
   const reading = readQuantity(text);
   if (!reading.ok) throw new UsageError(`invalid quantity "${text}": ${reading.reason}`);
@@ -24,7 +24,7 @@ export function quantityArgument(text: string): number {
 
 /**
  * A `<delta>` argument of `adjust`: `+N` (received) or `-N` (sold), N a whole number from 1 to
- * 2147483647 under the one rule. The sign is required, so `adjust 42 5` is not mistaken for
+ * MAX_QUANTITY under the one rule. The sign is required, so `adjust 42 5` is not mistaken for
  * `set 42 5` (or the other way round); a delta of 0 is refused because it changes nothing.
  */
 export function deltaArgument(text: string): number {

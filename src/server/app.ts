@@ -14,6 +14,7 @@ import { startIdempotencyPurge } from "./idempotency-purge.js";
 import { serviceUnavailable } from "./service-unavailable.js";
 import { healthRoutes } from "./routes/health.js";
 import { inventoryRoutes } from "./routes/inventory.js";
+import { allowAt } from "./routes/method-not-allowed.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { orderRoutes } from "./routes/orders.js";
 import { petRoutes } from "./routes/pets.js";
@@ -92,9 +93,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.removeContentTypeParser("text/plain");
   app.setErrorHandler(handleError);
   app.server.on("checkExpectation", answerUnmetExpectation);
-  app.server.on("connect", answerConnect);
+  app.server.on(
+    "connect",
+    answerConnect((target) => allowAt(app, target)),
+  );
   // Every method Node parses reaches the router, so a known path answers 405 with Allow for
-  // any method it does not support (CONNECT never reaches it: answerConnect answers it).
+  // any method it does not support. CONNECT never reaches it: answerConnect answers it, with
+  // the Allow of the target's path that those 405 routes name.
   for (const method of METHODS) {
     if (method !== "CONNECT" && !app.supportedMethods.includes(method)) app.addHttpMethod(method);
   }

@@ -32,11 +32,13 @@ function describeClientError(error: NodeJS.ErrnoException & { reason?: unknown }
   }
 }
 
-/** The raw bytes of an error response that closes the connection. */
+/** The raw bytes of an error response, its headers included, that closes the connection. */
 function rawErrorResponse(error: HttpError): string {
   const body = JSON.stringify(error.toBody());
+  const headers = Object.entries(error.headers).map(([name, value]) => `${name}: ${value}\r\n`);
   return (
     `HTTP/1.1 ${error.statusCode} ${STATUS_CODES[error.statusCode] ?? "Error"}\r\n` +
+    headers.join("") +
     "Content-Type: application/json; charset=utf-8\r\n" +
     `Content-Length: ${Buffer.byteLength(body)}\r\n` +
     "Connection: close\r\n\r\n" +
@@ -63,12 +65,26 @@ function answerOnSocket(socket: Duplex, error: HttpError): void {
   socket.end(rawErrorResponse(error), () => socket.destroy());
 }
 
-/** Node's `connect` event: this server is no proxy, so CONNECT is 405 and the connection closes. */
-export function answerConnect(_request: IncomingMessage, socket: Duplex): void {
-  answerOnSocket(
-    socket,
-    new HttpError(405, ERROR_CODES.methodNotAllowed, "CONNECT is not supported: this is no proxy"),
-  );
+/**
+ * A listener of Node's `connect` event: this server is no proxy, so CONNECT is 405, with the
+ * `Allow` every 405 carries (`allowAt` gives it for the request's target), and the connection
+ * closes.
+ */
+export function answerConnect(
+  allowAt: (target: string) => string,
+): (request: IncomingMessage, socket: Duplex) => void {
+  return (request, socket) => {
+    const allow = allowAt(request.url ?? "");
+    answerOnSocket(
+      socket,
+      new HttpError(
+        405,
+        ERROR_CODES.methodNotAllowed,
+        `CONNECT is not supported: this is no proxy${allow === "" ? "" : `; use ${allow}`}`,
+        { allow },
+      ),
+    );
+  };
 }
 
 /** Node's `checkExpectation` event: an `Expect` other than `100-continue` is 417. */

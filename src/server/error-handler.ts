@@ -46,14 +46,31 @@ function databaseUnreachable(error: StoreUnavailableError): HttpError {
   );
 }
 
-/** Fastify error handler: logs server faults, never leaks their details. */
+/**
+ * Logs a 5xx answer. A refusal the server chose (an HttpError, such as the 503 of a write the
+ * database lock held elsewhere kept out, or of shutting down; a read's StoreBusyError) is a
+ * handled condition: a warning saying what was answered, without a stack. Anything else is a
+ * fault: an error with the stack.
+ */
+function logServerAnswer(error: Error, httpError: HttpError, request: FastifyRequest): void {
+  if (error instanceof HttpError || error instanceof StoreBusyError) {
+    request.log.warn(
+      { status: httpError.statusCode, code: httpError.code, reason: httpError.message },
+      "request refused",
+    );
+  } else {
+    request.log.error({ err: error }, "request failed");
+  }
+}
+
+/** Fastify error handler: logs 5xx answers, never leaks a fault's details. */
 export function handleError(
   error: FastifyError,
   request: FastifyRequest,
   reply: FastifyReply,
 ): FastifyReply {
   const httpError = toHttpError(error);
-  if (httpError.statusCode >= 500) request.log.error({ err: error }, "request failed");
+  if (httpError.statusCode >= 500) logServerAnswer(error, httpError, request);
   return reply
     .code(httpError.statusCode)
     .headers(httpError.headers)

@@ -1,6 +1,6 @@
 /** The `If-Match` request header (RFC 9110, 13.1.1) as the store's UpdateCondition. */
 import { ERROR_CODES } from "../api/error-codes.js";
-import { MAX_QUANTITY } from "../api/limits.js";
+import { isValidQuantity } from "../api/limits.js";
 import { HttpError } from "./http-error.js";
 import type { UpdateCondition } from "./store/store.js";
 
@@ -45,7 +45,7 @@ export function conditionOf(ifMatch: IfMatch): UpdateCondition {
     const match = /^"(0|[1-9][0-9]{0,9})"$/.exec(tag);
     if (match?.[1] === undefined) continue;
     const quantity = Number(match[1]);
-    if (quantity <= MAX_QUANTITY) quantities.add(quantity);
+    if (isValidQuantity(quantity)) quantities.add(quantity);
   }
   return { kind: "quantity_in", quantities: [...quantities] };
 }

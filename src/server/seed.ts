@@ -1,7 +1,7 @@
 /** Reads and validates a seed file: a JSON array of pets with their stock. */
 import { readFile } from "node:fs/promises";
 import { isInteger, parse } from "lossless-json";
-import { MAX_PET_ID, MAX_QUANTITY, MIN_QUANTITY } from "../api/limits.js";
+import { isValidQuantity, MAX_PET_ID, MAX_QUANTITY, MIN_QUANTITY } from "../api/limits.js";
 import { PET_STATUSES, type PetStatus, type Tag } from "../api/types.js";
 import type { SeedPet } from "./store/store.js";
 
@@ -81,12 +81,10 @@ function toSeedPet(entry: unknown): SeedPet {
   if (typeof status !== "string" || !PET_STATUSES.includes(status as PetStatus)) {
     throw new Error(`petId ${id}: status must be one of ${PET_STATUSES.join(", ")}`);
   }
-  if (
-    typeof quantity !== "bigint" ||
-    quantity < BigInt(MIN_QUANTITY) ||
-    quantity > BigInt(MAX_QUANTITY)
-  ) {
-    throw new Error(`petId ${id}: quantity must be an integer from 0 to ${MAX_QUANTITY}`);
+  if (typeof quantity !== "bigint" || !isValidQuantity(Number(quantity))) {
+    throw new Error(
+      `petId ${id}: quantity must be an integer from ${MIN_QUANTITY} to ${MAX_QUANTITY}`,
+    );
   }
   const pet: SeedPet = {
     id,

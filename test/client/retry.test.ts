@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { NetworkError, UsageError } from "../../src/errors.js";
 import {
-  backoffDelay,
   FailedAttempt,
   parseRetryAfter,
   RETRY_AFTER_CAP_MS,
@@ -38,12 +37,12 @@ describe("parseRetryAfter", () => {
 });
 
 describe("delays", () => {
-  it("doubles the backoff step with jitter between half and the whole step", () => {
-    expect(backoffDelay(1, () => 0)).toBe(250);
-    expect(backoffDelay(1, () => 0.999999)).toBe(500);
-    expect(backoffDelay(2, () => 0)).toBe(500);
-    expect(backoffDelay(3, () => 0.5)).toBe(1500);
-    expect(backoffDelay(20, () => 0)).toBe(4000);
+  it("doubles the backoff step from 0.5 s to 8 s, with jitter between half and the whole step", () => {
+    expect(retryDelay(1, undefined, () => 0)).toBe(250);
+    expect(retryDelay(1, undefined, () => 0.999999)).toBe(500);
+    expect(retryDelay(2, undefined, () => 0)).toBe(500);
+    expect(retryDelay(3, undefined, () => 0.5)).toBe(1500);
+    expect(retryDelay(20, undefined, () => 0)).toBe(4000);
   });
 
   it("waits at least as long as Retry-After asks, up to the cap", () => {

@@ -199,6 +199,25 @@ describe("another process holds the database's write lock", () => {
     ]);
     expect(await server.stop("SIGTERM")).toBe(0);
     expect(quantitiesInFile(server.dbPath)).toEqual([11, 12, 13]);
+
+    // The refused write is a handled condition: a warning saying what was answered, without a
+    // stack, and nothing at error level.
+    const logged = server
+      .stderr()
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as { level: number; msg?: string });
+    expect(logged.filter((line) => line.level >= 50)).toEqual([]);
+    expect(logged).toContainEqual(
+      expect.objectContaining({
+        level: 40,
+        msg: "request refused",
+        status: 503,
+        code: "unavailable",
+        reason: "the database is locked by another process; nothing was changed, retry later",
+      }),
+    );
+    expect(server.stderr()).not.toMatch(/\n\s+at /);
   });
 
   it("lets `petstore inventory set` succeed by retrying the 503 after Retry-After", async () => {

@@ -177,6 +177,19 @@ describe("PATCH /v1/inventory/{petId}", () => {
   });
 });
 
+/**
+ * A 503 for a lock held elsewhere is a handled condition: logged as a warning saying what was
+ * answered, without a stack, and nothing at error level.
+ */
+function expectLoggedAsRefusal(logs: readonly string[], message: string): void {
+  const lines = logs.map((line) => JSON.parse(line) as { level: number; msg?: string });
+  expect(lines.filter((line) => line.level >= 50)).toEqual([]);
+  const refusal = lines.find((line) => line.level === 40 && line.msg === "request refused");
+  expect(refusal).toMatchObject({ status: 503, code: "unavailable", reason: message });
+  expect(refusal).not.toHaveProperty("err");
+  expect(logs.join("\n")).not.toMatch(/stack|\bat .*\.ts:/);
+}
+
 describe("another process holds the database's lock", () => {
   let temp: ReturnType<typeof tempDir>;
   let locked: TestApp;
@@ -212,6 +225,10 @@ describe("another process holds the database's lock", () => {
     );
     locker.exec("ROLLBACK");
     expect((await locked.store.listInventory())[0]?.quantity).toBe(3);
+    expectLoggedAsRefusal(
+      locked.logs,
+      "the database is locked by another process; nothing was changed, retry later",
+    );
   });
 
   it("keeps serving GETs meanwhile", async () => {
@@ -234,6 +251,7 @@ describe("another process holds the database's lock", () => {
       expect(response.json<{ message: string }>().message).toMatch(
         /^the database is locked by another process \(waited \d+ ms\); retry later$/,
       );
+      expectLoggedAsRefusal(locked.logs, response.json<{ message: string }>().message);
     } finally {
       vi.restoreAllMocks();
     }

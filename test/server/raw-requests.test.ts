@@ -141,6 +141,29 @@ describe("methods a path does not support", () => {
     expect(response.closed).toBe(true);
   });
 
+  // RFC 9110, 15.5.6: every 405 carries Allow. A `host:port` is no resource of this server,
+  // so it allows no method (an empty Allow, 10.2.1); a path of the server allows its own.
+  it.each([
+    ["127.0.0.1:22", ""],
+    ["/v1/inventory", "GET, HEAD"],
+    ["/v1/inventory/1?x=1", "GET, PATCH, HEAD"],
+    ["/v1/inventory/1/history", "GET, HEAD"],
+    ["/healthz", "GET, HEAD"],
+    ["/v1/nowhere", ""],
+  ])("CONNECT %s is 405 with Allow: %j, over a real socket", async (target, allow) => {
+    const response = await rawRequest(port, `CONNECT ${target} HTTP/1.1\r\nHost: x\r\n\r\n`);
+    expect(response.status).toBe(405);
+    expect(response.headers).toHaveProperty("allow", allow);
+    expectEnvelope(response, 405, "method_not_allowed");
+    expect(JSON.parse(response.body)).toEqual({
+      code: "method_not_allowed",
+      message: `CONNECT is not supported: this is no proxy${allow === "" ? "" : `; use ${allow}`}`,
+      status: 405,
+    });
+    expect(response.headers.connection).toBe("close");
+    expect(response.closed).toBe(true);
+  });
+
   it("an unknown path is still 404 for any method", async () => {
     const response = await rawRequest(
       port,

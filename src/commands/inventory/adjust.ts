@@ -1,6 +1,7 @@
 /** `petstore inventory adjust <petId> <delta>`: a relative change, safe under concurrent writers. */
 import { Command, Option } from "commander";
-import { MAX_QUANTITY, MIN_QUANTITY } from "../../api/limits.js";
+import { backoffPause, type BackoffSteps } from "../../api/backoff.js";
+import { isValidQuantity, MAX_QUANTITY, MIN_QUANTITY } from "../../api/limits.js";
 import type { InventoryItem } from "../../api/types.js";
 import { isPreconditionFailed, quantityETag } from "../../client/etag.js";
 import { CliError, EXIT_CODES } from "../../errors.js";
@@ -19,9 +20,11 @@ import { quantityAfterConflict, QuantityConflictError } from "./conflict.js";
 
 export const DEFAULT_ADJUST_ATTEMPTS = 10;
 const MAX_ADJUST_ATTEMPTS = 100;
-/** The wait before the second round; it doubles each round, up to ADJUST_BACKOFF_MAX_MS. */
-export const ADJUST_BACKOFF_BASE_MS = 25;
-export const ADJUST_BACKOFF_MAX_MS = 1_000;
+/**
+ * The wait after a round lost to another writer (src/api/backoff.ts): from 25 ms, doubling up
+ * to 1 s. Short: a conflict is not an outage.
+ */
+export const ADJUST_BACKOFF: BackoffSteps = { baseMs: 25, maxMs: 1_000 };
 
 export interface InventoryAdjustArguments {
   petId: string;
@@ -36,15 +39,6 @@ export interface InventoryAdjustOptions {
   reason?: string | undefined;
 }
 
-/**
- * The wait after round `round` lost to another writer: exponential, half of it random, so
- * writers that collided do not collide again in step. Short: a conflict is not an outage.
- */
-export function adjustBackoff(round: number, random: () => number): number {
-  const step = Math.min(ADJUST_BACKOFF_MAX_MS, ADJUST_BACKOFF_BASE_MS * 2 ** (round - 1));
-  return Math.round(step / 2 + (random() * step) / 2);
-}
-
 function signed(delta: number): string {
   return delta > 0 ? `+${delta}` : String(delta);
 }
@@ -54,7 +48,8 @@ function signed(delta: number): string {
  * 412 reads again and retries, up to `attempts` rounds. Each round's PATCH is a new intended
  * change (the client gives it a new Idempotency-Key); within a round, retries of a lost
  * response resend the same key, so the delta is applied at most once per round and exactly
- * once in all. A result outside 0..2147483647 is refused before anything is sent (exit 6).
+ * once in all. A result outside MIN_QUANTITY..MAX_QUANTITY is refused before anything is sent
+ * (exit 6).
  */
 export async function runInventoryAdjust(
   args: InventoryAdjustArguments,
@@ -69,7 +64,7 @@ export async function runInventoryAdjust(
   for (let round = 1; item === undefined; round++) {
     const read = await client.getInventoryItem(petId);
     const quantity = read.item.quantity + delta;
-    if (quantity < MIN_QUANTITY || quantity > MAX_QUANTITY) {
+    if (!isValidQuantity(quantity)) {
       const bound = quantity < MIN_QUANTITY ? "below 0" : `above ${MAX_QUANTITY}`;
       throw new CliError(
         `pet ${petId} holds ${read.item.quantity}: ${signed(delta)} would make it ${quantity}, ${bound}; nothing was changed`,
@@ -93,7 +88,7 @@ export async function runInventoryAdjust(
           current,
         );
       }
-      await context.sleep(adjustBackoff(round, context.random));
+      await context.sleep(backoffPause(ADJUST_BACKOFF, round, context.random));
     }
   }
   writeInventoryItem(item, format, context.io);

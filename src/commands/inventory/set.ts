@@ -1,6 +1,6 @@
 /** `petstore inventory set <petId> <quantity>`: sets the stock of one pet. */
 import { Command, Option } from "commander";
-import { MAX_QUANTITY } from "../../api/limits.js";
+import { MAX_QUANTITY, MIN_QUANTITY } from "../../api/limits.js";
 import { isPreconditionFailed, quantityETag } from "../../client/etag.js";
 import { chooseRecordFormat } from "../../output/format.js";
 import { writeInventoryItem } from "../../output/inventory.js";
@@ -66,12 +66,15 @@ export function inventorySetCommand(factory: Factory): Command {
   return new Command("set")
     .description("set the stock quantity of one pet (PATCH /inventory/{petId})")
     .argument("<petId>", "the pet, a whole number from 1 to 9223372036854775807")
-    .argument("<quantity>", "the new stock count, a whole number from 0 to 2147483647")
+    .argument(
+      "<quantity>",
+      `the new stock count, a whole number from ${MIN_QUANTITY} to ${MAX_QUANTITY}`,
+    )
     .addOption(
       new Option(
         "--if-quantity <n>",
         "change it only if it still holds n (If-Match); exit 8 if it does not",
-      ).argParser(wholeNumberOption("a quantity", 0, MAX_QUANTITY)),
+      ).argParser(wholeNumberOption("a quantity", MIN_QUANTITY, MAX_QUANTITY)),
     )
     .addOption(new Option("--reason <text>", REASON_OPTION_HELP).argParser(reasonOption))
     .option("--json", "print the updated entry as a JSON object")

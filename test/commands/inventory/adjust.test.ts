@@ -4,7 +4,8 @@
  */
 import type { MockAgent } from "undici";
 import { describe, expect, it } from "vitest";
-import { adjustBackoff } from "../../../src/commands/inventory/adjust.js";
+import { backoffPause } from "../../../src/api/backoff.js";
+import { ADJUST_BACKOFF } from "../../../src/commands/inventory/adjust.js";
 import { callsOf, fakeKey, json, mockAgent, ORIGIN, runFake } from "../fake-deps.js";
 
 const ROUTE = { path: "/v1/inventory/42" } as const;
@@ -111,7 +112,7 @@ describe("inventory adjust", () => {
       { body: '{"quantity":4}', ifMatch: '"5"', key: fakeKey(1) },
       { body: '{"quantity":2}', ifMatch: '"3"', key: fakeKey(2) },
     ]);
-    expect(result.sleeps).toEqual([adjustBackoff(1, () => 0.5)]);
+    expect(result.sleeps).toEqual([backoffPause(ADJUST_BACKOFF, 1, () => 0.5)]);
   });
 
   it("resends the same key when a write is retried after a 503 (one change, one key)", async () => {
@@ -146,7 +147,10 @@ describe("inventory adjust", () => {
         "hint: others are changing it right now: run the command again, or raise --attempts\n",
     });
     expect(patches(agent).map((patch) => patch.key)).toEqual([fakeKey(1), fakeKey(2), fakeKey(3)]);
-    expect(result.sleeps).toEqual([adjustBackoff(1, () => 0.5), adjustBackoff(2, () => 0.5)]);
+    expect(result.sleeps).toEqual([
+      backoffPause(ADJUST_BACKOFF, 1, () => 0.5),
+      backoffPause(ADJUST_BACKOFF, 2, () => 0.5),
+    ]);
   });
 
   it("tries 10 rounds by default", async () => {
@@ -260,12 +264,14 @@ describe("inventory adjust", () => {
   });
 });
 
-describe("adjustBackoff", () => {
+describe("ADJUST_BACKOFF", () => {
   it("doubles from 25 ms up to 1 s, half of it random", () => {
-    expect([1, 2, 3, 6, 7, 10].map((round) => adjustBackoff(round, () => 0))).toEqual([
+    const pause = (round: number, random: () => number) =>
+      backoffPause(ADJUST_BACKOFF, round, random);
+    expect([1, 2, 3, 6, 7, 10].map((round) => pause(round, () => 0))).toEqual([
       13, 25, 50, 400, 500, 500,
     ]);
-    expect([1, 2, 7, 10].map((round) => adjustBackoff(round, () => 0.999999))).toEqual([
+    expect([1, 2, 7, 10].map((round) => pause(round, () => 0.999999))).toEqual([
       25, 50, 1000, 1000,
     ]);
   });

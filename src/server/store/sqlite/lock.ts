@@ -5,12 +5,14 @@
  * at once with SQLITE_BUSY, and the store tries again after a short asynchronous pause.
  */
 import Database from "better-sqlite3";
+import { backoffPause, type BackoffSteps } from "../../../api/backoff.js";
 import { StoreBusyError } from "../store-busy-error.js";
 
-/** The pause after the first failed attempt; each retry doubles it up to RETRY_MAX_MS. */
-const RETRY_BASE_MS = 2;
-/** The longest pause between attempts: a released lock is noticed within this long. */
-const RETRY_MAX_MS = 50;
+/**
+ * 2 ms after the first failed attempt, doubling up to 50 ms: a released lock is noticed within
+ * 50 ms.
+ */
+const LOCK_RETRY: BackoffSteps = { baseMs: 2, maxMs: 50 };
 
 /** Whether `error` says another connection holds a lock SQLite needs (any SQLITE_BUSY_*). */
 export function isBusy(error: unknown): boolean {
@@ -20,13 +22,9 @@ export function isBusy(error: unknown): boolean {
   );
 }
 
-/**
- * The pause before retry number `retry` (0-based): exponential with "equal jitter", so two
- * servers waiting for the same lock do not try in lockstep.
- */
-export function retryPause(retry: number, random: () => number = Math.random): number {
-  const step = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** retry);
-  return step / 2 + (random() * step) / 2;
+/** The pause before retry number `retry` (0-based), jittered so two servers do not try in lockstep. */
+export function retryPause(retry: number): number {
+  return backoffPause(LOCK_RETRY, retry + 1, Math.random);
 }
 
 /** Resolves after `ms` milliseconds. */
