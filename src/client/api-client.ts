@@ -1,6 +1,6 @@
 /**
  * The HTTP API client: typed calls of the spec's operations over the transport (one
- * undici dispatcher, a deadline per attempt, retries, lossless parsing, typed errors).
+ * keep-alive HTTP client, a deadline per attempt, retries, lossless parsing, typed errors).
  */
 import { CHANGE_REASON_HEADER, encodeChangeReason } from "../api/change-reason.js";
 import type { InventoryChange, InventoryItem, Order, Pet } from "../api/types.js";

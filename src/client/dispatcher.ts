@@ -1,9 +1,12 @@
-/** The one keep-alive HTTP dispatcher of a CLI run, honouring the proxy variables. */
-import type { Dispatcher } from "undici";
+/**
+ * undici, for calls through a proxy: the keep-alive dispatcher honouring the proxy variables,
+ * and the exchange that sends through it (or through a dispatcher a test injects).
+ */
+import { EnvHttpProxyAgent, Pool, request, type Dispatcher } from "undici";
 import { UsageError } from "../errors.js";
 import { proxySettings } from "./proxy.js";
 import type { Env } from "./target.js";
-import { EnvHttpProxyAgent, Pool } from "./undici-parts.js";
+import type { Exchange } from "./transport.js";
 
 /**
  * Builds an EnvHttpProxyAgent from the given environment (HTTPS_PROXY, HTTP_PROXY,
@@ -11,16 +14,9 @@ import { EnvHttpProxyAgent, Pool } from "./undici-parts.js";
  * `timeoutMs` bounds connecting, to the server or to the proxy, and the proxy's answer to
  * CONNECT: undici applies neither the request's signal nor its timeouts to the tunnel
  * (nodejs/undici#3944), so a proxy that accepts and never answers would hang forever.
- *
- * Without a proxy, only the parts of undici a direct call needs are loaded (undici-parts.ts).
- * A proxy tunnel is opened with `Dispatcher#connect`, a method undici's index adds to every
- * dispatcher (the same classes), so with a proxy variable set the index is loaded too.
  */
-export async function createDispatcher(env: Env, timeoutMs: number): Promise<Dispatcher> {
-  keepWebAssemblyOnLiftoff();
+export function createDispatcher(env: Env, timeoutMs: number): Dispatcher {
   const settings = proxySettings(env);
-  const viaProxy = settings.httpProxy.url !== "" || settings.httpsProxy.url !== "";
-  if (viaProxy) await import("undici");
   try {
     return new EnvHttpProxyAgent({
       // Empty, not undefined, when unset: undici would otherwise read process.env itself.
@@ -44,16 +40,22 @@ export async function createDispatcher(env: Env, timeoutMs: number): Promise<Dis
   }
 }
 
-/**
- * undici parses HTTP with llhttp compiled to WebAssembly. V8 11 (Node 20) recompiles its hot
- * functions with TurboFan on background threads, and the process waits for those compiles
- * before it exits: every call ended ~100-300 ms after its output was written, more than the rest
- * of the call. V8's baseline code (Liftoff) parses a CLI's responses well enough. Later V8s do
- * not make the exit wait, and there the flag would only cost (it invalidates the compile cache).
- * It must be set before the first connection compiles llhttp.
- */
-function keepWebAssemblyOnLiftoff(): void {
-  if (Number(process.versions.v8.split(".")[0]) < 12) {
-    process.getBuiltinModule("node:v8").setFlagsFromString("--liftoff-only");
-  }
+/** Sends each request through `dispatcher`, bounding each phase by the attempt's time-out too. */
+export function undiciExchange(dispatcher: Dispatcher): Exchange {
+  return async (url, { method, headers, body, signal, timeoutMs }) => {
+    const response = await request(url, {
+      method,
+      headers,
+      body: body ?? null,
+      dispatcher,
+      signal,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    return {
+      status: response.statusCode,
+      headers: response.headers,
+      text: await response.body.text(),
+    };
+  };
 }

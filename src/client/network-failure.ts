@@ -1,4 +1,4 @@
-/** Turns what undici throws below HTTP into a short, actionable description. */
+/** Turns what the HTTP client (node:http, or undici through a proxy) throws below HTTP into words. */
 import type { NetworkFailure } from "../errors.js";
 import { reasonPhrase } from "./reason-phrase.js";
 

@@ -3,7 +3,6 @@
  * retries, and the answer turned into a decoded value or a typed error. It never prints:
  * it reports through the `trace` and `onDeprecation` callbacks.
  */
-import type { Dispatcher } from "undici";
 import type { OperationId } from "../api/operations.js";
 import type { InventoryUpdate } from "../api/types.js";
 import {
@@ -19,7 +18,6 @@ import { reasonPhrase } from "./reason-phrase.js";
 import { FailedAttempt, parseRetryAfter, RETRYABLE_STATUSES, withRetries } from "./retry.js";
 import type { RetryPolicy } from "./retry.js";
 import { describeTarget, type Target } from "./target.js";
-import { request } from "./undici-parts.js";
 
 /** What the --verbose trace is told. Header values are already redacted. */
 export type TraceEvent =
@@ -78,10 +76,36 @@ export interface Call<T> {
   decode: (body: unknown, response: ResponseInfo) => T;
 }
 
+/** One request as the transport sends it: headers complete, body serialized. */
+export interface ExchangeRequest {
+  method: string;
+  /** Lower-case names, authorization included. */
+  headers: Readonly<Record<string, string>>;
+  body: string | undefined;
+  /** Aborts the request when the attempt's deadline passes. */
+  signal: AbortSignal;
+  /** The attempt's time-out, for clients that also bound each phase. */
+  timeoutMs: number;
+}
+
+/** A whole answer: status, headers (names in lower case) and body. */
+export interface ExchangeAnswer {
+  status: number;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  text: string;
+}
+
+/**
+ * What the transport needs of an HTTP client: send one request, read its whole answer, reject
+ * with the client's error when there is none (http-exchange.ts, or undici in dispatcher.ts).
+ */
+export type Exchange = (url: string, request: ExchangeRequest) => Promise<ExchangeAnswer>;
+
 export interface TransportOptions {
   /** The server and key; errors carry the target without the key. */
   target: Target;
-  dispatcher: Dispatcher;
+  /** How requests are sent (connections.ts picks it). */
+  exchange: Exchange;
   /** The proxy requests to the target go through, for error messages; undefined when direct. */
   proxy?: ProxyContext | undefined;
   /** Time allowed for one attempt, from connecting (through a proxy too) to the last byte. */
@@ -135,7 +159,7 @@ function callHeaders(call: Call<unknown>): Record<string, string> {
 /**
  * Settles as `exchange` does, or rejects with the signal's reason as soon as it aborts:
  * undici does not abort every phase on the signal (not a proxy tunnel, nodejs/undici#3944),
- * and an attempt must end at its deadline whatever phase it is in.
+ * and an attempt must end at its deadline whatever phase it is in, whatever the client.
  */
 function untilAborted<T>(exchange: Promise<T>, signal: AbortSignal): Promise<T> {
   // What the exchange does after the deadline is of no interest; it must not go unhandled.
@@ -162,7 +186,7 @@ function untilAborted<T>(exchange: Promise<T>, signal: AbortSignal): Promise<T> 
 
 /** Builds the transport for one target. */
 export function createTransport(options: TransportOptions): Transport {
-  const { target, dispatcher, proxy, timeoutMs, trace, onDeprecation } = options;
+  const { target, exchange, proxy, timeoutMs, trace, onDeprecation } = options;
   const { baseUrl, apiKey } = target;
   const errorTarget = describeTarget(target);
   // Should a server ever echo the key back, the trace still never shows it. The key is
@@ -196,23 +220,18 @@ export function createTransport(options: TransportOptions): Transport {
     let responseHeaders: Record<string, string>;
     let text: string;
     try {
-      const exchange = (async () => {
-        const response = await request(url, {
+      const answer = await untilAborted(
+        exchange(url, {
           method: call.method,
           headers: { ...headers, authorization: `Bearer ${apiKey}` },
-          body: body ?? null,
-          dispatcher,
+          body,
           signal,
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-        });
-        return {
-          status: response.statusCode,
-          headers: flatHeaders(response.headers),
-          text: await response.body.text(),
-        };
-      })();
-      ({ status, headers: responseHeaders, text } = await untilAborted(exchange, signal));
+          timeoutMs,
+        }),
+        signal,
+      );
+      ({ status, text } = answer);
+      responseHeaders = flatHeaders(answer.headers);
     } catch (error) {
       const failure = describeNetworkFailure(error, signal.aborted, timeoutMs);
       trace?.({

@@ -18,7 +18,7 @@ export interface Deps {
   env: Env;
   /** Reads a text file (PETSTORE_API_KEY_FILE, the counts file of `inventory apply`). */
   readFile: (path: string) => Promise<string>;
-  /** HTTP dispatcher; when absent, the run creates one EnvHttpProxyAgent and closes it after. */
+  /** undici dispatcher to send through; when absent, the run opens its own (connections.ts). */
   dispatcher?: Dispatcher | undefined;
   /** Waits between retries. */
   sleep: (ms: number) => Promise<void>;

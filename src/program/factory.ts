@@ -2,8 +2,9 @@
  * The one place that turns injected dependencies and global options into what commands use:
  * the IO streams object and, on demand, the API client for the selected target.
  */
-import type { Dispatcher } from "undici";
 import type { ApiClient, DeprecationNotice } from "../client/api-client.js";
+import type { HttpExchange } from "../client/http-exchange.js";
+import type { Exchange } from "../client/transport.js";
 import { resolveTarget } from "../client/target.js";
 import { createIoStreams, type IoStreams } from "../output/io-streams.js";
 import { formatDeprecationWarning } from "../output/messages.js";
@@ -48,7 +49,7 @@ async function readStream(stream: NodeJS.ReadableStream | undefined): Promise<st
 /** Builds command contexts for one run and cleans up after it. */
 export class Factory {
   readonly deps: Deps;
-  #ownDispatcher: Dispatcher | undefined;
+  #ownConnections: HttpExchange | undefined;
   #warnedDeprecation = false;
 
   constructor(deps: Deps) {
@@ -83,16 +84,16 @@ export class Factory {
 
   async #apiClient(globals: GlobalOptions): Promise<ApiClient> {
     const target = await resolveTarget(globals, this.deps.env, this.deps.readFile);
-    // undici is loaded only by commands that talk HTTP, to keep `petstore --version` fast.
-    const [{ createApiClient }, { proxy, dispatcher }] = await Promise.all([
+    // The HTTP client is loaded only by commands that talk HTTP, to keep start-up cheap.
+    const [{ createApiClient }, { proxy, exchange }] = await Promise.all([
       import("../client/api-client.js"),
-      this.#dispatcher(globals.timeout, target.baseUrl),
+      this.#exchange(globals.timeout, target.baseUrl),
     ]);
     const stderr = this.deps.stderr;
     // The errors the client raises carry the target (never the key) for their hints.
     return createApiClient({
       target,
-      dispatcher,
+      exchange,
       proxy,
       timeoutMs: globals.timeout,
       retry: { retries: globals.retries, sleep: this.deps.sleep, random: this.deps.random },
@@ -106,21 +107,26 @@ export class Factory {
     });
   }
 
-  /** The dispatcher, and the proxy it sends `baseUrl` through (none for an injected one). */
-  async #dispatcher(
+  /**
+   * How requests are sent, and the proxy `baseUrl` goes through: through the injected
+   * dispatcher if there is one (no proxy then), else this run's own connections.
+   */
+  async #exchange(
     timeoutMs: number,
     baseUrl: string,
-  ): Promise<{ dispatcher: Dispatcher; proxy: ProxyContext | undefined }> {
-    if (this.deps.dispatcher !== undefined) {
-      return { dispatcher: this.deps.dispatcher, proxy: undefined };
+  ): Promise<{ exchange: Exchange; proxy: ProxyContext | undefined }> {
+    const injected = this.deps.dispatcher;
+    if (injected !== undefined) {
+      const { undiciExchange } = await import("../client/dispatcher.js");
+      return { exchange: undiciExchange(injected), proxy: undefined };
     }
-    const [{ createDispatcher }, { proxyFor, proxySettings }] = await Promise.all([
-      import("../client/dispatcher.js"),
+    const [{ openConnections }, { proxyFor, proxySettings }] = await Promise.all([
+      import("../client/connections.js"),
       import("../client/proxy.js"),
     ]);
-    this.#ownDispatcher ??= await createDispatcher(this.deps.env, timeoutMs);
+    this.#ownConnections ??= await openConnections(this.deps.env, timeoutMs);
     return {
-      dispatcher: this.#ownDispatcher,
+      exchange: this.#ownConnections.exchange,
       proxy: proxyFor(proxySettings(this.deps.env), baseUrl),
     };
   }
@@ -131,10 +137,10 @@ export class Factory {
     this.deps.stderr.write(formatDeprecationWarning(notice));
   }
 
-  /** Closes what this run opened (the dispatcher it created, not an injected one). */
+  /** Closes what this run opened (its own connections, not an injected dispatcher). */
   async close(): Promise<void> {
-    const dispatcher = this.#ownDispatcher;
-    this.#ownDispatcher = undefined;
-    await dispatcher?.close();
+    const connections = this.#ownConnections;
+    this.#ownConnections = undefined;
+    await connections?.close();
   }
 }

@@ -1,6 +1,7 @@
 import { MockAgent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
 import { decodeInventoryItem, ShapeError } from "../../src/client/decode.js";
+import { undiciExchange } from "../../src/client/dispatcher.js";
 import { createTransport, type TransportOptions } from "../../src/client/transport.js";
 import { ApiError, MalformedResponseError, NetworkError } from "../../src/errors.js";
 
@@ -27,7 +28,7 @@ function transport(more: Partial<TransportOptions> = {}) {
   agent.disableNetConnect();
   return createTransport({
     target,
-    dispatcher: agent,
+    exchange: undiciExchange(agent),
     timeoutMs: 1000,
     retry: { retries: 2, sleep: () => Promise.resolve(), random: () => 0.5 },
     now: () => 0,
