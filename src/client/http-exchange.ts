@@ -61,7 +61,11 @@ export function createHttpExchange(): HttpExchange {
   const exchange: Exchange = (url, { method, headers, body, signal }) => {
     const target = new URL(url);
     const { request, agent } = client(target.protocol);
-    const length = body === undefined ? {} : { "content-length": String(Buffer.byteLength(body)) };
+    // Bytes, never a string: node:http writes headers sent together with a string body in
+    // that body's encoding (UTF-8), which would mangle a header carrying bytes as ISO-8859-1
+    // characters (X-Change-Reason: change-reason.ts).
+    const bytes = body === undefined ? undefined : Buffer.from(body, "utf8");
+    const length = bytes === undefined ? {} : { "content-length": String(bytes.length) };
     return new Promise((resolve, reject) => {
       const outgoing = request(
         target,
@@ -71,7 +75,7 @@ export function createHttpExchange(): HttpExchange {
         },
       );
       outgoing.on("error", reject);
-      outgoing.end(body);
+      outgoing.end(bytes);
     });
   };
 

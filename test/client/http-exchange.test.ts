@@ -5,6 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
+import { encodeChangeReason } from "../../src/api/change-reason.js";
 import { decodeInventoryItem } from "../../src/client/decode.js";
 import { createHttpExchange, type HttpExchange } from "../../src/client/http-exchange.js";
 import { createTransport } from "../../src/client/transport.js";
@@ -88,6 +89,27 @@ describe("http exchange", () => {
       headers: { etag: '"7"' },
       text: '{"petId":42,"quantity":7,"status":"available"}',
     });
+  });
+
+  it("sends a header of bytes (ISO-8859-1 characters) byte for byte beside a UTF-8 body", async () => {
+    let received: Buffer | undefined;
+    let body: string | undefined;
+    const origin = await serve((request, text, response) => {
+      received = Buffer.from(String(request.headers["x-change-reason"]), "latin1");
+      body = text;
+      response.end();
+    });
+    connections = createHttpExchange();
+    const reason = "Inventur März 🐈";
+    await connections.exchange(`${origin}/v1/inventory/42`, {
+      method: "PATCH",
+      headers: { "x-change-reason": encodeChangeReason(reason) },
+      body: '{"note":"ü"}',
+      signal: AbortSignal.timeout(1000),
+      timeoutMs: 1000,
+    });
+    expect(received).toEqual(Buffer.from(reason, "utf8"));
+    expect(body).toBe('{"note":"ü"}');
   });
 
   it("retries a 503 and returns the 200 that follows", async () => {
