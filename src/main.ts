@@ -4,6 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { exitCodeForSignal, INTERRUPT_SIGNALS } from "./errors.js";
 import { Interrupts } from "./program/interrupts.js";
 import { run } from "./program/run.js";
+import { timeOrderedUuid } from "./client/idempotency-key.js";
 
 // A reader that stops early (`petstore inventory list | head -1`) is not an error.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
@@ -34,9 +35,7 @@ process.exitCode = await run(process.argv.slice(2), {
   readFile: (path) => readFile(path, "utf8"),
   sleep: (ms) => sleep(ms),
   random: Math.random,
-  // The global, not an import of node:crypto: its ESM facade reads every export, which loads
-  // Web Crypto on every run, also for commands that never make an Idempotency-Key.
-  randomUUID: () => crypto.randomUUID(),
+  newIdempotencyKey: () => timeOrderedUuid(),
   now: Date.now,
   interrupts,
 });

@@ -24,8 +24,8 @@ export interface Deps {
   sleep: (ms: number) => Promise<void>;
   /** Jitter source, in [0, 1). */
   random: () => number;
-  /** A new random UUID: the Idempotency-Key of one intended change (crypto.randomUUID). */
-  randomUUID: () => string;
+  /** A new Idempotency-Key for one intended change (a time-ordered UUID: idempotency-key.ts). */
+  newIdempotencyKey: () => string;
   /** Clock in milliseconds since the epoch (Retry-After dates, trace timings). */
   now: () => number;
   /** SIGINT/SIGTERM, for commands that stop cleanly on one; absent means none ever comes. */

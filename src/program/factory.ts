@@ -98,7 +98,7 @@ export class Factory {
       timeoutMs: globals.timeout,
       retry: { retries: globals.retries, sleep: this.deps.sleep, random: this.deps.random },
       now: this.deps.now,
-      idempotencyKey: this.deps.randomUUID,
+      idempotencyKey: this.deps.newIdempotencyKey,
       userAgent: USER_AGENT,
       trace: globals.verbose ? (event) => stderr.write(formatTraceEvent(event)) : undefined,
       onDeprecation: (notice) => {

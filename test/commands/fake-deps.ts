@@ -102,7 +102,7 @@ export async function runFake(
       return Promise.resolve();
     },
     random: () => 0.5,
-    randomUUID: () => fakeKey(++uuids),
+    newIdempotencyKey: () => fakeKey(++uuids),
     now: () => options.now ?? Date.parse("2025-06-01T12:00:00Z"),
     interrupts: options.interrupts,
   };

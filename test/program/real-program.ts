@@ -22,7 +22,7 @@ export function realProgram(): Command {
     readFile: () => Promise.reject(new Error("no files in this test")),
     sleep: () => Promise.resolve(),
     random: () => 0.5,
-    randomUUID: () => "00000000-0000-4000-8000-000000000000",
+    newIdempotencyKey: () => "00000000-0000-4000-8000-000000000000",
     now: () => 0,
   };
   return createProgram(new Factory(deps));

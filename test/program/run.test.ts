@@ -290,7 +290,7 @@ describe("unexpected failures", () => {
         dispatcher: agent,
         sleep: () => Promise.resolve(),
         random: () => 0,
-        randomUUID: () => "00000000-0000-4000-8000-000000000000",
+        newIdempotencyKey: () => "00000000-0000-4000-8000-000000000000",
         now: () => 0,
       },
     };
