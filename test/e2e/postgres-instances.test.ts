@@ -85,8 +85,9 @@ it("goes on writing at its usual latency while the other instance is stopped, wh
   } finally {
     b.process.kill("SIGCONT");
   }
-  // Usually 2-7 ms each; a write that waited for the other instance would take a second.
-  expect(Math.max(...took)).toBeLessThan(300);
+  // Usually 2-7 ms each; a write that waited for the stopped instance (as one did while it
+  // held a cache lease) took a second. The margin is for a loaded CI machine.
+  expect(Math.max(...took)).toBeLessThan(600);
   expect((await inventory(b.url)).find((item) => item.petId === 1)?.quantity).toBe(4261);
 }, 30_000);
 
