@@ -17,6 +17,18 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 export const DEFAULT_LOCK_TIMEOUT_MS = 5_000;
 
 /**
+ * Refuses a database whose schema version is newer than the `supported` one this code knows
+ * (a newer petstore migrated it): both engines' migrate() call it before migrating.
+ */
+export function refuseNewerSchema(current: number, supported: number): void {
+  if (current > supported) {
+    throw new Error(
+      `database schema version ${current} is newer than this petstore supports (${supported})`,
+    );
+  }
+}
+
+/**
  * The quantity a store may write: the one check the routes' schema applies too. A store
  * refuses anything else before it joins a group commit, so it fails that update alone.
  */

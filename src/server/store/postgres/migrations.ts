@@ -4,6 +4,7 @@
  * `petstore_schema` records the version. Never edit a migration that has shipped: append one.
  */
 import type pg from "pg";
+import { refuseNewerSchema } from "../store.js";
 import { isUnreachable } from "./connection.js";
 
 /** The key of the advisory lock that serializes migrations of instances started together. */
@@ -107,11 +108,7 @@ export async function migrate(pool: pg.Pool): Promise<void> {
     const rows = (await client.query<{ version: number }>("SELECT version FROM petstore_schema"))
       .rows;
     const current = rows[0]?.version ?? 0;
-    if (current > POSTGRES_MIGRATIONS.length) {
-      throw new Error(
-        `database schema version ${current} is newer than this petstore supports (${POSTGRES_MIGRATIONS.length})`,
-      );
-    }
+    refuseNewerSchema(current, POSTGRES_MIGRATIONS.length);
     if (rows.length === 0) await client.query("INSERT INTO petstore_schema (version) VALUES (0)");
     for (let version = current; version < POSTGRES_MIGRATIONS.length; version++) {
       await client.query(POSTGRES_MIGRATIONS[version] ?? "");

@@ -4,6 +4,7 @@
  * Never edit a migration that has shipped: append a new one.
  */
 import type Database from "better-sqlite3";
+import { refuseNewerSchema } from "../store.js";
 
 export const MIGRATIONS: readonly string[] = [
   `
@@ -106,11 +107,7 @@ export const MIGRATIONS: readonly string[] = [
  */
 export function migrate(db: Database.Database, pragma: (source: string) => unknown): void {
   const current = Number(pragma("user_version"));
-  if (current > MIGRATIONS.length) {
-    throw new Error(
-      `database schema version ${current} is newer than this petstore supports (${MIGRATIONS.length})`,
-    );
-  }
+  refuseNewerSchema(current, MIGRATIONS.length);
   for (let version = current; version < MIGRATIONS.length; version++) {
     db.transaction(() => {
       db.exec(MIGRATIONS[version] ?? "");
