@@ -10,6 +10,8 @@ export const ERROR_CODES = {
   preconditionFailed: "precondition_failed",
   /** 422: an `Idempotency-Key` already used for a different request. */
   idempotencyKeyReused: "idempotency_key_reused",
+  /** 409: an atomic batch in which a change failed; nothing was written. */
+  batchRejected: "batch_rejected",
   /** 400: a history request's `limit` is not a whole number from 1 to 1000. */
   invalidLimit: "invalid_limit",
   malformedRequest: "malformed_request",

@@ -79,3 +79,18 @@ export function readQuantity(
 export function isValidQuantity(quantity: number): boolean {
   return Number.isInteger(quantity) && quantity >= MIN_QUANTITY && quantity <= MAX_QUANTITY;
 }
+
+/** `POST /inventory/batch`: at most this many changes in one request. */
+export const MAX_BATCH_CHANGES = 10_000;
+
+/** `POST /inventory/batch`: the largest body, in bytes (the other routes keep 16 KiB). */
+export const BATCH_BODY_LIMIT = 2 * 1024 * 1024;
+
+/** A batch change's `ref`: 1 to 128 visible ASCII characters (%x21-7E). */
+export const MAX_REF_LENGTH = 128;
+const REF = /^[\x21-\x7e]{1,128}$/;
+
+/** Whether `ref` is a business reference the server keeps. */
+export function isValidRef(ref: string): boolean {
+  return REF.test(ref);
+}

@@ -70,3 +70,67 @@ export interface Order {
   status: OrderStatus;
   complete: boolean;
 }
+
+/**
+ * One change of `POST /inventory/batch`: a set (`quantity`) or a relative change (`delta`, a
+ * non-zero integer), applied only when the entry holds `ifQuantity` (when given), and kept
+ * with its business reference `ref` (when given): a `(petId, ref)` applies once, ever.
+ */
+export type BatchChange = { petId: bigint; ifQuantity?: number; ref?: string } & (
+  | { quantity: number; delta?: undefined }
+  | { delta: number; quantity?: undefined }
+);
+
+/** Body of `POST /inventory/batch`. */
+export interface BatchRequest {
+  /** All changes applied or none (409 `batch_rejected` when any fails). */
+  atomic: boolean;
+  /** Evaluated exactly as it would be applied; nothing written. */
+  dryRun: boolean;
+  changes: BatchChange[];
+}
+
+/** What became of one change of a batch. */
+export const BATCH_OUTCOMES = [
+  "changed",
+  "unchanged",
+  "duplicate",
+  "conflict",
+  "not_found",
+  "below_zero",
+  "too_large",
+] as const;
+export type BatchOutcome = (typeof BATCH_OUTCOMES)[number];
+
+/** The outcomes that count as failed (the others are `changed` or count as unchanged). */
+export const FAILED_BATCH_OUTCOMES: readonly BatchOutcome[] = [
+  "conflict",
+  "not_found",
+  "below_zero",
+  "too_large",
+];
+
+/** Whether an outcome is a failure: the change was not applied and it should have been. */
+export function isFailedOutcome(outcome: BatchOutcome): boolean {
+  return FAILED_BATCH_OUTCOMES.includes(outcome);
+}
+
+/**
+ * One change's result, in request order: the entry's quantity before the change and after it
+ * (now, when it was not applied) and the pet's status; all three null for `not_found`.
+ */
+export interface BatchChangeResult {
+  petId: bigint;
+  outcome: BatchOutcome;
+  previous: number | null;
+  quantity: number | null;
+  status: PetStatus | null;
+}
+
+/** The 200 answer of `POST /inventory/batch` (`duplicate` counts as unchanged). */
+export interface BatchResponse {
+  changed: number;
+  unchanged: number;
+  failed: number;
+  results: BatchChangeResult[];
+}

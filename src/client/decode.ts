@@ -3,6 +3,7 @@
  * exact (int64 ids become bigint), and a body of the wrong shape is reported by path.
  */
 import { isLosslessNumber, parse } from "lossless-json";
+import { parseExactJson } from "../api/exact-json.js";
 import { MAX_PET_ID } from "../api/limits.js";
 import {
   ORDER_STATUSES,
@@ -26,25 +27,10 @@ export class ShapeError extends Error {
   }
 }
 
-/**
- * Could the text hold a number that JSON.parse would not keep exact, or whose form (a
- * fraction or exponent) it would hide? Any run of 16 digits (above 2^53 is possible) or a
- * digit next to ".", "e" or "E" says maybe; text inside strings can only cause a false
- * "maybe", which costs the slower parser, never exactness.
- */
-const MAYBE_INEXACT_NUMBER = /[0-9]{16}|[0-9][.eE]|[.eE][+-]?[0-9]/;
-
-/**
- * Parses JSON keeping every number exact: as a LosslessNumber, or as a plain number when the
- * text holds only integers of at most 15 digits. Throws ShapeError on bad JSON.
- */
+/** Parses JSON keeping every number exact (api/exact-json.ts); throws ShapeError on bad JSON. */
 export function parseJson(text: string): unknown {
   try {
-    if (MAYBE_INEXACT_NUMBER.test(text)) return parse(text);
-    // Every number is an integer of at most 15 digits: the native parser keeps it exact and
-    // is many times faster than lossless-json on a large inventory (and than a reviver
-    // wrapping each number).
-    return JSON.parse(text);
+    return parseExactJson(text);
   } catch {
     throw new ShapeError("", "valid JSON");
   }

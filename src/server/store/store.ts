@@ -1,6 +1,12 @@
 /** The storage behind the routes: an interface, so a second store is a new file, not a change to routes. */
 import { MAX_QUANTITY, isValidQuantity } from "../../api/limits.js";
-import type { InventoryItem, Order, Pet } from "../../api/types.js";
+import type {
+  BatchChange,
+  BatchChangeResult,
+  InventoryItem,
+  Order,
+  Pet,
+} from "../../api/types.js";
 
 /** A pet as loaded from a seed file or the demo set, with its stock count. */
 export interface SeedPet extends Pet {
@@ -64,7 +70,7 @@ export interface StoredResponse {
  * An `Idempotency-Key` claim on a write. The store keeps `(owner, key)` with the fingerprint
  * and the rendered answer, in the same transaction as the write, for IDEMPOTENCY_TTL_MS.
  */
-export interface IdempotencyClaim {
+export interface IdempotencyClaim<Outcome = WriteOutcome> {
   /** Whose key it is: a digest of the caller's API key (never the key itself). */
   owner: string;
   /** The `Idempotency-Key` header. */
@@ -74,7 +80,7 @@ export interface IdempotencyClaim {
   /** Wall-clock time of the request in Unix milliseconds; records older by the TTL have expired. */
   at: number;
   /** Renders the outcome as the answer kept for replays (called inside the transaction). */
-  render(outcome: WriteOutcome): StoredResponse;
+  render(outcome: Outcome): StoredResponse;
 }
 
 /**
@@ -108,6 +114,8 @@ export interface ChangeRecord extends ChangeAuthor {
   /** The quantity before; null when the change created the entry (a seed). */
   previous: number | null;
   quantity: number;
+  /** The business reference of a batch change; null for any other change. */
+  ref: string | null;
 }
 
 /** Optional parts of a write: a precondition, an idempotency claim, and who makes it. */
@@ -117,6 +125,42 @@ export interface UpdateOptions {
   /** Kept in the change's history record; without it, the record has the time alone. */
   author?: ChangeAuthor;
 }
+
+/** A batch of changes (`POST /inventory/batch`), checked (api/batch.ts). */
+export interface BatchWrite {
+  changes: readonly BatchChange[];
+  /** All changes are written or none: when one fails, nothing is written (`rejected`). */
+  atomic: boolean;
+  /** Evaluated exactly as it would be applied; nothing written, no idempotency record kept. */
+  dryRun: boolean;
+}
+
+/**
+ * What a batch came to: each change's result in request order; `rejected` when the batch
+ * was atomic and a change failed, so nothing of it was written.
+ */
+export interface BatchEvaluation {
+  kind: "evaluated";
+  results: BatchChangeResult[];
+  rejected: boolean;
+}
+
+/** Optional parts of a batch: an idempotency claim for the whole batch, and its author. */
+export interface BatchOptions {
+  idempotency?: IdempotencyClaim<BatchEvaluation>;
+  /** Kept in the history record of every change the batch applies. */
+  author?: ChangeAuthor;
+}
+
+/**
+ * What a batch came to, as updateQuantity's results: `evaluated` (written unless rejected or
+ * a dry run), or a replay, a reused key or `busy`, with nothing written.
+ */
+export type BatchResult =
+  | BatchEvaluation
+  | { kind: "replayed"; response: StoredResponse }
+  | { kind: "key_reused" }
+  | { kind: "busy" };
 
 /**
  * What a write of one entry came to. Expected outcomes are values, not exceptions, so a
@@ -161,6 +205,16 @@ export interface Store {
    * transaction; a replay, a reuse, a 404 or a 412 appends none.
    */
   updateQuantity(petId: bigint, quantity: number, options?: UpdateOptions): Promise<UpdateResult>;
+  /**
+   * Applies a batch of changes in one transaction, in order, each seeing the ones before it
+   * (and the writes before it in its group commit), by the same rules as updateQuantity. A
+   * change with a `ref` that an applied change of the same pet already carried (at any time)
+   * is `duplicate`. An applied change appends a history record carrying its `ref`; an
+   * `unchanged`, `duplicate` or failed one appends none. With `atomic`, a failed change
+   * leaves the whole batch unwritten (`rejected`); with `dryRun` nothing is written at all.
+   * `busy` as updateQuantity.
+   */
+  applyBatch(batch: BatchWrite, options?: BatchOptions): Promise<BatchResult>;
   /**
    * Deletes at most `limit` idempotency records created before `before` (Unix ms); resolves
    * how many it deleted, so a caller can purge in small batches.

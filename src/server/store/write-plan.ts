@@ -1,37 +1,50 @@
 /**
- * The write rules, once: what a group of writes comes to, decided from the entries and the
- * idempotency records a store read in the writes' transaction. Both stores call planWrites and
- * only read before it and write what it says after it, in the same transaction:
+ * The write rules, once: what a group of writes comes to, decided from the entries, the
+ * idempotency records and the business references a store read in the writes' transaction.
+ * Both stores call planWrites and only read before it and write what it says after it, in
+ * the same transaction:
  *
  * - writes are worked out in arrival order, each seeing the ones before it: two writes
- *   conditional on one quantity never both pass;
- * - a condition (If-Match) compares the entry's quantity; an unknown pet is `not_found`
- *   whatever the condition;
+ *   conditional on one quantity never both pass; a batch's changes likewise, in its order;
+ * - a PATCH and a batch's change are one rule (`decideChange`): an unknown pet is
+ *   `not_found` whatever else; a `ref` an applied change of the pet carried before is
+ *   `duplicate`; a condition (If-Match, `ifQuantity`) compares the entry's quantity; a delta
+ *   may not go below 0 or above MAX_QUANTITY; a set to the quantity held is `unchanged`
+ *   (a PATCH still records it, as it always has);
+ * - an atomic batch with a failed change, and any dry run, leave nothing in the plan but
+ *   their results;
  * - an Idempotency-Key with an unexpired record replays its answer (same request) or is
  *   refused (another request), writing nothing; a key without one, or with an expired one,
- *   is applied and its answer kept, so a second use in the same group replays it.
+ *   is applied and its answer kept (not for a dry run), so a second use in the same group
+ *   replays it.
  *
- * Pure: no I/O, no clock but the claims' own times. Batch changes (deltas, `ifQuantity`,
- * refs, atomic, dry run) are meant to be new cases of `decide` and new fields of the state
- * read, not a second path.
+ * Pure: no I/O, no clock but the claims' own times.
  */
-import type { InventoryItem } from "../../api/types.js";
+import { MAX_QUANTITY } from "../../api/limits.js";
+import { isFailedOutcome, type BatchChangeResult, type InventoryItem } from "../../api/types.js";
 import {
   IDEMPOTENCY_TTL_MS,
   authorOf,
+  type BatchEvaluation,
+  type BatchOptions,
+  type BatchResult,
+  type BatchWrite,
   type ChangeAuthor,
+  type IdempotencyClaim,
   type StoredResponse,
+  type UpdateCondition,
   type UpdateOptions,
   type UpdateResult,
   type WriteOutcome,
 } from "./store.js";
 
-/** One write, as the caller asked for it. */
-export interface PlannedWrite {
-  petId: bigint;
-  quantity: number;
-  options: UpdateOptions;
-}
+/** One write, as the caller asked for it: a PATCH of one entry, or a batch. */
+export type PlannedWrite =
+  | { kind: "update"; petId: bigint; quantity: number; options: UpdateOptions }
+  | { kind: "batch"; batch: BatchWrite; options: BatchOptions };
+
+/** What a write came to: an UpdateResult for an update, a BatchResult for a batch. */
+export type PlannedResult = UpdateResult | BatchResult;
 
 /**
  * What the database holds for a key a write claims: `absent`, no record; `recorded`, its
@@ -47,6 +60,8 @@ export interface WriteState {
   entries: ReadonlyMap<bigint, InventoryItem>;
   /** The record of every key the writes claim, by keyId. */
   keys: ReadonlyMap<string, KeyRecord>;
+  /** Of the `(petId, ref)` pairs the writes carry (refId), those a history record holds. */
+  refs: ReadonlySet<string>;
 }
 
 /** An idempotency record to keep: a new one, or one replacing the key's expired record. */
@@ -65,11 +80,12 @@ export interface PlannedChange {
   previous: number;
   quantity: number;
   author: ChangeAuthor;
+  ref: string | null;
 }
 
 export interface WritePlan {
   /** Each write's result, in the writes' order. */
-  results: UpdateResult[];
+  results: PlannedResult[];
   /** Every change, in the writes' order: one history record each. */
   changes: PlannedChange[];
   /** The final quantity of every entry the plan writes, in the order first written. */
@@ -83,47 +99,189 @@ export function keyId(owner: string, key: string): string {
   return `${owner}\0${key}`;
 }
 
+/** How a plan names a business reference of a pet (a ref holds no NUL). */
+export function refId(petId: bigint, ref: string): string {
+  return `${petId}\0${ref}`;
+}
+
 /** Whether a record made at `recordedAt` still answers for its key at `at` (both Unix ms). */
 export function isUnexpired(recordedAt: number, at: number): boolean {
   return recordedAt > at - IDEMPOTENCY_TTL_MS;
+}
+
+/** The claim of a write, whichever its kind. */
+export function claimOf(write: PlannedWrite): IdempotencyClaim<never> | undefined {
+  return write.options.idempotency;
+}
+
+/** Every pet the writes name, each once, in the order first named. */
+export function petIdsOf(writes: readonly PlannedWrite[]): bigint[] {
+  const ids = new Set<bigint>();
+  for (const write of writes) {
+    if (write.kind === "update") ids.add(write.petId);
+    else for (const change of write.batch.changes) ids.add(change.petId);
+  }
+  return [...ids];
+}
+
+/** Every `(petId, ref)` the writes carry, each once: what a store looks up for `refs`. */
+export function refsOf(writes: readonly PlannedWrite[]): { petId: bigint; ref: string }[] {
+  const seen = new Set<string>();
+  const refs: { petId: bigint; ref: string }[] = [];
+  for (const write of writes) {
+    if (write.kind !== "batch") continue;
+    for (const { petId, ref } of write.batch.changes) {
+      if (ref === undefined || seen.has(refId(petId, ref))) continue;
+      seen.add(refId(petId, ref));
+      refs.push({ petId, ref });
+    }
+  }
+  return refs;
+}
+
+/** How many entry changes a write asks for: what a group commit's size counts. */
+export function sizeOf(write: PlannedWrite): number {
+  return write.kind === "update" ? 1 : write.batch.changes.length;
+}
+
+/** One change of an entry as the rule sees it, from a PATCH or from a batch. */
+interface ChangeStep {
+  petId: bigint;
+  /** The new quantity (a set), or undefined for a relative change. */
+  quantity: number | undefined;
+  delta: number;
+  condition: UpdateCondition | undefined;
+  ref: string | undefined;
+  /** A set to the quantity held is a change too (a PATCH), not `unchanged`. */
+  recordUnchanged: boolean;
+}
+
+function conditionHolds(condition: UpdateCondition | undefined, quantity: number): boolean {
+  return condition?.kind !== "quantity_in" || condition.quantities.includes(quantity);
+}
+
+/** The changes of a write worked out together, to be kept or dropped as one. */
+interface Evaluation {
+  results: BatchChangeResult[];
+  /** The entries as the changes left them (only those they changed). */
+  written: Map<bigint, InventoryItem>;
+  changes: PlannedChange[];
+  refs: string[];
 }
 
 /** Plans `writes` in order on what the transaction read. */
 export function planWrites(writes: readonly PlannedWrite[], state: WriteState): WritePlan {
   const entries = new Map(state.entries);
   const keys = new Map(state.keys);
+  const refs = new Set(state.refs);
   const plan: WritePlan = { results: [], changes: [], quantities: new Map(), answers: [] };
 
-  /** The condition and the write itself: the entry as it stands after the writes before. */
-  const decide = (write: PlannedWrite): WriteOutcome => {
-    const entry = entries.get(write.petId);
-    if (!entry) return { kind: "not_found" };
-    const { condition } = write.options;
-    if (condition?.kind === "quantity_in" && !condition.quantities.includes(entry.quantity)) {
-      return { kind: "precondition_failed", current: entry };
+  /** The rule for one change, on the entries as the writes before (and `evaluation`) left them. */
+  const decideChange = (
+    step: ChangeStep,
+    evaluation: Evaluation,
+    author: ChangeAuthor,
+  ): BatchChangeResult => {
+    const entry = evaluation.written.get(step.petId) ?? entries.get(step.petId);
+    if (!entry) {
+      return {
+        petId: step.petId,
+        outcome: "not_found",
+        previous: null,
+        quantity: null,
+        status: null,
+      };
     }
-    const item = { ...entry, quantity: write.quantity };
-    entries.set(write.petId, item);
-    plan.quantities.set(write.petId, write.quantity);
-    plan.changes.push({
-      petId: write.petId,
+    const result = (outcome: BatchChangeResult["outcome"], quantity = entry.quantity) => ({
+      petId: step.petId,
+      outcome,
       previous: entry.quantity,
-      quantity: write.quantity,
-      author: authorOf(write.options),
+      quantity,
+      status: entry.status,
     });
-    return { kind: "updated", item };
+    const ref = step.ref === undefined ? undefined : refId(step.petId, step.ref);
+    if (ref !== undefined && (refs.has(ref) || evaluation.refs.includes(ref))) {
+      return result("duplicate");
+    }
+    if (!conditionHolds(step.condition, entry.quantity)) return result("conflict");
+    const quantity = step.quantity ?? entry.quantity + step.delta;
+    if (quantity < 0) return result("below_zero");
+    if (quantity > MAX_QUANTITY) return result("too_large");
+    if (quantity === entry.quantity && !step.recordUnchanged) return result("unchanged");
+    evaluation.written.set(step.petId, { ...entry, quantity });
+    evaluation.changes.push({
+      petId: step.petId,
+      previous: entry.quantity,
+      quantity,
+      author,
+      ref: step.ref ?? null,
+    });
+    if (ref !== undefined) evaluation.refs.push(ref);
+    return result("changed", quantity);
+  };
+
+  const evaluate = (steps: readonly ChangeStep[], author: ChangeAuthor): Evaluation => {
+    const evaluation: Evaluation = { results: [], written: new Map(), changes: [], refs: [] };
+    for (const step of steps) evaluation.results.push(decideChange(step, evaluation, author));
+    return evaluation;
+  };
+
+  const keep = (evaluation: Evaluation): void => {
+    for (const [petId, item] of evaluation.written) {
+      entries.set(petId, item);
+      plan.quantities.set(petId, item.quantity);
+    }
+    plan.changes.push(...evaluation.changes);
+    for (const ref of evaluation.refs) refs.add(ref);
+  };
+
+  const decideUpdate = (write: Extract<PlannedWrite, { kind: "update" }>): WriteOutcome => {
+    const step: ChangeStep = {
+      petId: write.petId,
+      quantity: write.quantity,
+      delta: 0,
+      condition: write.options.condition,
+      ref: undefined,
+      recordUnchanged: true,
+    };
+    const evaluation = evaluate([step], authorOf(write.options));
+    keep(evaluation);
+    const [result] = evaluation.results;
+    if (!result || result.outcome === "not_found") return { kind: "not_found" };
+    const item = evaluation.written.get(write.petId) ?? entries.get(write.petId);
+    if (!item) throw new Error("an existing entry was not found");
+    return result.outcome === "conflict"
+      ? { kind: "precondition_failed", current: item }
+      : { kind: "updated", item };
+  };
+
+  const decideBatch = (write: Extract<PlannedWrite, { kind: "batch" }>): BatchEvaluation => {
+    const { batch, options } = write;
+    const steps = batch.changes.map((change): ChangeStep => ({
+      petId: change.petId,
+      quantity: change.quantity,
+      delta: change.delta ?? 0,
+      condition:
+        change.ifQuantity === undefined
+          ? undefined
+          : { kind: "quantity_in", quantities: [change.ifQuantity] },
+      ref: change.ref,
+      recordUnchanged: false,
+    }));
+    const evaluation = evaluate(steps, options.author ?? authorOf({}));
+    const rejected =
+      batch.atomic && evaluation.results.some((result) => isFailedOutcome(result.outcome));
+    if (!rejected && !batch.dryRun) keep(evaluation);
+    return { kind: "evaluated", results: evaluation.results, rejected };
   };
 
   for (const write of writes) {
-    const claim = write.options.idempotency;
-    if (!claim) {
-      plan.results.push(decide(write));
-      continue;
+    const claim = claimOf(write);
+    const record = claim && keys.get(keyId(claim.owner, claim.key));
+    if (claim && record === undefined) {
+      throw new Error("the writes claim a key whose record was not read");
     }
-    const id = keyId(claim.owner, claim.key);
-    const record = keys.get(id);
-    if (record === undefined) throw new Error("the writes claim a key whose record was not read");
-    if (record.kind === "recorded" && isUnexpired(record.at, claim.at)) {
+    if (claim && record?.kind === "recorded" && isUnexpired(record.at, claim.at)) {
       plan.results.push(
         record.fingerprint === claim.fingerprint
           ? { kind: "replayed", response: record.response }
@@ -131,17 +289,47 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
       );
       continue;
     }
-    const outcome = decide(write);
-    const answer: KeptAnswer = {
-      owner: claim.owner,
-      key: claim.key,
-      fingerprint: claim.fingerprint,
-      at: claim.at,
-      response: claim.render(outcome),
-    };
-    keys.set(id, { kind: "recorded", ...answer });
-    plan.answers.push(answer);
-    plan.results.push(outcome);
+    let response: StoredResponse | undefined;
+    if (write.kind === "update") {
+      const outcome = decideUpdate(write);
+      response = write.options.idempotency?.render(outcome);
+      plan.results.push(outcome);
+    } else {
+      const outcome = decideBatch(write);
+      // A dry run keeps nothing, its answer included.
+      if (!write.batch.dryRun) response = write.options.idempotency?.render(outcome);
+      plan.results.push(outcome);
+    }
+    if (claim && response) {
+      const answer: KeptAnswer = {
+        owner: claim.owner,
+        key: claim.key,
+        fingerprint: claim.fingerprint,
+        at: claim.at,
+        response,
+      };
+      keys.set(keyId(claim.owner, claim.key), { kind: "recorded", ...answer });
+      plan.answers.push(answer);
+    }
   }
   return plan;
+}
+
+/** The result of an update from a group commit's results (a batch's would be a bug). */
+export function asUpdateResult(result: PlannedResult): UpdateResult {
+  if (result.kind === "evaluated") throw new Error("an update was given a batch's result");
+  return result;
+}
+
+/** The result of a batch from a group commit's results (an update's would be a bug). */
+export function asBatchResult(result: PlannedResult): BatchResult {
+  switch (result.kind) {
+    case "evaluated":
+    case "replayed":
+    case "key_reused":
+    case "busy":
+      return result;
+    default:
+      throw new Error("a batch was given an update's result");
+  }
 }

@@ -1,0 +1,154 @@
+/**
+ * `POST /inventory/batch`: the one reading of its body (the server's check; the CLI's own
+ * batches pass it by construction) and the one writing of it (the CLI sends it, tests build
+ * it). Written by hand rather than by the JSON schema: `petId` is an int64, which a schema
+ * validator sees only as a rounded number, and every refusal must name the change and the
+ * field (`changes[3].delta`) in words a person can act on. `batchRequestSchema` describes the
+ * same rules for the OpenAPI document; a test checks the two agree on examples.
+ */
+import { isLosslessNumber } from "lossless-json";
+import {
+  MAX_BATCH_CHANGES,
+  MAX_PET_ID,
+  MAX_QUANTITY,
+  MAX_REF_LENGTH,
+  isValidQuantity,
+  isValidRef,
+} from "./limits.js";
+import type { BatchChange, BatchRequest } from "./types.js";
+
+/** What reading a batch body gave: the request, or the first problem, naming where. */
+export type BatchReading = { ok: true; request: BatchRequest } | { ok: false; problem: string };
+
+const BATCH_FIELDS = new Set(["atomic", "dryRun", "changes"]);
+const CHANGE_FIELDS = new Set(["petId", "quantity", "delta", "ifQuantity", "ref"]);
+
+class Refusal extends Error {}
+
+function refuse(message: string): never {
+  throw new Refusal(message);
+}
+
+function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
+  return (
+    typeof value === "object" && value !== null && !Array.isArray(value) && !isLosslessNumber(value)
+  );
+}
+
+/**
+ * An integer as parsed by api/exact-json.ts: a plain number (an integer of at most 15 digits)
+ * or a LosslessNumber whose text is an integer; anything else (a fraction, an exponent, a
+ * string) is not one. Exact: the value as a bigint.
+ */
+function integerOf(value: unknown): bigint | undefined {
+  if (typeof value === "number") return Number.isSafeInteger(value) ? BigInt(value) : undefined;
+  if (isLosslessNumber(value) && /^-?(0|[1-9][0-9]*)$/.test(value.value)) {
+    return BigInt(value.value);
+  }
+  return undefined;
+}
+
+function quantityField(value: unknown, path: string): number {
+  const integer = integerOf(value);
+  if (integer === undefined || !isValidQuantity(Number(integer))) {
+    refuse(`${path} must be a whole number from 0 to ${MAX_QUANTITY}`);
+  }
+  return Number(integer);
+}
+
+function readChange(value: unknown, path: string): BatchChange {
+  if (!isObject(value)) refuse(`${path} must be an object`);
+  for (const field of Object.keys(value)) {
+    if (!CHANGE_FIELDS.has(field)) {
+      refuse(
+        `${path}.${field.slice(0, 40)} is not a field of a change (petId, quantity or delta, ifQuantity, ref)`,
+      );
+    }
+  }
+  const petId = integerOf(value.petId);
+  if (value.petId === undefined) refuse(`${path}.petId is required`);
+  if (petId === undefined || petId < 1n || petId > MAX_PET_ID) {
+    refuse(`${path}.petId must be a whole number from 1 to ${MAX_PET_ID}`);
+  }
+  const hasQuantity = value.quantity !== undefined;
+  const hasDelta = value.delta !== undefined;
+  if (hasQuantity === hasDelta) {
+    refuse(
+      `${path} must have either quantity (a set) or delta (a relative change), not ${hasQuantity ? "both" : "neither"}`,
+    );
+  }
+  let change: BatchChange;
+  if (hasQuantity) {
+    change = { petId, quantity: quantityField(value.quantity, `${path}.quantity`) };
+  } else {
+    const delta = integerOf(value.delta);
+    if (
+      delta === undefined ||
+      delta === 0n ||
+      delta > BigInt(MAX_QUANTITY) ||
+      delta < -BigInt(MAX_QUANTITY)
+    ) {
+      refuse(
+        `${path}.delta must be a non-zero whole number from -${MAX_QUANTITY} to ${MAX_QUANTITY}`,
+      );
+    }
+    change = { petId, delta: Number(delta) };
+  }
+  if (value.ifQuantity !== undefined) {
+    change.ifQuantity = quantityField(value.ifQuantity, `${path}.ifQuantity`);
+  }
+  if (value.ref !== undefined) {
+    if (typeof value.ref !== "string" || !isValidRef(value.ref)) {
+      refuse(`${path}.ref must be 1 to ${MAX_REF_LENGTH} visible ASCII characters (no spaces)`);
+    }
+    change.ref = value.ref;
+  }
+  return change;
+}
+
+function flag(value: unknown, name: string): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== "boolean") refuse(`${name} must be true or false`);
+  return value;
+}
+
+/** Checks a parsed batch body (api/exact-json.ts) against every rule of a batch. */
+export function readBatchRequest(value: unknown): BatchReading {
+  try {
+    if (!isObject(value)) refuse("the body must be an object with a changes array");
+    for (const field of Object.keys(value)) {
+      if (!BATCH_FIELDS.has(field)) {
+        refuse(`${field.slice(0, 40)} is not a field of a batch (atomic, dryRun, changes)`);
+      }
+    }
+    const atomic = flag(value.atomic, "atomic");
+    const dryRun = flag(value.dryRun, "dryRun");
+    const { changes } = value;
+    if (!Array.isArray(changes)) refuse("changes is required: an array of 1 to 10000 changes");
+    if (changes.length === 0 || changes.length > MAX_BATCH_CHANGES) {
+      refuse(`changes must hold 1 to ${MAX_BATCH_CHANGES} changes, got ${changes.length}`);
+    }
+    const request: BatchRequest = {
+      atomic,
+      dryRun,
+      changes: changes.map((change, index) => readChange(change, `changes[${index}]`)),
+    };
+    return { ok: true, request };
+  } catch (error) {
+    if (error instanceof Refusal) return { ok: false, problem: error.message };
+    throw error;
+  }
+}
+
+/** The body of a batch request as JSON, int64 `petId` exact. */
+export function serializeBatchRequest(request: BatchRequest): string {
+  const changes = request.changes.map((change) => {
+    let text = `{"petId":${change.petId}`;
+    text +=
+      change.delta === undefined ? `,"quantity":${change.quantity}` : `,"delta":${change.delta}`;
+    if (change.ifQuantity !== undefined) text += `,"ifQuantity":${change.ifQuantity}`;
+    if (change.ref !== undefined) text += `,"ref":${JSON.stringify(change.ref)}`;
+    return `${text}}`;
+  });
+  return `{"atomic":${request.atomic},"dryRun":${request.dryRun},"changes":[${changes.join(",")}]}`;
+}
