@@ -77,8 +77,7 @@ export interface Order {
  * with its business reference `ref` (when given): a `(petId, ref)` applies once, ever.
  */
 export type BatchChange = { petId: bigint; ifQuantity?: number; ref?: string } & (
-  | { quantity: number; delta?: undefined }
-  | { delta: number; quantity?: undefined }
+  { quantity: number; delta?: undefined } | { delta: number; quantity?: undefined }
 );
 
 /** Body of `POST /inventory/batch`. */

@@ -14,6 +14,7 @@ import { startIdempotencyPurge } from "./idempotency-purge.js";
 import { serviceUnavailable } from "./service-unavailable.js";
 import { healthRoutes } from "./routes/health.js";
 import { inventoryRoutes } from "./routes/inventory.js";
+import { inventoryBatchRoutes } from "./routes/inventory-batch.js";
 import { allowAt } from "./routes/method-not-allowed.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { orderRoutes } from "./routes/orders.js";
@@ -182,6 +183,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       }
       v1.addHook("preParsing", bearerAuth(acceptedKey));
       await v1.register(inventoryRoutes, { store: options.store, clock });
+      await v1.register(inventoryBatchRoutes, { store: options.store, clock });
       await v1.register(petRoutes, { store: options.store });
       await v1.register(orderRoutes, { store: options.store });
       await v1.register(openApiRoutes);

@@ -1,6 +1,8 @@
 /** The `Idempotency-Key` request header and the fingerprint of the request it is bound to. */
 import { createHash } from "node:crypto";
+import { serializeBatchRequest } from "../api/batch.js";
 import { ERROR_CODES } from "../api/error-codes.js";
+import type { BatchRequest } from "../api/types.js";
 import { HttpError } from "./http-error.js";
 import type { IfMatch } from "./if-match.js";
 
@@ -47,5 +49,15 @@ export function fingerprintOf(request: PatchRequest): string {
     body: { quantity: request.quantity },
     ifMatch,
   });
+  return createHash("sha256").update(canonical).digest("hex");
+}
+
+/**
+ * A batch's fingerprint, by the same rule: the operation and the batch as read (api/batch.ts
+ * writes it out in one canonical form: fields in one order, defaults filled in), so spacing,
+ * field order and `"atomic": false` written or left out do not make another request.
+ */
+export function batchFingerprintOf(request: BatchRequest): string {
+  const canonical = `{"operation":"batchInventory","body":${serializeBatchRequest(request)}}`;
   return createHash("sha256").update(canonical).digest("hex");
 }

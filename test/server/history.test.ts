@@ -107,6 +107,7 @@ describe("GET /v1/inventory/{petId}/history", () => {
         keyName: "tester",
         requestId: expect.any(String) as string,
         reason: null,
+        ref: null,
       },
       {
         at: "2026-11-22T09:30:00.123Z",
@@ -116,6 +117,7 @@ describe("GET /v1/inventory/{petId}/history", () => {
         keyName: "tester",
         requestId: expect.any(String) as string,
         reason: "sale",
+        ref: null,
       },
     ]);
     // The request id is the one the server logged for that PATCH.

@@ -1,5 +1,8 @@
-/** GET /inventory, GET and PATCH /inventory/{petId}, GET /inventory/{petId}/history. */
-import type { FastifyPluginAsync, FastifyReply } from "fastify";
+/**
+ * GET /inventory, GET and PATCH /inventory/{petId}, GET /inventory/{petId}/history
+ * (POST /inventory/batch is inventory-batch.ts).
+ */
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import { ERROR_CODES } from "../../api/error-codes.js";
 import { CHANGE_REASON_HEADER } from "../../api/change-reason.js";
 import { IDEMPOTENT_REPLAYED_HEADER, entityTagOf } from "../../api/etag.js";
@@ -12,6 +15,7 @@ import { fingerprintOf, parseIdempotencyKey } from "../idempotency.js";
 import { conditionOf, parseIfMatch } from "../if-match.js";
 import { serviceUnavailable } from "../service-unavailable.js";
 import type {
+  ChangeAuthor,
   ChangeRecord,
   Store,
   StoredResponse,
@@ -37,7 +41,7 @@ function serializeChange(change: ChangeRecord): string {
     `{"at":${JSON.stringify(new Date(change.at).toISOString())},"petId":${change.petId},` +
     `"previous":${change.previous},"quantity":${change.quantity},` +
     `"keyName":${JSON.stringify(change.keyName)},"requestId":${JSON.stringify(change.requestId)},` +
-    `"reason":${JSON.stringify(change.reason)}}`
+    `"reason":${JSON.stringify(change.reason)},"ref":${JSON.stringify(change.ref)}}`
   );
 }
 
@@ -91,7 +95,8 @@ export function renderOutcome(petId: bigint, outcome: WriteOutcome): StoredRespo
   }
 }
 
-function send(reply: FastifyReply, response: StoredResponse): FastifyReply {
+/** Sends a rendered answer (a write's, or one kept for a replay). */
+export function send(reply: FastifyReply, response: StoredResponse): FastifyReply {
   if (response.etag !== null) void reply.header("etag", response.etag);
   return reply.code(response.status).type("application/json; charset=utf-8").send(response.body);
 }
@@ -142,14 +147,7 @@ export const inventoryRoutes: FastifyPluginAsync<{ store: Store; clock: () => nu
       const { quantity } = request.body;
       const ifMatch = parseIfMatch(request.headers["if-match"]);
       const key = parseIdempotencyKey(headerValue(request.headers["idempotency-key"]));
-      const options: UpdateOptions = {
-        author: {
-          at: clock(),
-          keyName: request.callerKeyName === "" ? null : request.callerKeyName,
-          requestId: request.id,
-          reason: parseChangeReason(request.headers[CHANGE_REASON_HEADER]),
-        },
-      };
+      const options: UpdateOptions = { author: changeAuthorOf(request, clock) };
       if (ifMatch) options.condition = conditionOf(ifMatch);
       if (key !== undefined) {
         options.idempotency = {
@@ -201,7 +199,17 @@ export const inventoryRoutes: FastifyPluginAsync<{ store: Store; clock: () => nu
   rejectOtherMethods(app, "/inventory/:petId/history", ["GET"]);
 };
 
+/** Who makes the request's changes: the key's name, the request id, `X-Change-Reason`. */
+export function changeAuthorOf(request: FastifyRequest, clock: () => number): ChangeAuthor {
+  return {
+    at: clock(),
+    keyName: request.callerKeyName === "" ? null : request.callerKeyName,
+    requestId: request.id,
+    reason: parseChangeReason(request.headers[CHANGE_REASON_HEADER]),
+  };
+}
+
 /** A header Node may give as a list (when sent twice): a list is malformed here. */
-function headerValue(value: string | string[] | undefined): string | undefined {
+export function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(", ") : value;
 }

@@ -1,12 +1,6 @@
 /** The storage behind the routes: an interface, so a second store is a new file, not a change to routes. */
 import { MAX_QUANTITY, isValidQuantity } from "../../api/limits.js";
-import type {
-  BatchChange,
-  BatchChangeResult,
-  InventoryItem,
-  Order,
-  Pet,
-} from "../../api/types.js";
+import type { BatchChange, BatchChangeResult, InventoryItem, Order, Pet } from "../../api/types.js";
 
 /** A pet as loaded from a seed file or the demo set, with its stock count. */
 export interface SeedPet extends Pet {

@@ -535,6 +535,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
             keyName: "till-2",
             requestId: `req-${T0 + 3}`,
             reason: "recount",
+            ref: null,
           },
           {
             petId: 1n,
@@ -544,6 +545,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
             keyName: "till-1",
             requestId: `req-${T0 + 1}`,
             reason: "sale",
+            ref: null,
           },
           {
             petId: 1n,
@@ -553,6 +555,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
             keyName: null,
             requestId: null,
             reason: "seed pets.json",
+            ref: null,
           },
         ]);
         expect(await store.listChanges(9223372036854775807n, 20)).toMatchObject([

@@ -26,6 +26,7 @@ const entry = (petId: bigint, quantity: number): [bigint, InventoryItem] => [
 ];
 
 const write = (petId: bigint, quantity: number, options: UpdateOptions = {}): PlannedWrite => ({
+  kind: "update",
   petId,
   quantity,
   options,
@@ -67,7 +68,11 @@ describe("planWrites: conditions and order", () => {
         write(2n, 5, { ...claim("k", "f"), ...author(5) }),
         write(2n, 5, { ...claim("k", "f"), ...author(6) }),
       ],
-      { entries: new Map([entry(1n, 3), entry(2n, 0)]), keys: new Map([absent("k")]) },
+      {
+        entries: new Map([entry(1n, 3), entry(2n, 0)]),
+        keys: new Map([absent("k")]),
+        refs: new Set(),
+      },
     );
     expect(
       plan.changes.map((change) => [
@@ -92,7 +97,7 @@ describe("planWrites: conditions and order", () => {
         write(2n, 5),
         write(404n, 1),
       ],
-      { entries: new Map([entry(1n, 3), entry(2n, 0)]), keys: new Map() },
+      { entries: new Map([entry(1n, 3), entry(2n, 0)]), keys: new Map(), refs: new Set() },
     );
     expect(plan.results.map((result) => result.kind)).toEqual([
       "updated",
@@ -113,7 +118,7 @@ describe("planWrites: conditions and order", () => {
     const exists = { condition: { kind: "exists" } as const };
     const plan = planWrites(
       [write(1n, 4, exists), write(404n, 4, exists), write(404n, 4, onQuantity(0))],
-      { entries: new Map([entry(1n, 3)]), keys: new Map() },
+      { entries: new Map([entry(1n, 3)]), keys: new Map(), refs: new Set() },
     );
     expect(plan.results).toEqual([
       { kind: "updated", item: { petId: 1n, quantity: 4, status: "available" } },
@@ -127,6 +132,7 @@ describe("planWrites: conditions and order", () => {
     const plan = planWrites([write(1n, 9), write(1n, 4, onQuantity())], {
       entries: new Map([entry(1n, 3)]),
       keys: new Map(),
+      refs: new Set(),
     });
     expect(plan.results[1]).toEqual({
       kind: "precondition_failed",
@@ -138,7 +144,7 @@ describe("planWrites: conditions and order", () => {
   it("changes nothing it was given: the state read stays as read", () => {
     const entries = new Map([entry(1n, 3)]);
     const keys = new Map([absent("k")]);
-    planWrites([write(1n, 8, claim("k", "f"))], { entries, keys });
+    planWrites([write(1n, 8, claim("k", "f"))], { entries, keys, refs: new Set() });
     expect(entries.get(1n)?.quantity).toBe(3);
     expect(keys.get(keyId("o", "k"))).toEqual({ kind: "absent" });
   });
@@ -148,7 +154,7 @@ describe("planWrites: idempotency keys", () => {
   it("applies a key without a record once, replays it to a later use, and refuses another request", () => {
     const plan = planWrites(
       [write(1n, 7, claim("k", "f")), write(1n, 7, claim("k", "f")), write(1n, 8, claim("k", "g"))],
-      { entries: new Map([entry(1n, 3)]), keys: new Map([absent("k")]) },
+      { entries: new Map([entry(1n, 3)]), keys: new Map([absent("k")]), refs: new Set() },
     );
     expect(plan.results).toEqual([
       { kind: "updated", item: { petId: 1n, quantity: 7, status: "available" } },
@@ -172,6 +178,7 @@ describe("planWrites: idempotency keys", () => {
     const plan = planWrites([write(1n, 9, claim("k", "f"))], {
       entries: new Map([entry(1n, 3)]),
       keys: new Map([recorded("k", "f", T0 - 1000, response)]),
+      refs: new Set(),
     });
     expect(plan.results).toEqual([{ kind: "replayed", response }]);
     expect(plan.quantities.size).toBe(0);
@@ -183,6 +190,7 @@ describe("planWrites: idempotency keys", () => {
     const plan = planWrites([write(1n, 9, claim("k", "other"))], {
       entries: new Map([entry(1n, 3)]),
       keys: new Map([recorded("k", "f", T0 - 1000, { status: 200, body: "", etag: null })]),
+      refs: new Set(),
     });
     expect(plan.results).toEqual([{ kind: "key_reused" }]);
     expect(plan.quantities.size).toBe(0);
@@ -195,6 +203,7 @@ describe("planWrites: idempotency keys", () => {
       const plan = planWrites([write(1n, 9, claim("k", fingerprint))], {
         entries: new Map([entry(1n, 3)]),
         keys: new Map([recorded("k", "f", T0 - IDEMPOTENCY_TTL_MS, old)]),
+        refs: new Set(),
       });
       expect(plan.results).toEqual([
         { kind: "updated", item: { petId: 1n, quantity: 9, status: "available" } },
@@ -216,7 +225,11 @@ describe("planWrites: idempotency keys", () => {
         write(1n, 5, { ...claim("b", "f"), ...onQuantity(0) }),
         write(404n, 1, claim("a", "f")),
       ],
-      { entries: new Map([entry(1n, 3)]), keys: new Map([absent("a"), absent("b")]) },
+      {
+        entries: new Map([entry(1n, 3)]),
+        keys: new Map([absent("a"), absent("b")]),
+        refs: new Set(),
+      },
     );
     expect(plan.results.map((result) => result.kind)).toEqual([
       "not_found",
@@ -236,6 +249,7 @@ describe("planWrites: idempotency keys", () => {
       {
         entries: new Map([entry(1n, 3)]),
         keys: new Map([absent("k", "alice"), absent("k", "bob")]),
+        refs: new Set(),
       },
     );
     expect(plan.results.map((result) => result.kind)).toEqual(["updated", "updated"]);
@@ -244,7 +258,11 @@ describe("planWrites: idempotency keys", () => {
 
   it("throws rather than guess when a key's record was not read", () => {
     expect(() =>
-      planWrites([write(1n, 1, claim("k", "f"))], { entries: new Map(), keys: new Map() }),
+      planWrites([write(1n, 1, claim("k", "f"))], {
+        entries: new Map(),
+        keys: new Map(),
+        refs: new Set(),
+      }),
     ).toThrow(/record was not read/);
   });
 });

@@ -6,25 +6,28 @@
  * is mostly per commit), and the throughput was no lower.
  */
 import type pg from "pg";
-import type { UpdateResult } from "../store.js";
-import type { PlannedWrite } from "../write-plan.js";
+import { petIdsOf, sizeOf, type PlannedResult, type PlannedWrite } from "../write-plan.js";
 import { writeBatch, type BatchProgress } from "./write-batch.js";
 import { isDeadlock, isLockFailure, isUnreachable } from "./connection.js";
 
-/** Writes committed in one transaction at most. */
+/**
+ * Entry changes committed in one transaction at most, unless one write (a batch of changes)
+ * holds more: it is never split.
+ */
 const MAX_BATCH = 256;
 /** Attempts of a batch that PostgreSQL aborted to break a deadlock (another program's locks). */
 const DEADLOCK_ATTEMPTS = 3;
 
 /** A write waiting for the next group commit. */
-interface PendingUpdate extends PlannedWrite {
-  resolve: (result: UpdateResult) => void;
+interface PendingUpdate {
+  write: PlannedWrite;
+  resolve: (result: PlannedResult) => void;
   reject: (error: unknown) => void;
 }
 
 /** How one attempt at a batch ended. */
 type Attempt =
-  | { kind: "committed"; results: UpdateResult[] }
+  | { kind: "committed"; results: PlannedResult[] }
   | { kind: "unavailable"; error: unknown; maybeCommitted: boolean }
   | { kind: "failed"; error: unknown };
 
@@ -45,9 +48,9 @@ export class GroupCommit {
   }
 
   /** Queues a write for the next group commit; settles once its transaction committed. */
-  write(write: PlannedWrite): Promise<UpdateResult> {
+  write(write: PlannedWrite): Promise<PlannedResult> {
     return new Promise((resolve, reject) => {
-      this.#pending.push({ ...write, resolve, reject });
+      this.#pending.push({ write, resolve, reject });
       this.#writing ??= this.#writeAll();
     });
   }
@@ -61,13 +64,25 @@ export class GroupCommit {
     // Updates made in the same turn of the event loop join the first batch.
     await new Promise((resolve) => setImmediate(resolve));
     while (this.#pending.length > 0) {
-      await this.#commit(this.#pending.splice(0, MAX_BATCH));
+      await this.#commit(this.#pending.splice(0, this.#nextBatchLength()));
     }
     this.#writing = undefined;
   }
 
+  /** How many pending writes the next transaction takes: MAX_BATCH changes, at least one write. */
+  #nextBatchLength(): number {
+    let changes = 0;
+    let length = 0;
+    for (const pending of this.#pending) {
+      changes += sizeOf(pending.write);
+      if (length > 0 && changes > MAX_BATCH) break;
+      length++;
+    }
+    return length;
+  }
+
   async #commit(batch: readonly PendingUpdate[]): Promise<void> {
-    const attempt = await this.#attempt(batch);
+    const attempt = await this.#attempt(batch.map((pending) => pending.write));
     if (attempt.kind !== "failed" || batch.length === 1) {
       this.#settle(batch, attempt);
       return;
@@ -78,12 +93,15 @@ export class GroupCommit {
     for (const update of batch) {
       // The entry stayed locked past the time-out for an update before this one: waiting
       // that long again for each would hold every later update up.
-      if (busyPets.has(update.petId)) {
+      const petIds = petIdsOf([update.write]);
+      if (petIds.some((petId) => busyPets.has(petId))) {
         update.resolve({ kind: "busy" });
         continue;
       }
-      const alone = await this.#attempt([update]);
-      if (alone.kind === "failed" && isLockFailure(alone.error)) busyPets.add(update.petId);
+      const alone = await this.#attempt([update.write]);
+      if (alone.kind === "failed" && isLockFailure(alone.error)) {
+        for (const petId of petIds) busyPets.add(petId);
+      }
       this.#settle([update], alone);
     }
   }

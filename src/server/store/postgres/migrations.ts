@@ -92,6 +92,14 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   `
   DROP TABLE IF EXISTS inventory_instances;
   `,
+  // 7: a batch change's business reference, kept with its history record for good: a
+  // (pet_id, ref) is applied once, ever, which the unique index both finds and guarantees.
+  `
+  ALTER TABLE inventory_changes ADD COLUMN ref text;
+
+  CREATE UNIQUE INDEX inventory_changes_by_ref ON inventory_changes (pet_id, ref)
+    WHERE ref IS NOT NULL;
+  `,
 ];
 
 /**

@@ -24,6 +24,9 @@ import {
   DEFAULT_LOCK_TIMEOUT_MS,
   checkQuantity,
   unknownAuthor,
+  type BatchOptions,
+  type BatchResult,
+  type BatchWrite,
   type ChangeAuthor,
   type ChangeRecord,
   type SeedPet,
@@ -31,6 +34,7 @@ import {
   type UpdateOptions,
   type UpdateResult,
 } from "../store.js";
+import { asBatchResult, asUpdateResult } from "../write-plan.js";
 import { StoreBusyError } from "../store-busy-error.js";
 import { StoreUnavailableError } from "../store-unavailable-error.js";
 
@@ -57,6 +61,7 @@ interface ChangeRow {
   key_name: string | null;
   request_id: string | null;
   reason: string | null;
+  ref: string | null;
 }
 
 interface OrderRow {
@@ -82,7 +87,7 @@ const SQL = {
   count: "SELECT count(*) AS n FROM pets",
   // An entry's latest records, newest first; no row at all when no pet has this id, one row
   // of nulls when it has no record.
-  changes: `SELECT c.id, c.pet_id, c.at, c.previous, c.quantity, c.key_name, c.request_id, c.reason
+  changes: `SELECT c.id, c.pet_id, c.at, c.previous, c.quantity, c.key_name, c.request_id, c.reason, c.ref
     FROM pets p LEFT JOIN LATERAL (
       SELECT * FROM inventory_changes WHERE pet_id = p.id ORDER BY id DESC LIMIT $2
     ) c ON true
@@ -240,7 +245,15 @@ class PostgresStore implements Store {
   ): Promise<UpdateResult> {
     if (this.#closed) throw new Error("the store is closed");
     checkQuantity(quantity);
-    return this.#groupCommit.write({ petId, quantity, options });
+    return asUpdateResult(
+      await this.#groupCommit.write({ kind: "update", petId, quantity, options }),
+    );
+  }
+
+  /** A batch joins the group commit as one write: one transaction, all of it or none. */
+  async applyBatch(batch: BatchWrite, options: BatchOptions = {}): Promise<BatchResult> {
+    if (this.#closed) throw new Error("the store is closed");
+    return asBatchResult(await this.#groupCommit.write({ kind: "batch", batch, options }));
   }
 
   async listChanges(petId: bigint, limit: number): Promise<ChangeRecord[] | undefined> {
@@ -258,6 +271,7 @@ class PostgresStore implements Store {
               keyName: row.key_name,
               requestId: row.request_id,
               reason: row.reason,
+              ref: row.ref,
             },
           ],
     );

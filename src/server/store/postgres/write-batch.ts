@@ -14,14 +14,18 @@
  */
 import type pg from "pg";
 import {
+  claimOf,
   keyId,
+  petIdsOf,
   planWrites,
+  refId,
+  refsOf,
   type KeyRecord,
   type PlannedChange,
+  type PlannedResult,
   type PlannedWrite,
 } from "../write-plan.js";
 import { toItem, type InventoryRow } from "./rows.js";
-import type { UpdateResult } from "../store.js";
 
 /** Named statements: each connection prepares one the first time it runs it. */
 const SQL = {
@@ -40,6 +44,12 @@ const SQL = {
     ORDER BY owner, key FOR UPDATE`,
   lockPets:
     "SELECT id, quantity, status FROM pets WHERE id = ANY ($1::bigint[]) ORDER BY id FOR NO KEY UPDATE",
+  // Read once the pets are locked, so a transaction applying the same (pet, ref) has
+  // committed by then and is seen (each statement reads as of its own start).
+  findRefs: `SELECT c.pet_id, c.ref FROM inventory_changes c
+    JOIN unnest($1::bigint[], $2::text[]) AS wanted (pet_id, ref)
+      ON c.pet_id = wanted.pet_id AND c.ref = wanted.ref
+    WHERE c.ref IS NOT NULL`,
   // Keys and pets are locked already; the revision row, raised when anything was written, last.
   // History records are inserted in the batch's order, so their ids order them.
   writePlanned: `WITH answered AS (
@@ -54,10 +64,10 @@ const SQL = {
         WHERE pets.id = planned.id
         RETURNING 1
     ), recorded AS (
-      INSERT INTO inventory_changes (pet_id, at, previous, quantity, key_name, request_id, reason)
-        SELECT pet_id, at, previous, quantity, key_name, request_id, reason
-        FROM unnest($10::bigint[], $11::bigint[], $12::integer[], $13::integer[], $14::text[], $15::text[], $16::text[])
-          WITH ORDINALITY AS change (pet_id, at, previous, quantity, key_name, request_id, reason, ord)
+      INSERT INTO inventory_changes (pet_id, at, previous, quantity, key_name, request_id, reason, ref)
+        SELECT pet_id, at, previous, quantity, key_name, request_id, reason, ref
+        FROM unnest($10::bigint[], $11::bigint[], $12::integer[], $13::integer[], $14::text[], $15::text[], $16::text[], $17::text[])
+          WITH ORDINALITY AS change (pet_id, at, previous, quantity, key_name, request_id, reason, ref, ord)
         ORDER BY ord
     )
     UPDATE inventory_revision SET revision = revision + 1
@@ -67,6 +77,11 @@ const SQL = {
 interface KeyRow {
   owner: string;
   key: string;
+}
+
+interface RefRow {
+  pet_id: bigint;
+  ref: string;
 }
 
 interface KeyRecordRow extends KeyRow {
@@ -90,7 +105,7 @@ function run<R extends pg.QueryResultRow>(
   return client.query<R>({ name, text: SQL[name], values });
 }
 
-/** The history records of a batch: pet_id, at, previous, quantity, key_name, request_id, reason. */
+/** The history records of a batch: pet_id, at, previous, quantity, key_name, request_id, reason, ref. */
 function changeColumns(changes: readonly PlannedChange[]) {
   return [
     changes.map((change) => change.petId),
@@ -100,6 +115,7 @@ function changeColumns(changes: readonly PlannedChange[]) {
     changes.map((change) => change.author.keyName),
     changes.map((change) => change.author.requestId),
     changes.map((change) => change.author.reason),
+    changes.map((change) => change.ref),
   ] as const;
 }
 
@@ -112,8 +128,8 @@ function claimColumns(writes: readonly PlannedWrite[]) {
     fingerprints: [] as string[],
     at: [] as number[],
   };
-  for (const { options } of writes) {
-    const claim = options.idempotency;
+  for (const write of writes) {
+    const claim = claimOf(write);
     if (!claim || seen.has(keyId(claim.owner, claim.key))) continue;
     seen.add(keyId(claim.owner, claim.key));
     columns.owners.push(claim.owner);
@@ -144,16 +160,18 @@ export async function writeBatch(
   client: pg.PoolClient,
   writes: readonly PlannedWrite[],
   progress: BatchProgress,
-): Promise<UpdateResult[]> {
+): Promise<PlannedResult[]> {
   const claims = claimColumns(writes);
   const claiming = claims.keys.length > 0;
-  const petIds = [...new Set(writes.map((write) => write.petId))];
-  const [, claimed, recorded, locked] = await allSucceeded<
+  const petIds = petIdsOf(writes);
+  const wantedRefs = refsOf(writes);
+  const [, claimed, recorded, locked, found] = await allSucceeded<
     [
       pg.QueryResult,
       pg.QueryResult<KeyRow> | undefined,
       pg.QueryResult<KeyRecordRow> | undefined,
       pg.QueryResult<InventoryRow>,
+      pg.QueryResult<RefRow> | undefined,
     ]
   >([
     client.query("BEGIN"),
@@ -167,6 +185,12 @@ export async function writeBatch(
       : NO_ROWS,
     claiming ? run<KeyRecordRow>(client, "lockKeys", [claims.owners, claims.keys]) : NO_ROWS,
     run<InventoryRow>(client, "lockPets", [petIds]),
+    wantedRefs.length > 0
+      ? run<RefRow>(client, "findRefs", [
+          wantedRefs.map((wanted) => wanted.petId),
+          wantedRefs.map((wanted) => wanted.ref),
+        ])
+      : NO_ROWS,
   ]);
 
   // A key this transaction claimed has no record yet (the row is its placeholder); so has one
@@ -186,7 +210,8 @@ export async function writeBatch(
     });
   }
   const entries = new Map(locked.rows.map((row) => [row.id, toItem(row)]));
-  const plan = planWrites(writes, { entries, keys });
+  const refs = new Set(found?.rows.map((row) => refId(row.pet_id, row.ref)));
+  const plan = planWrites(writes, { entries, keys, refs });
 
   const written = [...plan.quantities];
   const { answers } = plan;

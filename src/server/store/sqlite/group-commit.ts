@@ -6,19 +6,18 @@
  * lock, the writes wait (asynchronously) and later ones join them; each answers `busy` once it
  * has waited the lock time-out.
  */
-import type { UpdateResult } from "../store.js";
-import type { PlannedWrite } from "../write-plan.js";
+import type { PlannedResult, PlannedWrite } from "../write-plan.js";
 import { isBusy, retryPause } from "./lock.js";
 
 /** Commits writes in one transaction, giving each one's result; throws when it could not. */
-export type CommitWrites = (writes: readonly PlannedWrite[]) => UpdateResult[];
+export type CommitWrites = (writes: readonly PlannedWrite[]) => PlannedResult[];
 
 /** A write waiting for the next group commit. */
 interface QueuedWrite {
   write: PlannedWrite;
   /** When it stops waiting for another process's lock and answers `busy` (`now()` clock). */
   deadline: number;
-  resolve: (result: UpdateResult) => void;
+  resolve: (result: PlannedResult) => void;
   reject: (error: unknown) => void;
 }
 
@@ -41,7 +40,7 @@ export class GroupCommit {
   }
 
   /** Queues `write` for the next group commit; settles once it committed (or answered busy). */
-  write(write: PlannedWrite): Promise<UpdateResult> {
+  write(write: PlannedWrite): Promise<PlannedResult> {
     return new Promise((resolve, reject) => {
       const deadline = this.#now() + this.#lockTimeoutMs;
       this.#queued.push({ write, deadline, resolve, reject });
@@ -125,7 +124,7 @@ export class GroupCommit {
   }
 }
 
-function settle(queued: QueuedWrite, result: UpdateResult | undefined): void {
+function settle(queued: QueuedWrite, result: PlannedResult | undefined): void {
   if (result) queued.resolve(result);
   else queued.reject(new Error("the commit gave no result for a write"));
 }

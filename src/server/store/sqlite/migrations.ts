@@ -99,6 +99,14 @@ export const MIGRATIONS: readonly string[] = [
 
   CREATE UNIQUE INDEX idempotency_records_by_key ON idempotency_records (owner, key);
   `,
+  // 7: a batch change's business reference, kept with its history record for good: a
+  // (pet_id, ref) is applied once, ever, which the unique index both finds and guarantees.
+  `
+  ALTER TABLE inventory_changes ADD COLUMN ref TEXT;
+
+  CREATE UNIQUE INDEX inventory_changes_by_ref ON inventory_changes (pet_id, ref)
+    WHERE ref IS NOT NULL;
+  `,
 ];
 
 /**

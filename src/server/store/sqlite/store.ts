@@ -11,13 +11,28 @@ import {
   checkQuantity,
   unknownAuthor,
   type ChangeAuthor,
+  type BatchOptions,
+  type BatchResult,
+  type BatchWrite,
   type ChangeRecord,
   type SeedPet,
   type Store,
   type UpdateOptions,
   type UpdateResult,
 } from "../store.js";
-import { keyId, planWrites, type KeyRecord, type PlannedWrite } from "../write-plan.js";
+import {
+  asBatchResult,
+  asUpdateResult,
+  claimOf,
+  keyId,
+  petIdsOf,
+  planWrites,
+  refId,
+  refsOf,
+  type KeyRecord,
+  type PlannedResult,
+  type PlannedWrite,
+} from "../write-plan.js";
 import { openConnection } from "./connection.js";
 import { GroupCommit } from "./group-commit.js";
 import { whenUnlocked } from "./lock.js";
@@ -41,6 +56,7 @@ interface ChangeRow {
   key_name: string | null;
   request_id: string | null;
   reason: string | null;
+  ref: string | null;
 }
 
 interface IdempotencyRow {
@@ -101,8 +117,10 @@ class SqliteStore implements Store {
       string | null,
       string | null,
       string | null,
+      string | null,
     ]
   >;
+  readonly #hasRef: Database.Statement<[bigint, string], bigint>;
   readonly #changes: Database.Statement<[bigint, bigint], ChangeRow>;
   readonly #exists: Database.Statement<[bigint], bigint>;
   readonly #record: Database.Statement<[string, string], IdempotencyRow>;
@@ -119,7 +137,9 @@ class SqliteStore implements Store {
   >;
   readonly #insertOrder: Database.Statement<[bigint, bigint, bigint, string, string, bigint]>;
   /** One group commit's transaction (made once: see connection.ts on what is kept). */
-  readonly #commitWrites: Database.Transaction<(writes: readonly PlannedWrite[]) => UpdateResult[]>;
+  readonly #commitWrites: Database.Transaction<
+    (writes: readonly PlannedWrite[]) => PlannedResult[]
+  >;
   readonly #groupCommit: GroupCommit;
   /** Counts this connection's own commits: `data_version` only sees other connections'. */
   #writes = 0;
@@ -136,9 +156,14 @@ class SqliteStore implements Store {
     this.#update = db.prepare("UPDATE pets SET quantity = ?, last_change = ? WHERE id = ?");
     this.#addChange = db.prepare(
       `INSERT INTO inventory_changes
-         (pet_id, earlier_change, at, previous, quantity, key_name, request_id, reason)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+         (pet_id, earlier_change, at, previous, quantity, key_name, request_id, reason, ref)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    this.#hasRef = db
+      .prepare<[bigint, string], bigint>(
+        "SELECT 1 FROM inventory_changes WHERE pet_id = ? AND ref = ?",
+      )
+      .pluck();
     // The entry's chain, newest first: its last change, then each change's earlier one.
     this.#changes = db.prepare(
       `WITH RECURSIVE chain (depth, id) AS (
@@ -148,7 +173,7 @@ class SqliteStore implements Store {
          FROM chain JOIN inventory_changes c ON c.id = chain.id
          WHERE c.earlier_change IS NOT NULL AND chain.depth < ?
        )
-       SELECT c.pet_id, c.at, c.previous, c.quantity, c.key_name, c.request_id, c.reason
+       SELECT c.pet_id, c.at, c.previous, c.quantity, c.key_name, c.request_id, c.reason, c.ref
        FROM chain JOIN inventory_changes c ON c.id = chain.id
        ORDER BY chain.depth`,
     );
@@ -187,11 +212,7 @@ class SqliteStore implements Store {
     );
     this.#commitWrites = db.transaction((writes: readonly PlannedWrite[]) => this.#write(writes));
     this.#groupCommit = new GroupCommit(
-      (writes) => {
-        const results = this.#commitWrites.immediate(writes);
-        if (results.some((result) => result.kind === "updated")) this.#writes++;
-        return results;
-      },
+      (writes) => this.#commitWrites.immediate(writes),
       lockTimeoutMs,
       now,
     );
@@ -220,6 +241,7 @@ class SqliteStore implements Store {
       keyName: row.key_name,
       requestId: row.request_id,
       reason: row.reason,
+      ref: row.ref,
     }));
   }
 
@@ -240,26 +262,38 @@ class SqliteStore implements Store {
     options: UpdateOptions = {},
   ): Promise<UpdateResult> {
     checkQuantity(quantity);
-    return this.#groupCommit.write({ petId, quantity, options });
+    return asUpdateResult(
+      await this.#groupCommit.write({ kind: "update", petId, quantity, options }),
+    );
+  }
+
+  /** A batch joins the group commit as one write: one transaction, all of it or none. */
+  async applyBatch(batch: BatchWrite, options: BatchOptions = {}): Promise<BatchResult> {
+    return asBatchResult(await this.#groupCommit.write({ kind: "batch", batch, options }));
   }
 
   /**
-   * Inside one group commit's transaction: reads every entry and key record the writes name,
-   * plans them, and writes the plan: history records chained to each entry's last one, the
-   * entries' new quantities, the keys' answers. Every statement runs to completion (run() or
-   * a single-row get()), which lets the automatic checkpoint recycle the WAL.
+   * Inside one group commit's transaction: reads every entry, key record and business
+   * reference the writes name, plans them, and writes the plan: history records chained to
+   * each entry's last one, the entries' new quantities, the keys' answers. Every statement
+   * runs to completion (run() or a single-row get()), which lets the automatic checkpoint
+   * recycle the WAL.
    */
-  #write(writes: readonly PlannedWrite[]): UpdateResult[] {
+  #write(writes: readonly PlannedWrite[]): PlannedResult[] {
     const entries = new Map<bigint, InventoryItem>();
     const lastChange = new Map<bigint, bigint | null>();
     const keys = new Map<string, KeyRecord>();
-    for (const { petId, options } of writes) {
-      if (!lastChange.has(petId)) {
-        const row = this.#current.get(petId);
-        lastChange.set(petId, row?.last_change ?? null);
-        if (row) entries.set(petId, toItem(row));
-      }
-      const claim = options.idempotency;
+    const refs = new Set<string>();
+    for (const petId of petIdsOf(writes)) {
+      const row = this.#current.get(petId);
+      lastChange.set(petId, row?.last_change ?? null);
+      if (row) entries.set(petId, toItem(row));
+    }
+    for (const { petId, ref } of refsOf(writes)) {
+      if (this.#hasRef.get(petId, ref) !== undefined) refs.add(refId(petId, ref));
+    }
+    for (const write of writes) {
+      const claim = claimOf(write);
       if (claim && !keys.has(keyId(claim.owner, claim.key))) {
         const row = this.#record.get(claim.owner, claim.key);
         keys.set(
@@ -275,7 +309,9 @@ class SqliteStore implements Store {
         );
       }
     }
-    const plan = planWrites(writes, { entries, keys });
+    const plan = planWrites(writes, { entries, keys, refs });
+    // Counted before the commit: a commit that then fails only costs a cached list.
+    if (plan.changes.length > 0) this.#writes++;
     for (const change of plan.changes) {
       const { author } = change;
       const added = this.#addChange.run(
@@ -287,6 +323,7 @@ class SqliteStore implements Store {
         author.keyName,
         author.requestId,
         author.reason,
+        change.ref,
       );
       lastChange.set(change.petId, BigInt(added.lastInsertRowid));
     }
@@ -357,6 +394,7 @@ class SqliteStore implements Store {
           null,
           null,
           author.reason,
+          null,
         );
         this.#insertPet.run(
           pet.id,

@@ -216,7 +216,16 @@ describe("SQLite store: engine-specific behaviour", () => {
       author: { at: 1, keyName: "till", requestId: "r", reason: null },
     });
     expect(await store.listChanges(1n, 20)).toEqual([
-      { petId: 1n, at: 1, previous: 4, quantity: 6, keyName: "till", requestId: "r", reason: null },
+      {
+        petId: 1n,
+        at: 1,
+        previous: 4,
+        quantity: 6,
+        keyName: "till",
+        requestId: "r",
+        reason: null,
+        ref: null,
+      },
     ]);
     await store.close();
   });

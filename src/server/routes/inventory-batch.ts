@@ -1,0 +1,118 @@
+/**
+ * POST /inventory/batch: many changes of stock in one request and one transaction (sets and
+ * deltas, each with an optional `ifQuantity` and business `ref`; atomic or not; a dry run).
+ * Its body may be 2 MiB (the other routes keep 16 KiB) and holds int64 `petId`s, so it has a
+ * JSON parser of its own that keeps them exact.
+ */
+import type { FastifyPluginAsync } from "fastify";
+import { readBatchRequest } from "../../api/batch.js";
+import { ERROR_CODES } from "../../api/error-codes.js";
+import { IDEMPOTENT_REPLAYED_HEADER } from "../../api/etag.js";
+import { parseExactJson } from "../../api/exact-json.js";
+import { BATCH_BODY_LIMIT } from "../../api/limits.js";
+import { isFailedOutcome, type BatchChangeResult } from "../../api/types.js";
+import { HttpError } from "../http-error.js";
+import { batchFingerprintOf, parseIdempotencyKey } from "../idempotency.js";
+import { serviceUnavailable } from "../service-unavailable.js";
+import type { BatchEvaluation, BatchOptions, Store, StoredResponse } from "../store/store.js";
+import { changeAuthorOf, headerValue, send } from "./inventory.js";
+import { rejectOtherMethods } from "./method-not-allowed.js";
+
+function serializeResult(result: BatchChangeResult): string {
+  return (
+    `{"petId":${result.petId},"outcome":"${result.outcome}","previous":${result.previous},` +
+    `"quantity":${result.quantity},"status":${result.status === null ? "null" : `"${result.status}"`}}`
+  );
+}
+
+/**
+ * The answer to a batch, as sent and as kept for an idempotent replay: 200 with the counts
+ * and every result; 409 `batch_rejected` (the Error body and the results) for an atomic batch
+ * a change failed, nothing written.
+ */
+export function renderBatch(evaluation: BatchEvaluation): StoredResponse {
+  let changed = 0;
+  let failed = 0;
+  for (const { outcome } of evaluation.results) {
+    if (outcome === "changed") changed++;
+    else if (isFailedOutcome(outcome)) failed++;
+  }
+  const results = `[${evaluation.results.map(serializeResult).join(",")}]`;
+  if (evaluation.rejected) {
+    const message =
+      `${failed} of ${evaluation.results.length} changes failed (see results); ` +
+      "the batch is atomic, so nothing was changed";
+    return {
+      status: 409,
+      body: `{"code":"${ERROR_CODES.batchRejected}","message":${JSON.stringify(message)},"status":409,"results":${results}}`,
+      etag: null,
+    };
+  }
+  const unchanged = evaluation.results.length - changed - failed;
+  return {
+    status: 200,
+    body: `{"changed":${changed},"unchanged":${unchanged},"failed":${failed},"results":${results}}`,
+    etag: null,
+  };
+}
+
+export const inventoryBatchRoutes: FastifyPluginAsync<{
+  store: Store;
+  clock: () => number;
+}> = async (app, { store, clock }) => {
+  // This plugin's own JSON parser: int64 petIds exact, and the larger body limit.
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser(
+    "application/json",
+    { parseAs: "string", bodyLimit: BATCH_BODY_LIMIT },
+    (_request, body, done) => {
+      try {
+        done(null, parseExactJson(body as string));
+      } catch {
+        done(new HttpError(400, ERROR_CODES.invalidJson, "the body is not valid JSON"));
+      }
+    },
+  );
+
+  app.post("/inventory/batch", { bodyLimit: BATCH_BODY_LIMIT }, async (request, reply) => {
+    if (request.body === undefined) {
+      throw new HttpError(400, ERROR_CODES.invalidBody, "a batch needs a JSON body");
+    }
+    const reading = readBatchRequest(request.body);
+    if (!reading.ok) {
+      throw new HttpError(400, ERROR_CODES.invalidBody, `${reading.problem}; nothing was changed`);
+    }
+    const batch = reading.request;
+    const key = parseIdempotencyKey(headerValue(request.headers["idempotency-key"]));
+    const options: BatchOptions = { author: changeAuthorOf(request, clock) };
+    if (key !== undefined) {
+      options.idempotency = {
+        owner: request.callerKeyDigest,
+        key,
+        fingerprint: batchFingerprintOf(batch),
+        at: clock(),
+        render: renderBatch,
+      };
+    }
+    const result = await store.applyBatch(batch, options);
+    switch (result.kind) {
+      case "evaluated":
+        return send(reply, renderBatch(result));
+      case "replayed":
+        void reply.header(IDEMPOTENT_REPLAYED_HEADER, "true");
+        return send(reply, result.response);
+      case "key_reused":
+        throw new HttpError(
+          422,
+          ERROR_CODES.idempotencyKeyReused,
+          "this Idempotency-Key was already used for a different request (another batch); nothing was changed: use a new key for a new batch",
+        );
+      case "busy":
+        throw serviceUnavailable(
+          "the database is locked by another process; nothing was changed, retry later",
+        );
+    }
+  });
+
+  rejectOtherMethods(app, "/inventory/batch", ["POST"]);
+};
