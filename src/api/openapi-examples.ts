@@ -124,7 +124,7 @@ export const invalidLimitExamples = {
 
 export const inventoryChangesExamples = {
   changes: {
-    summary: "A sale at a till after the nightly recount, newest first",
+    summary: "A sale at a till (a batch change with its ref) after the nightly recount, newest first",
     value: [
       {
         at: "2026-11-22T14:03:12.481Z",
@@ -134,6 +134,7 @@ export const inventoryChangesExamples = {
         keyName: "till-1",
         requestId: "0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b",
         reason: "sale",
+        ref: "R-2026-11-22-0042/1",
       },
       {
         at: "2026-11-22T02:00:04.017Z",
@@ -143,6 +144,7 @@ export const inventoryChangesExamples = {
         keyName: "cron",
         requestId: "5d1e7a90-3c2b-4f8e-b1a6-9e0d4c7f2a13",
         reason: "apply counts.csv",
+        ref: null,
       },
       {
         at: "2026-11-01T09:00:00.000Z",
@@ -152,6 +154,7 @@ export const inventoryChangesExamples = {
         keyName: null,
         requestId: null,
         reason: "seed pets.json",
+        ref: null,
       },
     ],
   },

@@ -3,8 +3,9 @@
  * them and the OpenAPI document is built from them, so the two cannot drift.
  */
 import { MAX_CHANGE_REASON_LENGTH } from "./change-reason.js";
-import { MAX_QUANTITY, MIN_QUANTITY } from "./limits.js";
-import { ORDER_STATUSES, PET_STATUSES } from "./types.js";
+import { ERROR_CODES } from "./error-codes.js";
+import { MAX_BATCH_CHANGES, MAX_QUANTITY, MAX_REF_LENGTH, MIN_QUANTITY } from "./limits.js";
+import { BATCH_OUTCOMES, ORDER_STATUSES, PET_STATUSES } from "./types.js";
 
 export const petStatusSchema = {
   type: "string",
@@ -45,7 +46,7 @@ export const inventoryListSchema = {
 /** One record of an entry's history (`GET /inventory/{petId}/history` answers an array). */
 export const inventoryChangeSchema = {
   type: "object",
-  required: ["at", "petId", "previous", "quantity", "keyName", "requestId", "reason"],
+  required: ["at", "petId", "previous", "quantity", "keyName", "requestId", "reason", "ref"],
   additionalProperties: false,
   properties: {
     at: { type: "string", format: "date-time", description: "When, in RFC 3339 UTC" },
@@ -70,6 +71,12 @@ export const inventoryChangeSchema = {
       maxLength: MAX_CHANGE_REASON_LENGTH,
       description: "The `X-Change-Reason` sent with the change, or how a seed was loaded",
     },
+    ref: {
+      type: ["string", "null"],
+      maxLength: MAX_REF_LENGTH,
+      description:
+        "The business reference (`ref`) of the batch change that made it; null for any other change",
+    },
   },
 } as const;
 
@@ -82,6 +89,165 @@ export const inventoryUpdateSchema = {
   },
 } as const;
 
+/** A batch change's business reference: 1 to 128 visible ASCII characters (%x21-7E). */
+const refSchema = {
+  type: "string",
+  minLength: 1,
+  maxLength: MAX_REF_LENGTH,
+  pattern: "^[!-~]+$",
+  description:
+    "The change's business reference (a sale line, a row of a file): 1 to 128 visible ASCII characters. Kept with the history for good: a change whose `ref` was already applied to this pet, at any time before, is not applied again (`duplicate`)",
+} as const;
+
+const ifQuantitySchema = {
+  ...quantitySchema,
+  description:
+    "Apply the change only if the entry holds this quantity now (as `If-Match` on a PATCH); otherwise its outcome is `conflict`",
+} as const;
+
+/** A change of a batch that sets the quantity. */
+export const batchSetSchema = {
+  title: "Set",
+  type: "object",
+  required: ["petId", "quantity"],
+  additionalProperties: false,
+  properties: {
+    petId: petIdSchema,
+    quantity: { ...quantitySchema, description: "The new stock count" },
+    ifQuantity: ifQuantitySchema,
+    ref: refSchema,
+  },
+} as const;
+
+/** A change of a batch relative to the quantity the entry holds when it applies. */
+export const batchDeltaSchema = {
+  title: "Delta",
+  type: "object",
+  required: ["petId", "delta"],
+  additionalProperties: false,
+  properties: {
+    petId: petIdSchema,
+    delta: {
+      type: "integer",
+      minimum: -MAX_QUANTITY,
+      maximum: MAX_QUANTITY,
+      not: { const: 0 },
+      description:
+        "How much to add (a delivery) or, negative, take away (a sale): a non-zero whole number",
+    },
+    ifQuantity: ifQuantitySchema,
+    ref: refSchema,
+  },
+} as const;
+
+/**
+ * Body of `POST /inventory/batch`, for the OpenAPI document. The server checks bodies with
+ * readBatchRequest() (api/batch.ts), which keeps int64 petIds exact; a test checks that the
+ * two agree.
+ */
+export const batchRequestSchema = {
+  type: "object",
+  required: ["changes"],
+  additionalProperties: false,
+  properties: {
+    atomic: {
+      type: "boolean",
+      default: false,
+      description:
+        "All changes are applied or none is: when any change fails, nothing is written and the answer is 409 `batch_rejected`",
+    },
+    dryRun: {
+      type: "boolean",
+      default: false,
+      description:
+        "Evaluate the batch exactly as it would be applied and write nothing (no history, no idempotency record)",
+    },
+    changes: {
+      type: "array",
+      minItems: 1,
+      maxItems: MAX_BATCH_CHANGES,
+      description: "The changes, applied in this order, each seeing the ones before it",
+      items: { oneOf: [batchSetSchema, batchDeltaSchema] },
+    },
+  },
+} as const;
+
+const nullableQuantitySchema = {
+  type: ["integer", "null"],
+  minimum: MIN_QUANTITY,
+  maximum: MAX_QUANTITY,
+} as const;
+
+/** What became of one change of a batch, in request order. */
+export const batchChangeResultSchema = {
+  type: "object",
+  required: ["petId", "outcome", "previous", "quantity", "status"],
+  additionalProperties: false,
+  properties: {
+    petId: petIdSchema,
+    outcome: {
+      type: "string",
+      enum: [...BATCH_OUTCOMES],
+      description:
+        "`changed`; `unchanged` (a set to the quantity the entry holds: no history record); `duplicate` (a change with this `ref` was applied to this pet before); the failures `conflict` (`ifQuantity` did not match), `not_found`, `below_zero` (a delta would go below 0), `too_large` (above 2147483647)",
+    },
+    previous: {
+      ...nullableQuantitySchema,
+      description: "The entry's quantity before the change; null for `not_found`",
+    },
+    quantity: {
+      ...nullableQuantitySchema,
+      description:
+        "The entry's quantity after the change, or its quantity now when the change was not applied; null for `not_found`",
+    },
+    status: {
+      type: ["string", "null"],
+      enum: [...PET_STATUSES, null],
+      description: "The pet's status; null for `not_found`",
+    },
+  },
+  // Three nulls say `not_found`, and only it.
+  if: { properties: { outcome: { const: "not_found" } } },
+  then: {
+    properties: { previous: { type: "null" }, quantity: { type: "null" }, status: { type: "null" } },
+  },
+  else: {
+    properties: {
+      previous: { type: "integer" },
+      quantity: { type: "integer" },
+      status: { type: "string" },
+    },
+  },
+} as const;
+
+const batchResultsSchema = {
+  type: "array",
+  minItems: 1,
+  maxItems: MAX_BATCH_CHANGES,
+  description: "One result per change, in request order",
+  items: batchChangeResultSchema,
+} as const;
+
+const batchCountSchema = (description: string) =>
+  ({ type: "integer", minimum: 0, maximum: MAX_BATCH_CHANGES, description }) as const;
+
+/** The 200 answer of `POST /inventory/batch`. */
+export const batchResponseSchema = {
+  type: "object",
+  required: ["changed", "unchanged", "failed", "results"],
+  additionalProperties: false,
+  properties: {
+    changed: batchCountSchema(
+      "How many changes were applied (in a dry run: would be); each is on disk when the answer is sent",
+    ),
+    unchanged: batchCountSchema("How many changes were `unchanged` or `duplicate`"),
+    failed: batchCountSchema(
+      "How many changes failed (`conflict`, `not_found`, `below_zero`, `too_large`)",
+    ),
+    results: batchResultsSchema,
+  },
+} as const;
+
 export const errorSchema = {
   type: "object",
   required: ["code", "message", "status"],
@@ -90,6 +256,23 @@ export const errorSchema = {
     code: { type: "string", description: "Machine-readable error code" },
     message: { type: "string", description: "Human-readable description" },
     status: { type: "integer", minimum: 400, maximum: 599, description: "The HTTP status code" },
+  },
+} as const;
+
+/** The 409 answer of an atomic batch in which a change failed: the Error body and the results. */
+export const batchRejectionSchema = {
+  type: "object",
+  required: ["code", "message", "status", "results"],
+  additionalProperties: false,
+  properties: {
+    ...errorSchema.properties,
+    code: { type: "string", const: ERROR_CODES.batchRejected, description: "Machine-readable error code" },
+    status: { type: "integer", const: 409, description: "The HTTP status code" },
+    results: {
+      ...batchResultsSchema,
+      description:
+        "One result per change, in request order, as the batch was evaluated: the failed ones say why. Nothing was written, so a `changed` result is one that would have been applied",
+    },
   },
 } as const;
 

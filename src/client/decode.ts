@@ -6,9 +6,13 @@ import { isLosslessNumber, parse } from "lossless-json";
 import { parseExactJson } from "../api/exact-json.js";
 import { MAX_PET_ID } from "../api/limits.js";
 import {
+  BATCH_OUTCOMES,
   ORDER_STATUSES,
   PET_STATUSES,
   type ApiErrorBody,
+  type BatchChangeResult,
+  type BatchOutcome,
+  type BatchResponse,
   type Category,
   type InventoryChange,
   type InventoryItem,
@@ -171,6 +175,55 @@ export function decodeOrder(value: unknown, path = ""): Order {
 /** Checks the body of `GET /store/orders`. */
 export function decodeOrderList(value: unknown): Order[] {
   return array(value, "").map((order, index) => decodeOrder(order, `[${index}]`));
+}
+
+const OUTCOMES: ReadonlySet<string> = new Set(BATCH_OUTCOMES);
+const STATUSES: ReadonlySet<string> = new Set(PET_STATUSES);
+
+/**
+ * Checks the `results` of a batch answer (a 200's, or a 409 `batch_rejected`'s): one result
+ * per change, int64 petIds exact. Called on up to 10,000 results, so the checks are inline.
+ */
+export function decodeBatchResults(value: unknown, path: string): BatchChangeResult[] {
+  const results = array(value, path);
+  const decoded: BatchChangeResult[] = new Array<BatchChangeResult>(results.length);
+  for (let index = 0; index < results.length; index += 1) {
+    const at = `${path}[${index}]`;
+    const fields = object(results[index], at);
+    const outcome = fields.outcome;
+    if (typeof outcome !== "string" || !OUTCOMES.has(outcome)) {
+      throw new ShapeError(`${at}.outcome`, `one of ${BATCH_OUTCOMES.join(", ")}`);
+    }
+    const status = fields.status;
+    if (status !== null && (typeof status !== "string" || !STATUSES.has(status))) {
+      throw new ShapeError(`${at}.status`, `null or one of ${PET_STATUSES.join(", ")}`);
+    }
+    decoded[index] = {
+      petId: int64(fields.petId, `${at}.petId`),
+      outcome: outcome as BatchOutcome,
+      previous: nullable(fields.previous, `${at}.previous`, safeInteger),
+      quantity: nullable(fields.quantity, `${at}.quantity`, safeInteger),
+      status: status as PetStatus | null,
+    };
+  }
+  return decoded;
+}
+
+function count(value: unknown, path: string): number {
+  const number = safeInteger(value, path);
+  if (number < 0) throw new ShapeError(path, "a count (0 or more)");
+  return number;
+}
+
+/** Checks the 200 body of `POST /inventory/batch`. */
+export function decodeBatchResponse(value: unknown): BatchResponse {
+  const fields = object(value, "");
+  return {
+    changed: count(fields.changed, ".changed"),
+    unchanged: count(fields.unchanged, ".unchanged"),
+    failed: count(fields.failed, ".failed"),
+    results: decodeBatchResults(fields.results, ".results"),
+  };
 }
 
 /** Reads an Error body leniently: whatever of `code` and `message` is usable, or undefined. */

@@ -7,6 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Order } from "../../../src/api/types.js";
 import {
   IDEMPOTENCY_TTL_MS,
+  type BatchEvaluation,
+  type BatchResult,
   type IdempotencyClaim,
   type Store,
   type StoredResponse,
@@ -634,6 +636,149 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         await close(second);
         const third = await open();
         expect((await third.listChanges(1n, 20))?.map((record) => record.quantity)).toEqual([8, 3]);
+      });
+    });
+    describe("batches", () => {
+      const outcomes = (result: BatchResult) =>
+        result.kind === "evaluated" ? result.results.map((change) => change.outcome) : result.kind;
+
+      it("applies a batch with a PATCH in one group commit, in arrival order", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        const [patched, batched, after] = await Promise.all([
+          store.updateQuantity(1n, 10),
+          store.applyBatch({
+            atomic: false,
+            dryRun: false,
+            changes: [
+              { petId: 1n, delta: -4, ifQuantity: 10 },
+              { petId: 2n, quantity: 7, ref: "r" },
+            ],
+          }),
+          store.updateQuantity(1n, 1, { condition: { kind: "quantity_in", quantities: [6] } }),
+        ]);
+        expect(patched).toMatchObject({ kind: "updated" });
+        expect(outcomes(batched)).toEqual(["changed", "changed"]);
+        expect(after).toMatchObject({ kind: "updated", item: { quantity: 1 } });
+        expect((await store.listChanges(2n, 1))?.[0]).toMatchObject({ quantity: 7, ref: "r" });
+      });
+
+      it("keeps refs for good, across stores and reopens: a (petId, ref) applies once", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        const sale = {
+          atomic: false,
+          dryRun: false,
+          changes: [{ petId: 1n, delta: -1, ref: "sale-1" }],
+        };
+        expect(outcomes(await store.applyBatch(sale))).toEqual(["changed"]);
+        const other = await open();
+        expect(outcomes(await other.applyBatch(sale))).toEqual(["duplicate"]);
+        await close(store);
+        const reopened = await open();
+        expect(outcomes(await reopened.applyBatch(sale))).toEqual(["duplicate"]);
+        expect((await reopened.getInventoryItem(1n))?.quantity).toBe(2);
+      });
+
+      it("applies the same refs sent through two stores at once exactly once", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        const other = await open();
+        const sales = {
+          atomic: false,
+          dryRun: false,
+          changes: Array.from({ length: 3 }, (_, i) => ({
+            petId: 9223372036854775807n,
+            delta: -1,
+            ref: `sale-${i}`,
+          })),
+        };
+        const results = await Promise.all([store.applyBatch(sales), other.applyBatch(sales)]);
+        expect(results.flatMap(outcomes).sort()).toEqual([
+          "changed",
+          "changed",
+          "changed",
+          "duplicate",
+          "duplicate",
+          "duplicate",
+        ]);
+        expect((await store.getInventoryItem(9223372036854775807n))?.quantity).toBe(2);
+        expect(await store.listChanges(9223372036854775807n, 20)).toHaveLength(4);
+      });
+
+      it("writes nothing of an atomic batch with a failed change, and nothing of a dry run", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        const changes = [
+          { petId: 1n, delta: -1, ref: "x" },
+          { petId: 2n, delta: -1 },
+        ];
+        const rejected = await store.applyBatch({ atomic: true, dryRun: false, changes });
+        expect(rejected).toMatchObject({ kind: "evaluated", rejected: true });
+        expect(outcomes(rejected)).toEqual(["changed", "below_zero"]);
+        const dry = await store.applyBatch({ atomic: false, dryRun: true, changes });
+        expect(dry).toMatchObject({ kind: "evaluated", rejected: false });
+        expect(outcomes(dry)).toEqual(["changed", "below_zero"]);
+        expect(await store.listInventory()).toEqual(SEEDED_INVENTORY);
+        expect(await store.listChanges(1n, 20)).toHaveLength(1);
+        // Neither kept the ref.
+        const real = await store.applyBatch({ atomic: false, dryRun: false, changes });
+        expect(outcomes(real)).toEqual(["changed", "below_zero"]);
+      });
+
+      it("keeps a batch's answer for its key, and no answer of a dry run", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        const batchClaim = (key: string, fingerprint: string) => ({
+          idempotency: {
+            owner: "alice",
+            key,
+            fingerprint,
+            at: T0,
+            render: (evaluation: BatchEvaluation) => ({
+              status: evaluation.rejected ? 409 : 200,
+              body: outcomes(evaluation).toString(),
+              etag: null,
+            }),
+          },
+        });
+        const changes = [{ petId: 1n, delta: 2 }];
+        const dry = await store.applyBatch(
+          { atomic: false, dryRun: true, changes },
+          batchClaim("k", "dry"),
+        );
+        expect(dry.kind).toBe("evaluated");
+        const first = await store.applyBatch(
+          { atomic: false, dryRun: false, changes },
+          batchClaim("k", "f"),
+        );
+        expect(first.kind).toBe("evaluated");
+        const other = await open();
+        expect(
+          await other.applyBatch({ atomic: false, dryRun: false, changes }, batchClaim("k", "f")),
+        ).toEqual({ kind: "replayed", response: { status: 200, body: "changed", etag: null } });
+        expect(
+          await other.applyBatch({ atomic: false, dryRun: false, changes }, batchClaim("k", "g")),
+        ).toEqual({ kind: "key_reused" });
+        expect((await store.getInventoryItem(1n))?.quantity).toBe(5);
+      });
+
+      it("applies 10,000 changes of one batch in one transaction, with a history record each", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        const changes = Array.from({ length: 10_000 }, (_, i) => ({
+          petId: i % 2 === 0 ? 1n : 9223372036854775807n,
+          delta: 1,
+          ref: `r${i}`,
+        }));
+        const result = await store.applyBatch({ atomic: true, dryRun: false, changes });
+        expect(result).toMatchObject({ kind: "evaluated", rejected: false });
+        expect(await store.listInventory()).toEqual([
+          { petId: 1n, quantity: 5003, status: "available" },
+          { petId: 2n, quantity: 0, status: "sold" },
+          { petId: 9223372036854775807n, quantity: 5005, status: "pending" },
+        ]);
+        expect(await store.listChanges(1n, 1000)).toHaveLength(1000);
       });
     });
   });

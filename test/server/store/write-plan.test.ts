@@ -1,8 +1,10 @@
 /** The write rules, case by case: planWrites on the entries and key records a store read. */
 import { describe, expect, it } from "vitest";
-import type { InventoryItem } from "../../../src/api/types.js";
+import type { BatchChange, InventoryItem } from "../../../src/api/types.js";
 import {
   IDEMPOTENCY_TTL_MS,
+  type BatchEvaluation,
+  type BatchOptions,
   type StoredResponse,
   type UpdateOptions,
   type WriteOutcome,
@@ -11,7 +13,9 @@ import {
   isUnexpired,
   keyId,
   planWrites,
+  refId,
   type KeyRecord,
+  type PlannedResult,
   type PlannedWrite,
 } from "../../../src/server/store/write-plan.js";
 
@@ -264,5 +268,185 @@ describe("planWrites: idempotency keys", () => {
         refs: new Set(),
       }),
     ).toThrow(/record was not read/);
+  });
+});
+
+describe("planWrites: batches", () => {
+  const batch = (
+    changes: BatchChange[],
+    flags: { atomic?: boolean; dryRun?: boolean } = {},
+    options: BatchOptions = {},
+  ): PlannedWrite => ({
+    kind: "batch",
+    batch: { atomic: flags.atomic ?? false, dryRun: flags.dryRun ?? false, changes },
+    options,
+  });
+  const outcomes = (result: PlannedResult | undefined) =>
+    result?.kind === "evaluated" ? result.results.map((change) => change.outcome) : result?.kind;
+  const state = (refs: string[] = []) => ({
+    entries: new Map([entry(1n, 3), entry(2n, 0)]),
+    keys: new Map<string, KeyRecord>(),
+    refs: new Set(refs),
+  });
+
+  it("decides each change on the ones before it: deltas add up, below 0 and above the maximum fail alone", () => {
+    const plan = planWrites(
+      [
+        batch([
+          { petId: 1n, delta: -2 },
+          { petId: 1n, delta: -2 },
+          { petId: 1n, delta: 2 },
+          { petId: 2n, delta: 2147483647 },
+          { petId: 2n, delta: 1 },
+          { petId: 2n, quantity: 1 },
+        ]),
+      ],
+      state(),
+    );
+    expect(plan.results[0]).toEqual({
+      kind: "evaluated",
+      rejected: false,
+      results: [
+        { petId: 1n, outcome: "changed", previous: 3, quantity: 1, status: "available" },
+        { petId: 1n, outcome: "below_zero", previous: 1, quantity: 1, status: "available" },
+        { petId: 1n, outcome: "changed", previous: 1, quantity: 3, status: "available" },
+        { petId: 2n, outcome: "changed", previous: 0, quantity: 2147483647, status: "available" },
+        {
+          petId: 2n,
+          outcome: "too_large",
+          previous: 2147483647,
+          quantity: 2147483647,
+          status: "available",
+        },
+        { petId: 2n, outcome: "changed", previous: 2147483647, quantity: 1, status: "available" },
+      ],
+    });
+    expect(plan.changes.map((change) => [change.petId, change.previous, change.quantity])).toEqual([
+      [1n, 3, 1],
+      [1n, 1, 3],
+      [2n, 0, 2147483647],
+      [2n, 2147483647, 1],
+    ]);
+    expect([...plan.quantities]).toEqual([
+      [1n, 3],
+      [2n, 1],
+    ]);
+  });
+
+  it("sets to the quantity held are unchanged, with no history record (a PATCH still keeps one)", () => {
+    const plan = planWrites([batch([{ petId: 1n, quantity: 3 }]), write(1n, 3)], state());
+    expect(outcomes(plan.results[0])).toEqual(["unchanged"]);
+    expect(plan.results[1]).toMatchObject({ kind: "updated" });
+    expect(plan.changes).toHaveLength(1);
+  });
+
+  it("compares ifQuantity with the entry as the changes before left it", () => {
+    const plan = planWrites(
+      [
+        batch([
+          { petId: 1n, quantity: 5, ifQuantity: 3 },
+          { petId: 1n, quantity: 6, ifQuantity: 3 },
+          { petId: 1n, delta: 1, ifQuantity: 5 },
+          { petId: 404n, delta: 1, ifQuantity: 0 },
+        ]),
+      ],
+      state(),
+    );
+    expect(outcomes(plan.results[0])).toEqual(["changed", "conflict", "changed", "not_found"]);
+  });
+
+  it("a ref applied before, or earlier in the group, is duplicate; refs are per pet; a failed change keeps none", () => {
+    const plan = planWrites(
+      [
+        batch([
+          { petId: 1n, delta: -1, ref: "old" },
+          { petId: 1n, delta: -1, ref: "new" },
+          { petId: 1n, delta: -1, ref: "new" },
+          { petId: 2n, delta: 1, ref: "new" },
+          { petId: 2n, delta: -9, ref: "failed" },
+        ]),
+        batch([
+          { petId: 2n, delta: 1, ref: "new" },
+          { petId: 2n, delta: 1, ref: "failed" },
+        ]),
+      ],
+      state([refId(1n, "old")]),
+    );
+    expect(outcomes(plan.results[0])).toEqual([
+      "duplicate",
+      "changed",
+      "duplicate",
+      "changed",
+      "below_zero",
+    ]);
+    expect(outcomes(plan.results[1])).toEqual(["duplicate", "changed"]);
+    expect(plan.changes.map((change) => change.ref)).toEqual(["new", "new", "failed"]);
+  });
+
+  it("an atomic batch with a failure and a dry run leave nothing for the writes after them", () => {
+    const plan = planWrites(
+      [
+        batch(
+          [
+            { petId: 1n, delta: -1, ref: "a" },
+            { petId: 404n, delta: 1 },
+          ],
+          { atomic: true },
+        ),
+        batch([{ petId: 1n, delta: -1, ref: "b" }], { dryRun: true }),
+        batch(
+          [
+            { petId: 1n, delta: -1, ref: "a" },
+            { petId: 1n, delta: -1, ref: "b" },
+          ],
+          {
+            atomic: true,
+          },
+        ),
+      ],
+      state(),
+    );
+    expect(plan.results.map((result) => result.kind === "evaluated" && result.rejected)).toEqual([
+      true,
+      false,
+      false,
+    ]);
+    expect(outcomes(plan.results[0])).toEqual(["changed", "not_found"]);
+    expect(outcomes(plan.results[1])).toEqual(["changed"]);
+    expect(outcomes(plan.results[2])).toEqual(["changed", "changed"]);
+    expect(plan.changes.map((change) => [change.ref, change.previous])).toEqual([
+      ["a", 3],
+      ["b", 2],
+    ]);
+  });
+
+  it("keeps a batch's answer for its key, but not a dry run's, which still replays an earlier answer", () => {
+    const renderBatch = (evaluation: BatchEvaluation): StoredResponse => ({
+      status: evaluation.rejected ? 409 : 200,
+      body: evaluation.results.map((result) => result.outcome).join(),
+      etag: null,
+    });
+    const keyed = (key: string, fingerprint: string): BatchOptions => ({
+      idempotency: { owner: "o", key, fingerprint, at: T0, render: renderBatch },
+    });
+    const plan = planWrites(
+      [
+        batch([{ petId: 1n, delta: 1 }], { dryRun: true }, keyed("d", "f")),
+        batch([{ petId: 1n, delta: 1 }], {}, keyed("k", "f")),
+        batch([{ petId: 1n, delta: 1 }], {}, keyed("k", "f")),
+        batch([{ petId: 1n, delta: 1 }], { dryRun: true }, keyed("k", "g")),
+      ],
+      { ...state(), keys: new Map([absent("d"), absent("k")]) },
+    );
+    expect(plan.results.map((result) => result.kind)).toEqual([
+      "evaluated",
+      "evaluated",
+      "replayed",
+      "key_reused",
+    ]);
+    expect(plan.answers.map((answer) => [answer.key, answer.response.body])).toEqual([
+      ["k", "changed"],
+    ]);
+    expect([...plan.quantities]).toEqual([[1n, 4]]);
   });
 });

@@ -3,10 +3,12 @@
  *
  * 1. pipelined: BEGIN; claim the batch's new keys (INSERT … ON CONFLICT DO NOTHING: another
  *    transaction's claim of the same key is waited for); lock and read the keys' records and
- *    the pets;
+ *    the pets, and (once the pets are locked) which of the batches' `(petId, ref)` pairs a
+ *    history record holds;
  * 2. the write plan (../write-plan.ts) decides every write from what was read (a key's answer
  *    is rendered here, inside the transaction); pipelined: one statement writing quantities,
- *    history records, the keys' answers and the revision, and COMMIT.
+ *    history records (with their refs), the keys' answers (a claimed key whose write kept
+ *    none, a dry run, is given back) and the revision, and COMMIT.
  *
  * Locks are always taken in one order (keys sorted, then pets sorted, then the revision row),
  * so instances writing the same pets in different orders wait for each other but never
@@ -58,6 +60,9 @@ const SQL = {
       ON CONFLICT (owner, key) DO UPDATE SET fingerprint = excluded.fingerprint,
         created_at = excluded.created_at, status = excluded.status, body = excluded.body,
         etag = excluded.etag
+    ), released AS (
+      DELETE FROM idempotency_keys
+        WHERE (owner, key) IN (SELECT * FROM unnest($18::text[], $19::text[]))
     ), written AS (
       UPDATE pets SET quantity = planned.quantity
         FROM unnest($1::bigint[], $2::integer[]) AS planned (id, quantity)
@@ -215,6 +220,14 @@ export async function writeBatch(
 
   const written = [...plan.quantities];
   const { answers } = plan;
+  // A key this transaction claimed whose write kept no answer (a dry run) gives its
+  // placeholder back.
+  const answered = new Set(answers.map((answer) => keyId(answer.owner, answer.key)));
+  const released = claims.keys.flatMap((key, index) => {
+    const owner = claims.owners[index] ?? "";
+    const id = keyId(owner, key);
+    return ours.has(id) && !answered.has(id) ? [{ owner, key }] : [];
+  });
   progress.commitSent = true;
   const [, commit] = await allSucceeded<[pg.QueryResult, pg.QueryResult]>([
     run(client, "writePlanned", [
@@ -228,6 +241,8 @@ export async function writeBatch(
       answers.map((answer) => answer.response.body),
       answers.map((answer) => answer.response.etag),
       ...changeColumns(plan.changes),
+      released.map((claim) => claim.owner),
+      released.map((claim) => claim.key),
     ]),
     client.query("COMMIT"),
   ]);

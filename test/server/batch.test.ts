@@ -1,0 +1,403 @@
+/** POST /v1/inventory/batch through app.inject(): every answer, and what it leaves behind. */
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import type { LightMyRequestResponse } from "fastify";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { BATCH_BODY_LIMIT, MAX_BATCH_CHANGES } from "../../src/api/limits.js";
+import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
+import { expectError } from "./expect-error.js";
+import { AUTH, MAX_ID, PETS, READ_AUTH, createTestApp, tempDir, type TestApp } from "./fixture.js";
+
+let t: TestApp;
+const NOW = Date.UTC(2026, 10, 25, 9, 0, 0);
+beforeEach(async () => {
+  t = await createTestApp({ clock: () => NOW });
+});
+afterEach(() => t.close());
+
+const batch = (
+  body: unknown,
+  headers: Record<string, string> = {},
+  app: TestApp = t,
+): Promise<LightMyRequestResponse> =>
+  app.app.inject({
+    method: "POST",
+    url: "/v1/inventory/batch",
+    headers: { ...AUTH, "content-type": "application/json", ...headers },
+    payload: typeof body === "string" ? body : JSON.stringify(body),
+  });
+
+const quantities = async () => (await t.app.inject({ url: "/v1/inventory", headers: AUTH })).body;
+
+const historyOf = async (petId: string) =>
+  (await t.app.inject({ url: `/v1/inventory/${petId}/history`, headers: AUTH })).json<
+    { previous: number | null; quantity: number; ref: string | null; reason: string | null }[]
+  >();
+
+/** A 400 whose message names the field, with nothing changed. */
+async function expectRefused(body: unknown, status: number, code: string, message: RegExp) {
+  const before = await quantities();
+  const response = await batch(body);
+  expectError(response, status, code);
+  expect(response.json<{ message: string }>().message).toMatch(message);
+  expect(await quantities()).toBe(before);
+}
+
+describe("POST /v1/inventory/batch: outcomes", () => {
+  it("applies sets and deltas in order, each seeing the ones before, with a result per change", async () => {
+    const response = await batch(
+      '{"changes":[{"petId":1,"quantity":10},{"petId":1,"delta":-4},{"petId":1,"delta":-2},' +
+        `{"petId":2,"quantity":0},{"petId":${MAX_ID},"delta":1,"ifQuantity":5}]}`,
+    );
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(response.body).toBe(
+      '{"changed":4,"unchanged":1,"failed":0,"results":[' +
+        '{"petId":1,"outcome":"changed","previous":3,"quantity":10,"status":"available"},' +
+        '{"petId":1,"outcome":"changed","previous":10,"quantity":6,"status":"available"},' +
+        '{"petId":1,"outcome":"changed","previous":6,"quantity":4,"status":"available"},' +
+        '{"petId":2,"outcome":"unchanged","previous":0,"quantity":0,"status":"sold"},' +
+        `{"petId":${MAX_ID},"outcome":"changed","previous":5,"quantity":6,"status":"pending"}]}`,
+    );
+    expect(await quantities()).toBe(
+      `[{"petId":1,"quantity":4,"status":"available"},{"petId":2,"quantity":0,"status":"sold"},{"petId":${MAX_ID},"quantity":6,"status":"pending"}]`,
+    );
+    // One history record per applied change; none for the unchanged one.
+    expect((await historyOf("1")).map((record) => record.quantity)).toEqual([4, 6, 10, 3]);
+    expect(await historyOf("2")).toHaveLength(1);
+  });
+
+  it("reports each failure alone and applies the rest when not atomic", async () => {
+    const response = await batch({
+      changes: [
+        { petId: 1, delta: -4 },
+        { petId: 404, quantity: 1 },
+        { petId: 1, quantity: 9, ifQuantity: 2 },
+        { petId: 1, delta: 2147483647 },
+        { petId: 1, delta: 1 },
+      ],
+    });
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({
+      changed: 1,
+      unchanged: 0,
+      failed: 4,
+      results: [
+        { petId: 1, outcome: "below_zero", previous: 3, quantity: 3, status: "available" },
+        { petId: 404, outcome: "not_found", previous: null, quantity: null, status: null },
+        { petId: 1, outcome: "conflict", previous: 3, quantity: 3, status: "available" },
+        { petId: 1, outcome: "too_large", previous: 3, quantity: 3, status: "available" },
+        { petId: 1, outcome: "changed", previous: 3, quantity: 4, status: "available" },
+      ],
+    });
+  });
+
+  it("keeps refs for good: a change whose (petId, ref) was applied comes back duplicate, another pet's applies", async () => {
+    const sales = {
+      changes: [
+        { petId: 1, delta: -1, ref: "till-1:0001" },
+        { petId: 1, delta: -1, ref: "till-1:0002" },
+        { petId: 1, delta: -1, ref: "till-1:0001" },
+      ],
+    };
+    const first = await batch(sales, { "x-change-reason": "sales 25 Nov" });
+    expect(first.json<{ results: { outcome: string }[] }>().results.map((r) => r.outcome)).toEqual([
+      "changed",
+      "changed",
+      "duplicate",
+    ]);
+    const second = await batch(sales);
+    expect(second.json()).toMatchObject({ changed: 0, unchanged: 3, failed: 0 });
+    expect(second.json<{ results: { outcome: string }[] }>().results.map((r) => r.outcome)).toEqual(
+      ["duplicate", "duplicate", "duplicate"],
+    );
+    const other = await batch(`{"changes":[{"petId":${MAX_ID},"delta":-1,"ref":"till-1:0001"}]}`);
+    expect(other.json()).toMatchObject({ changed: 1 });
+    expect(await historyOf("1")).toMatchObject([
+      { previous: 2, quantity: 1, ref: "till-1:0002", reason: "sales 25 Nov" },
+      { previous: 3, quantity: 2, ref: "till-1:0001", reason: "sales 25 Nov" },
+      { previous: null, quantity: 3, ref: null },
+    ]);
+  });
+
+  it("does not keep the ref of a change that was not applied", async () => {
+    await batch({ changes: [{ petId: 1, delta: -9, ref: "r1" }] });
+    const retried = await batch({ changes: [{ petId: 1, delta: -1, ref: "r1" }] });
+    expect(retried.json()).toMatchObject({ changed: 1 });
+  });
+
+  it("atomic: one failed change leaves state and history untouched; 409 batch_rejected with the results", async () => {
+    const before = await quantities();
+    const response = await batch({
+      atomic: true,
+      changes: [
+        { petId: 1, delta: -1, ref: "a1" },
+        { petId: 404, delta: -1 },
+      ],
+    });
+    expect(response.statusCode).toBe(409);
+    const body = response.json<Record<string, unknown>>();
+    expect(Object.keys(body).sort()).toEqual(["code", "message", "results", "status"]);
+    expect(body).toMatchObject({
+      code: "batch_rejected",
+      status: 409,
+      message: "1 of 2 changes failed (see results); the batch is atomic, so nothing was changed",
+      results: [
+        { petId: 1, outcome: "changed", previous: 3, quantity: 2, status: "available" },
+        { petId: 404, outcome: "not_found", previous: null, quantity: null, status: null },
+      ],
+    });
+    expect(await quantities()).toBe(before);
+    expect(await historyOf("1")).toHaveLength(1);
+    // Its ref was not kept: the same change applies once the batch is fixed.
+    const fixed = await batch({ atomic: true, changes: [{ petId: 1, delta: -1, ref: "a1" }] });
+    expect(fixed.json()).toMatchObject({ changed: 1, failed: 0 });
+  });
+
+  it("dryRun: evaluates exactly as it would apply and writes nothing (no history, no key record)", async () => {
+    const before = await quantities();
+    const body = {
+      dryRun: true,
+      changes: [
+        { petId: 1, delta: -1, ref: "d1" },
+        { petId: 1, delta: -1, ref: "d1" },
+        { petId: 404, quantity: 2 },
+      ],
+    };
+    const dry = await batch(body, { "idempotency-key": "dry-1" });
+    expect(dry.statusCode).toBe(200);
+    expect(dry.json()).toMatchObject({
+      changed: 1,
+      unchanged: 1,
+      failed: 1,
+      results: [
+        { outcome: "changed", previous: 3, quantity: 2 },
+        { outcome: "duplicate", previous: 2, quantity: 2 },
+        { outcome: "not_found" },
+      ],
+    });
+    expect(await quantities()).toBe(before);
+    expect(await historyOf("1")).toHaveLength(1);
+    // No record was kept for the key: the real run under the same key applies.
+    const real = await batch({ ...body, dryRun: false }, { "idempotency-key": "dry-1" });
+    expect(real.statusCode).toBe(200);
+    expect(real.headers["idempotent-replayed"]).toBeUndefined();
+    expect(real.json()).toMatchObject({ changed: 1, unchanged: 1, failed: 1 });
+    const atomicDry = await batch({ ...body, atomic: true, changes: body.changes.slice(2) });
+    expectRejected(atomicDry);
+  });
+
+  it("Idempotency-Key: a retry replays the answer (Idempotent-Replayed) and applies nothing twice; another batch under it is 422", async () => {
+    const body = { changes: [{ petId: 1, delta: 5 }] };
+    const first = await batch(body, { "idempotency-key": "k-1" });
+    const replay = await batch('{ "changes" : [ { "delta": 5, "petId": 1 } ], "atomic": false }', {
+      "idempotency-key": "k-1",
+    });
+    expect(replay.statusCode).toBe(200);
+    expect(replay.headers["idempotent-replayed"]).toBe("true");
+    expect(replay.body).toBe(first.body);
+    expect(await quantities()).toContain('{"petId":1,"quantity":8,');
+    const reused = await batch({ changes: [{ petId: 1, delta: 6 }] }, { "idempotency-key": "k-1" });
+    expectError(reused, 422, "idempotency_key_reused");
+    expect(await quantities()).toContain('{"petId":1,"quantity":8,');
+    // The key is the batch's, apart from PATCH's: a PATCH under it is another request.
+    const patch = await t.app.inject({
+      method: "PATCH",
+      url: "/v1/inventory/1",
+      headers: { ...AUTH, "idempotency-key": "k-1" },
+      payload: { quantity: 1 },
+    });
+    expectError(patch, 422, "idempotency_key_reused");
+  });
+
+  it("keeps the 409 of an atomic batch for its key: a retry replays the rejection", async () => {
+    const body = { atomic: true, changes: [{ petId: 404, delta: 1 }] };
+    const first = await batch(body, { "idempotency-key": "k-409" });
+    const again = await batch(body, { "idempotency-key": "k-409" });
+    expect(again.statusCode).toBe(409);
+    expect(again.headers["idempotent-replayed"]).toBe("true");
+    expect(again.body).toBe(first.body);
+  });
+
+  it("keeps int64 petIds exact in and out", async () => {
+    const response = await batch(`{"changes":[{"petId":${MAX_ID},"quantity":77}]}`);
+    expect(response.body).toContain(`"petId":${MAX_ID},"outcome":"changed"`);
+    expect(await quantities()).toContain(`{"petId":${MAX_ID},"quantity":77,`);
+  });
+
+  it("takes 10,000 changes in one request", async () => {
+    const changes = Array.from({ length: MAX_BATCH_CHANGES }, (_, i) => ({
+      petId: 1,
+      quantity: i,
+    }));
+    const response = await batch({ changes });
+    // Each set differs from the one before it (the first from the seed's 3).
+    expect(response.json()).toMatchObject({ changed: MAX_BATCH_CHANGES, unchanged: 0 });
+    expect(await quantities()).toContain(`{"petId":1,"quantity":${MAX_BATCH_CHANGES - 1},`);
+  });
+});
+
+function expectRejected(response: LightMyRequestResponse) {
+  expect(response.statusCode).toBe(409);
+  expect(response.json()).toMatchObject({ code: "batch_rejected", status: 409 });
+}
+
+describe("POST /v1/inventory/batch: refusals change nothing", () => {
+  it.each([
+    [
+      {
+        changes: [
+          { petId: 1, quantity: 2 },
+          { petId: 1, delta: 0 },
+        ],
+      },
+      /^changes\[1\]\.delta must be a non-zero whole number/,
+    ],
+    [
+      { changes: [{ petId: 1, quantity: 2, delta: 1 }] },
+      /^changes\[0\] must have either quantity .* not both/,
+    ],
+    [{ changes: [{ petId: 1 }] }, /^changes\[0\] must have either quantity .* not neither/],
+    [{ changes: [{ quantity: 1 }] }, /^changes\[0\]\.petId is required/],
+    [
+      { changes: [{ petId: 0, quantity: 1 }] },
+      /^changes\[0\]\.petId must be a whole number from 1/,
+    ],
+    [{ changes: [{ petId: "1", quantity: 1 }] }, /^changes\[0\]\.petId must be a whole number/],
+    [
+      { changes: [{ petId: 1, quantity: -1 }] },
+      /^changes\[0\]\.quantity must be a whole number from 0 to 2147483647/,
+    ],
+    [{ changes: [{ petId: 1, quantity: 2147483648 }] }, /^changes\[0\]\.quantity must be/],
+    [{ changes: [{ petId: 1, quantity: 1.5 }] }, /^changes\[0\]\.quantity must be/],
+    [{ changes: [{ petId: 1, delta: 2147483648 }] }, /^changes\[0\]\.delta must be/],
+    [{ changes: [{ petId: 1, delta: 1, ifQuantity: -1 }] }, /^changes\[0\]\.ifQuantity must be/],
+    [
+      { changes: [{ petId: 1, delta: 1, ref: "" }] },
+      /^changes\[0\]\.ref must be 1 to 128 visible ASCII/,
+    ],
+    [{ changes: [{ petId: 1, delta: 1, ref: "a b" }] }, /^changes\[0\]\.ref must be/],
+    [{ changes: [{ petId: 1, delta: 1, ref: "x".repeat(129) }] }, /^changes\[0\]\.ref must be/],
+    [{ changes: [{ petId: 1, delta: 1, ref: 7 }] }, /^changes\[0\]\.ref must be/],
+    [
+      { changes: [{ petId: 1, delta: 1, note: "x" }] },
+      /^changes\[0\]\.note is not a field of a change/,
+    ],
+    [{ changes: [] }, /^changes must hold 1 to 10000 changes, got 0/],
+    [{ changes: {} }, /^changes is required/],
+    [{}, /^changes is required/],
+    [[], /^the body must be an object/],
+    [{ changes: [{ petId: 1, delta: 1 }], atomic: "yes" }, /^atomic must be true or false/],
+    [{ changes: [{ petId: 1, delta: 1 }], dryrun: true }, /^dryrun is not a field of a batch/],
+    [{ changes: [{ petId: 1, quantity: 5 }, 3] }, /^changes\[1\] must be an object/],
+  ])("400 invalid_body for %j", async (body, message) => {
+    await expectRefused(body, 400, "invalid_body", message);
+  });
+
+  it("400 invalid_body for a petId above int64, exact", async () => {
+    await expectRefused(
+      `{"changes":[{"petId":1,"quantity":1},{"petId":9223372036854775808,"quantity":1}]}`,
+      400,
+      "invalid_body",
+      /^changes\[1\]\.petId must be a whole number from 1 to 9223372036854775807; nothing was changed$/,
+    );
+  });
+
+  it("400 for more than 10,000 changes", async () => {
+    const changes = Array.from({ length: MAX_BATCH_CHANGES + 1 }, () => ({ petId: 1, delta: 1 }));
+    await expectRefused({ changes }, 400, "invalid_body", /got 10001/);
+  });
+
+  it("400 invalid_json for a body that is not JSON", async () => {
+    await expectRefused('{"changes": [', 400, "invalid_json", /not valid JSON/);
+  });
+
+  it("413 for a body over 2 MiB; PATCH keeps its 16 KiB limit", async () => {
+    const body = `{"changes":[{"petId":1,"delta":1,"ref":"${"x".repeat(100)}"}],"pad":"${"y".repeat(BATCH_BODY_LIMIT)}"}`;
+    await expectRefused(body, 413, "payload_too_large", /./);
+    const patch = await t.app.inject({
+      method: "PATCH",
+      url: "/v1/inventory/1",
+      headers: { ...AUTH, "content-type": "application/json" },
+      payload: `{"quantity":1,"pad":"${"y".repeat(20_000)}"}`,
+    });
+    expectError(patch, 413, "payload_too_large");
+  });
+
+  it("a body of 1.9 MiB is read", async () => {
+    const changes = Array.from({ length: 10_000 }, (_, i) => ({
+      petId: 1,
+      delta: 1,
+      ref: `${String(i).padStart(6, "0")}:${"r".repeat(150)}`.slice(0, 128),
+    }));
+    const body = JSON.stringify({ changes });
+    expect(body.length).toBeGreaterThan(1.3 * 1024 * 1024);
+    expect(body.length).toBeLessThan(BATCH_BODY_LIMIT);
+    const response = await batch(body);
+    expect(response.json()).toMatchObject({ changed: 10_000 });
+  });
+
+  it("415 for a body that is not JSON", async () => {
+    const response = await batch("changes", { "content-type": "text/plain" });
+    expectError(response, 415, "unsupported_media_type");
+  });
+
+  it("400 invalid_header for a malformed Idempotency-Key or X-Change-Reason", async () => {
+    const body = { changes: [{ petId: 1, delta: 1 }] };
+    expectError(await batch(body, { "idempotency-key": "a b" }), 400, "invalid_header");
+    expectError(await batch(body, { "x-change-reason": "a\u0007" }), 400, "invalid_header");
+    expect(await quantities()).toContain('{"petId":1,"quantity":3,');
+  });
+
+  it("401 without a key, 403 forbidden for a read key", async () => {
+    const body = JSON.stringify({ changes: [{ petId: 1, delta: 1 }] });
+    const anonymous = await t.app.inject({
+      method: "POST",
+      url: "/v1/inventory/batch",
+      headers: { "content-type": "application/json" },
+      payload: body,
+    });
+    expectError(anonymous, 401, "unauthorized");
+    expectError(await batch(body, READ_AUTH), 403, "forbidden");
+    expect(await quantities()).toContain('{"petId":1,"quantity":3,');
+  });
+
+  it("405 with Allow: POST for other methods", async () => {
+    for (const method of ["GET", "PUT", "PATCH", "DELETE"] as const) {
+      const response = await t.app.inject({ method, url: "/v1/inventory/batch", headers: AUTH });
+      expectError(response, 405, "method_not_allowed");
+      expect(response.headers.allow).toBe("POST");
+    }
+  });
+});
+
+describe("POST /v1/inventory/batch while another process holds the SQLite lock", () => {
+  let temp: ReturnType<typeof tempDir>;
+  let locked: TestApp;
+  let locker: Database.Database;
+  beforeEach(async () => {
+    temp = tempDir();
+    const dbPath = join(temp.dir, "petstore.db");
+    const store = openSqliteStore(dbPath, { lockTimeoutMs: 50 });
+    await store.seedIfEmpty(PETS);
+    locked = await createTestApp({ store });
+    locker = new Database(dbPath);
+    locker.exec("BEGIN IMMEDIATE");
+  });
+  afterEach(async () => {
+    if (locker.inTransaction) locker.exec("ROLLBACK");
+    locker.close();
+    await locked.close();
+    temp.remove();
+  });
+
+  it("answers 503 unavailable with Retry-After, changing nothing; applies once the lock is gone", async () => {
+    const body = { changes: [{ petId: 1, delta: -1, ref: "s1" }] };
+    const response = await batch(body, {}, locked);
+    expectError(response, 503, "unavailable");
+    expect(response.headers["retry-after"]).toBe("1");
+    locker.exec("ROLLBACK");
+    const later = await batch(body, {}, locked);
+    expect(later.json()).toMatchObject({ changed: 1 });
+  });
+});
