@@ -12,6 +12,7 @@ import os from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { buildCommit } from "./baseline.js";
+import { batchBenchmarks } from "./batch.js";
 import { postgresBenchmarks } from "./postgres.js";
 
 const root = join(import.meta.dirname, "..");
@@ -21,7 +22,6 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const DURATION = Number(process.env.BENCH_DURATION ?? 5);
 const CONNECTIONS = 10;
 const CLI_RUNS = Number(process.env.BENCH_CLI_RUNS ?? 21);
-const APPLY_ROWS = 10_000;
 const dir = mkdtempSync(join(os.tmpdir(), "petstore-bench-"));
 // Servers and the commands the bench runs get a clean environment, as a service manager or
 // cron gives them: variables of the shell the bench runs in (NODE_EXTRA_CA_CERTS loads a CA
@@ -563,28 +563,6 @@ async function cliBenchmarks() {
   await server.stop();
 }
 
-async function applyBenchmark() {
-  const applyServer = await startOurs(await seededDb("apply.db", APPLY_ROWS));
-  const times = [];
-  for (let round = 1; round <= Math.min(ROUNDS, 3); round++) {
-    log(`inventory apply of ${APPLY_ROWS} changed rows: round ${round}`);
-    const file = join(dir, `counts-${round}.csv`);
-    const lines = Array.from(
-      { length: APPLY_ROWS },
-      (_, i) => `${i + 1},${round * 100 + (i % 50)}`,
-    );
-    writeFileSync(file, `petId,quantity\n${lines.join("\n")}\n`);
-    times.push(
-      timeNode([bin, "--base-url", applyServer.url, "inventory", "apply", "--json", file]),
-    );
-  }
-  await applyServer.stop();
-  figures.push({
-    what: `inventory apply of ${APPLY_ROWS.toLocaleString("en-US")} changed rows to the local server`,
-    shown: `${fmt(median(times) / 1000)} s (${spread(times.map((t) => t / 1000))} s), ${fmt((APPLY_ROWS * 1000) / median(times))} rows/s`,
-  });
-}
-
 /** Runs `node args` without waiting; resolves with its exit code. */
 function runNode(args) {
   const [command, argv] = onEveryCore(args);
@@ -735,6 +713,14 @@ function report() {
   process.stdout.write(lines.join("\n"));
 }
 
+/** The batch rows (bench/batch.js), with the helpers they share with the others. */
+const runBatchBenchmarks = () =>
+  batchBenchmarks({
+    ...{ bin, dir, join, env, key: KEY, pinned, rounds: ROUNDS, onEveryCore },
+    ...{ seededDb, startOurs, startProcess, writeSeed, targets, figures },
+    ...{ log, median, fmt, spread },
+  });
+
 /** The PostgreSQL rows (bench/postgres.js), with the helpers they share with the others. */
 const runPostgresBenchmarks = () =>
   postgresBenchmarks({
@@ -745,12 +731,15 @@ const runPostgresBenchmarks = () =>
 
 // BENCH_ONLY=server runs the server benchmarks alone (the CLI ones take minutes);
 // BENCH_ONLY=cli the CLI start-up rows alone; BENCH_ONLY=adjust the adjust figure alone;
+// BENCH_ONLY=batch the batch rows (apply, adjust --file, one batch of sets) alone;
 // BENCH_ONLY=postgres the PostgreSQL rows alone; BENCH_ONLY=history PATCH before and after
 // history was kept; BENCH_ONLY=memory the server's RSS under sustained idempotent writes.
 const only = process.env.BENCH_ONLY;
 try {
   if (only === "adjust") {
     await adjustBenchmark();
+  } else if (only === "batch") {
+    await runBatchBenchmarks();
   } else if (only === "postgres") {
     await runPostgresBenchmarks();
   } else if (only === "cli") {
@@ -767,7 +756,7 @@ try {
     await memoryBenchmark();
     await runPostgresBenchmarks();
     await cliBenchmarks();
-    await applyBenchmark();
+    await runBatchBenchmarks();
     await adjustBenchmark();
   }
   report();
