@@ -337,6 +337,13 @@ describe("POST /v1/inventory/batch: refusals change nothing", () => {
     expect(response.json()).toMatchObject({ changed: 10_000 });
   });
 
+  it("400 for an empty body: invalid_json with a JSON content type, invalid_body with none", async () => {
+    await expectRefused("", 400, "invalid_json", /not valid JSON/);
+    const bare = await t.app.inject({ method: "POST", url: "/v1/inventory/batch", headers: AUTH });
+    expectError(bare, 400, "invalid_body");
+    expect(bare.json<{ message: string }>().message).toBe("a batch needs a JSON body");
+  });
+
   it("415 for a body that is not JSON", async () => {
     const response = await batch("changes", { "content-type": "text/plain" });
     expectError(response, 415, "unsupported_media_type");
