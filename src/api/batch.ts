@@ -36,16 +36,17 @@ function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
 }
 
 /**
- * An integer as parsed by api/exact-json.ts: a plain number (an integer of at most 15 digits)
- * or a LosslessNumber whose text is an integer; anything else (a fraction, an exponent, a
- * string) is not one. Exact: the value as a bigint.
+ * An integer as parsed by api/exact-json.ts, by JSON's number model (as JSON Schema and PATCH
+ * see it): a plain number (an integer of at most 15 digits), a LosslessNumber written as an
+ * integer (exact, int64 and beyond), or one written otherwise (`4.0`, `1e2`) whose value is an
+ * integer JavaScript holds exactly. Anything else (a fraction, a string) is not one.
  */
 function integerOf(value: unknown): bigint | undefined {
   if (typeof value === "number") return Number.isSafeInteger(value) ? BigInt(value) : undefined;
-  if (isLosslessNumber(value) && /^-?(0|[1-9][0-9]*)$/.test(value.value)) {
-    return BigInt(value.value);
-  }
-  return undefined;
+  if (!isLosslessNumber(value)) return undefined;
+  if (/^-?(0|[1-9][0-9]*)$/.test(value.value)) return BigInt(value.value);
+  const number = Number(value.value);
+  return Number.isSafeInteger(number) ? BigInt(number) : undefined;
 }
 
 function quantityField(value: unknown, path: string): number {

@@ -124,7 +124,8 @@ export const invalidLimitExamples = {
 
 export const inventoryChangesExamples = {
   changes: {
-    summary: "A sale at a till (a batch change with its ref) after the nightly recount, newest first",
+    summary:
+      "A sale at a till (a batch change with its ref) after the nightly recount, newest first",
     value: [
       {
         at: "2026-11-22T14:03:12.481Z",

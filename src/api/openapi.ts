@@ -1,6 +1,15 @@
 /** Builds the OpenAPI 3.1 document of the service from the shared schemas. */
 import { PET_LOOKUP_DEPRECATION_HEADERS, PET_LOOKUP_SUNSET_AT } from "./deprecation.js";
 import {
+  batchForbiddenExamples,
+  batchKeyReusedExamples,
+  batchRejectedExamples,
+  batchRequestExamples,
+  batchResponseExamples,
+  batchTooLargeExamples,
+  invalidBatchExamples,
+} from "./openapi-batch-examples.js";
+import {
   forbiddenExamples,
   idempotencyKeyReusedExamples,
   inventoryEntryExamples,
@@ -22,7 +31,14 @@ import {
   unavailableExamples,
   type Example,
 } from "./openapi-examples.js";
+import { MAX_BATCH_CHANGES } from "./limits.js";
 import {
+  batchChangeResultSchema,
+  batchDeltaSchema,
+  batchRejectionSchema,
+  batchRequestSchema,
+  batchResponseSchema,
+  batchSetSchema,
   errorSchema,
   inventoryChangeSchema,
   inventoryItemSchema,
@@ -102,6 +118,30 @@ const replayedHeader = {
   },
 };
 
+/** The `Idempotency-Key` request header of a write, described for its operation. */
+const idempotencyKeyParameter = (description: string) => ({
+  name: "Idempotency-Key",
+  in: "header",
+  required: false,
+  description,
+  schema: {
+    type: "string",
+    minLength: 1,
+    maxLength: 255,
+    pattern: "^[!-~]+$",
+    examples: ["0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b"],
+  },
+});
+
+/** The `X-Change-Reason` request header of a write, described for its operation. */
+const changeReasonParameter = (description: string) => ({
+  name: "X-Change-Reason",
+  in: "header",
+  required: false,
+  description,
+  schema: { type: "string", minLength: 1, examples: ["recount after delivery"] },
+});
+
 /** The conditional and exactly-once request headers of a PATCH. */
 const writeHeaderParameters = [
   {
@@ -116,28 +156,22 @@ const writeHeaderParameters = [
       examples: ['"7"'],
     },
   },
-  {
-    name: "Idempotency-Key",
-    in: "header",
-    required: false,
-    description:
-      "Makes the PATCH exactly-once: 1 to 255 visible ASCII characters, a new random value (a UUID) per intended change, reused by its retries. The server keeps, per API key, the key with a fingerprint of the request (petId, body, If-Match) and its answer (200, 404 or 412) for 24 hours. The same key and request again answers the stored status, body and ETag with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 `idempotency_key_reused`. Malformed: 400 `invalid_header`",
-    schema: {
-      type: "string",
-      minLength: 1,
-      maxLength: 255,
-      pattern: "^[!-~]+$",
-      examples: ["0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b"],
-    },
-  },
-  {
-    name: "X-Change-Reason",
-    in: "header",
-    required: false,
-    description:
-      "Why the change is made, kept in the entry's history: 1 to 200 characters, no control characters, sent as UTF-8 bytes. Longer, or holding a control character: 400 `invalid_header`, nothing changed",
-    schema: { type: "string", minLength: 1, examples: ["recount after delivery"] },
-  },
+  idempotencyKeyParameter(
+    "Makes the PATCH exactly-once: 1 to 255 visible ASCII characters, a new random value (a UUID) per intended change, reused by its retries. The server keeps, per API key, the key with a fingerprint of the request (petId, body, If-Match) and its answer (200, 404 or 412) for 24 hours. The same key and request again answers the stored status, body and ETag with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 `idempotency_key_reused`. Malformed: 400 `invalid_header`",
+  ),
+  changeReasonParameter(
+    "Why the change is made, kept in the entry's history: 1 to 200 characters, no control characters, sent as UTF-8 bytes. Longer, or holding a control character: 400 `invalid_header`, nothing changed",
+  ),
+];
+
+/** The request headers of a batch: exactly-once for the whole batch, one reason for every change. */
+const batchHeaderParameters = [
+  idempotencyKeyParameter(
+    "Makes the batch exactly-once: 1 to 255 visible ASCII characters, a new random value (a UUID) per batch, reused by its retries. The server keeps, per API key, the key with a fingerprint of the batch as read (its changes, `atomic` and `dryRun`; spacing and field order do not matter) and its answer (200 or 409) for 24 hours. The same key and batch again answers the stored status and body with `Idempotent-Replayed: true` and changes nothing; the same key with a different batch is 422 `idempotency_key_reused`. A dry run keeps no record. Malformed: 400 `invalid_header`",
+  ),
+  changeReasonParameter(
+    "Why the changes are made, kept in the history record of every change the batch applies: 1 to 200 characters, no control characters, sent as UTF-8 bytes. Longer, or holding a control character: 400 `invalid_header`, nothing changed",
+  ),
 ];
 
 const petIdParameter = (description: string) => ({
@@ -201,6 +235,59 @@ export function buildOpenApiDocument() {
               content: json(ref("InventoryList"), inventoryListExamples),
             },
             "401": responses.unauthorized,
+            default: responses.other,
+          },
+        },
+      },
+      "/inventory/batch": {
+        post: {
+          operationId: "applyInventoryBatch",
+          tags: ["inventory"],
+          summary: "Applies many changes of stock in one request and one transaction",
+          description: `Sets (\`quantity\`) and relative changes (\`delta\`), 1 to ${MAX_BATCH_CHANGES} in a body of up to 2 MiB, applied in the order given, each seeing the ones before it (two deltas on one pet both count). Each change may name the quantity it expects (\`ifQuantity\`) and carry a business reference (\`ref\`): a \`(petId, ref)\` applies once, ever, and comes back \`duplicate\` afterwards, so a file of sales run twice counts each sale once. Each applied change appends a history record carrying its \`ref\`. A 200 means every \`changed\` result is on disk. A number is read by its value, as JSON has it: \`4.0\` is 4; a \`petId\` above 2^53 must be written in digits. Any method but POST is 405 with \`Allow: POST\`.`,
+          parameters: batchHeaderParameters,
+          requestBody: {
+            required: true,
+            content: json(ref("BatchRequest"), batchRequestExamples),
+          },
+          responses: {
+            "200": {
+              description:
+                "The batch was evaluated (and, unless `dryRun`, written): the counts and one result per change, in request order. Failed changes of a batch that is not atomic were not applied; the others were. Replayed, the answer an earlier request with the same `Idempotency-Key` got",
+              headers: replayedHeader,
+              content: json(ref("BatchResponse"), batchResponseExamples),
+            },
+            "400": errorResponse(
+              400,
+              "A change breaks a rule (the message names it: `changes[3].delta`), the body is not a batch or not JSON (`invalid_json`), or Idempotency-Key or X-Change-Reason is malformed (`invalid_header`): nothing was changed",
+              { ...invalidBatchExamples, ...invalidHeaderExamples, ...invalidReasonExamples },
+            ),
+            "401": responses.unauthorized,
+            "403": errorResponse(
+              403,
+              "The API key is accepted but read-only (scope `read`: GET only): nothing was changed",
+              batchForbiddenExamples,
+            ),
+            "409": {
+              description:
+                "`batch_rejected`: the batch is atomic and a change failed, so nothing was written. The Error body with the results, the failed ones saying why (or, replayed, the answer an earlier request with the same `Idempotency-Key` got)",
+              headers: replayedHeader,
+              content: json(ref("BatchRejection"), batchRejectedExamples),
+            },
+            "413": errorResponse(
+              413,
+              "The body is larger than 2 MiB: nothing was changed",
+              batchTooLargeExamples,
+            ),
+            "415": errorResponse(415, "The body is not `application/json`: nothing was changed", {
+              unsupportedMediaType: otherErrorExamples.unsupportedMediaType,
+            }),
+            "422": errorResponse(
+              422,
+              "The `Idempotency-Key` was already used (by this API key, within 24 hours) for a different batch: nothing was changed",
+              batchKeyReusedExamples,
+            ),
+            "503": responses.unavailable,
             default: responses.other,
           },
         },
@@ -382,6 +469,36 @@ export function buildOpenApiDocument() {
         InventoryList: { ...inventoryListSchema, items: ref("InventoryItem") },
         InventoryUpdate: inventoryUpdateSchema,
         InventoryChange: inventoryChangeSchema,
+        BatchRequest: {
+          ...batchRequestSchema,
+          properties: {
+            ...batchRequestSchema.properties,
+            changes: {
+              ...batchRequestSchema.properties.changes,
+              items: { oneOf: [ref("BatchSet"), ref("BatchDelta")] },
+            },
+          },
+        },
+        BatchSet: batchSetSchema,
+        BatchDelta: batchDeltaSchema,
+        BatchChangeResult: batchChangeResultSchema,
+        BatchResponse: {
+          ...batchResponseSchema,
+          properties: {
+            ...batchResponseSchema.properties,
+            results: { ...batchResponseSchema.properties.results, items: ref("BatchChangeResult") },
+          },
+        },
+        BatchRejection: {
+          ...batchRejectionSchema,
+          properties: {
+            ...batchRejectionSchema.properties,
+            results: {
+              ...batchRejectionSchema.properties.results,
+              items: ref("BatchChangeResult"),
+            },
+          },
+        },
         Error: errorSchema,
         Pet: { ...petSchema, properties: { ...petSchema.properties, status: ref("PetStatus") } },
         Order: orderSchema,

@@ -3,6 +3,7 @@ export type OperationId =
   | "listInventory"
   | "getInventoryItem"
   | "updateInventory"
+  | "applyInventoryBatch"
   | "getInventoryHistory"
   | "getPetById"
   | "listOrders";

@@ -206,18 +206,6 @@ export const batchChangeResultSchema = {
       description: "The pet's status; null for `not_found`",
     },
   },
-  // Three nulls say `not_found`, and only it.
-  if: { properties: { outcome: { const: "not_found" } } },
-  then: {
-    properties: { previous: { type: "null" }, quantity: { type: "null" }, status: { type: "null" } },
-  },
-  else: {
-    properties: {
-      previous: { type: "integer" },
-      quantity: { type: "integer" },
-      status: { type: "string" },
-    },
-  },
 } as const;
 
 const batchResultsSchema = {
@@ -266,7 +254,11 @@ export const batchRejectionSchema = {
   additionalProperties: false,
   properties: {
     ...errorSchema.properties,
-    code: { type: "string", const: ERROR_CODES.batchRejected, description: "Machine-readable error code" },
+    code: {
+      type: "string",
+      const: ERROR_CODES.batchRejected,
+      description: "Machine-readable error code",
+    },
     status: { type: "integer", const: 409, description: "The HTTP status code" },
     results: {
       ...batchResultsSchema,

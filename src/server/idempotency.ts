@@ -58,6 +58,6 @@ export function fingerprintOf(request: PatchRequest): string {
  * field order and `"atomic": false` written or left out do not make another request.
  */
 export function batchFingerprintOf(request: BatchRequest): string {
-  const canonical = `{"operation":"batchInventory","body":${serializeBatchRequest(request)}}`;
+  const canonical = `{"operation":"applyInventoryBatch","body":${serializeBatchRequest(request)}}`;
   return createHash("sha256").update(canonical).digest("hex");
 }

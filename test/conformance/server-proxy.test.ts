@@ -12,138 +12,40 @@
  *   server rejects; a response violation fails the test. (With `--errors` Prism would answer
  *   such a request itself, 401 or 422, and the server would never see it.)
  *
+ * The server and the proxies are server-proxy-harness.ts; the batch cases are
+ * batch-proxy-cases.ts, registered here so that the coverage check below sees them.
+ *
  * The server runs with `--demo` rather than `--seed`: a seed file holds pets only, and the
  * Order schema is only tested by a non-empty order list.
  */
 import Database from "better-sqlite3";
-import { createHash } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API_KEY, assertBuilt, startServer, tempDir, type RunningServer } from "../e2e/helpers.js";
-import { DOCUMENT, startPrism, stopAllPrisms, type PrismProcess } from "./prism.js";
+import type { RunningServer } from "../e2e/helpers.js";
+import { describeBatchThroughProxy } from "./batch-proxy-cases.js";
+import { DOCUMENT, type PrismProcess } from "./prism.js";
+import {
+  READ_KEY,
+  conforming,
+  covered,
+  forbidden,
+  send,
+  startProxySuite,
+  stopProxySuite,
+} from "./server-proxy-harness.js";
 
-interface Violation {
-  location: string[];
-  severity: string;
-  code: string | number;
-  message: string;
-}
-
-interface Exchange {
-  status: number;
-  headers: Headers;
-  body: unknown;
-  /** What Prism's `sl-violations` header lists. */
-  violations: Violation[];
-}
-
-/** "response.body.0.petId: Response body property 0.petId must be >= 1", readable in a diff. */
-const describeViolations = (violations: readonly Violation[]) =>
-  violations.map((v) => `${v.location.join(".")}: ${v.message}`);
-
-interface Call {
-  method?: "GET" | "PATCH";
-  path: string;
-  /** The API key to send; null sends no Authorization header. */
-  key?: string | null;
-  /** A request body, sent as application/json. */
-  body?: string;
-  /** More request headers (If-Match, Idempotency-Key). */
-  headers?: Record<string, string>;
-}
-
-const temp = tempDir("petstore-conformance-");
-/** A key of scope `read`, accepted beside API_KEY through a keys file. */
-const READ_KEY = "conformance-read-key-5d1e";
 let server: RunningServer | undefined;
 let strict: PrismProcess;
 let observing: PrismProcess;
 /** The demo pets' ids, and one that no pet has. */
 let petIds: number[];
 let unknownId: number;
-/** "operationId status" of every exchange that conformed. */
-const covered = new Set<string>();
 
 beforeAll(async () => {
-  assertBuilt();
-  const keysFile = join(temp.dir, "keys.txt");
-  const readDigest = createHash("sha256").update(READ_KEY).digest("hex");
-  writeFileSync(keysFile, `reader read sha256:${readDigest}\n`);
-  server = await startServer({
-    dbPath: join(temp.dir, "petstore.db"),
-    args: ["--demo", "--api-keys-file", keysFile],
-    // A PATCH waits this long for a lock held elsewhere before its 503 (see the 503 case).
-    env: { PETSTORE_LOCK_TIMEOUT_MS: "300" },
-  });
-  [strict, observing] = await Promise.all([
-    startPrism(["proxy", DOCUMENT, server.url, "--errors"]),
-    startPrism(["proxy", DOCUMENT, server.url]),
-  ]);
-  const inventory = (await (
-    await fetch(`${server.url}/inventory`, { headers: { authorization: `Bearer ${API_KEY}` } })
-  ).json()) as { petId: number }[];
-  petIds = inventory.map((entry) => entry.petId);
-  unknownId = Math.max(...petIds) + 1000;
+  ({ server, strict, observing, petIds, unknownId } = await startProxySuite());
 }, 30_000);
 
-afterAll(async () => {
-  await stopAllPrisms();
-  await server?.stop();
-  temp.remove();
-});
-
-async function send(prism: PrismProcess, call: Call): Promise<Exchange> {
-  const headers: Record<string, string> = {};
-  const key = call.key === undefined ? API_KEY : call.key;
-  if (key !== null) headers.authorization = `Bearer ${key}`;
-  if (call.body !== undefined) headers["content-type"] = "application/json";
-  Object.assign(headers, call.headers);
-  const response = await fetch(`${prism.url}${call.path}`, {
-    method: call.method ?? "GET",
-    headers,
-    ...(call.body === undefined ? {} : { body: call.body }),
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: text === "" ? undefined : JSON.parse(text),
-    violations: JSON.parse(response.headers.get("sl-violations") ?? "[]") as Violation[],
-  };
-}
-
-/** Checks that the answer is the server's own, with `status`, and records the coverage. */
-function expectServerAnswer(operationId: string, exchange: Exchange, status: number): void {
-  const context = `${operationId} ${status}: ${JSON.stringify(exchange.body)}`;
-  expect(exchange.status, context).toBe(status);
-  // The server sends x-request-id on every answer; Prism's own answers have none.
-  expect(exchange.headers.get("x-request-id"), context).toMatch(/^[0-9a-f-]{36}$/);
-  expect(exchange.headers.get("content-type"), context).toMatch(/^application\/json/);
-  if (status >= 400) expect(exchange.body, context).toMatchObject({ status });
-  covered.add(`${operationId} ${status}`);
-}
-
-/** Sends a request the document allows through the strict proxy; Prism must find nothing. */
-async function conforming(operationId: string, call: Call, status: number): Promise<Exchange> {
-  const exchange = await send(strict, call);
-  expect(describeViolations(exchange.violations), `${operationId} ${call.path}`).toEqual([]);
-  expectServerAnswer(operationId, exchange, status);
-  return exchange;
-}
-
-/** Sends a request the document forbids through the observing proxy. */
-async function forbidden(operationId: string, call: Call, status: number): Promise<Exchange> {
-  const exchange = await send(observing, call);
-  const where = (side: string) =>
-    describeViolations(exchange.violations.filter((v) => v.location[0] === side));
-  expect(where("response"), `${operationId} ${call.path}`).toEqual([]);
-  expect(where("request").length, `Prism accepted ${call.path} ${call.body ?? ""}`).toBeGreaterThan(
-    0,
-  );
-  expectServerAnswer(operationId, exchange, status);
-  return exchange;
-}
+afterAll(stopProxySuite);
 
 describe("GET /inventory (listInventory) through prism proxy", () => {
   it("200: every stock entry", async () => {
@@ -413,6 +315,8 @@ describe("GET /inventory/{petId}/history (getInventoryHistory) through prism pro
     expect(body).toMatchObject({ code: "pet_not_found" });
   });
 });
+
+describeBatchThroughProxy();
 
 describe("GET /pets/{petId} (getPetById, deprecated) through prism proxy", () => {
   it("200: every pet, with Deprecation and Sunset headers", async () => {

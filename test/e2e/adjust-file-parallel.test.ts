@@ -19,7 +19,9 @@ const PETS = Array.from({ length: PET_COUNT }, (_, i) => ({
 }));
 
 const files = tempDir();
-afterAll(() => files.remove());
+afterAll(() => {
+  files.remove();
+});
 
 /** A sales file: rows of non-zero deltas over every pet (files overlap on all of them). */
 function salesFile(name: string, seed: number): { path: string; deltas: Map<number, number> } {

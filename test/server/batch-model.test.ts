@@ -23,7 +23,7 @@ interface Batch {
   atomic: boolean;
   dryRun: boolean;
   changes: Change[];
-  key?: string;
+  key?: string | undefined;
 }
 
 const change: fc.Arbitrary<Change> = fc

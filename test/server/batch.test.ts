@@ -225,6 +225,14 @@ describe("POST /v1/inventory/batch: outcomes", () => {
     expect(await quantities()).toContain(`{"petId":${MAX_ID},"quantity":77,`);
   });
 
+  it("reads a number by its value, as PATCH does: 4.0 is 4, 1e1 is 10", async () => {
+    const response = await batch(
+      '{"changes":[{"petId":1,"quantity":4.0},{"petId":1e0,"delta":1e1}]}',
+    );
+    expect(response.json()).toMatchObject({ changed: 2, failed: 0 });
+    expect(await quantities()).toContain('{"petId":1,"quantity":14,');
+  });
+
   it("takes 10,000 changes in one request", async () => {
     const changes = Array.from({ length: MAX_BATCH_CHANGES }, (_, i) => ({
       petId: 1,

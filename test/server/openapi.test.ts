@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { buildOpenApiDocument } from "../../src/api/openapi.js";
-import { inventoryUpdateSchema } from "../../src/api/schemas.js";
+import { batchRequestSchema, inventoryUpdateSchema } from "../../src/api/schemas.js";
 import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import { AUTH, PETS, READ_AUTH, createTestApp, tempDir, type TestApp } from "./fixture.js";
 
@@ -41,6 +41,10 @@ function responseValidator(document: OpenApiDocument) {
     return validate(body) ? [] : (validate.errors ?? []);
   };
 }
+
+/** A POST /v1/inventory/batch for app.inject(). */
+const batchCall = (body: object, headers: Record<string, string> = AUTH) =>
+  ({ method: "POST", url: "/v1/inventory/batch", headers, payload: body }) as const;
 
 /** The full paths of Fastify's printRoutes() tree, whose children continue their parent's path. */
 function routedPaths(tree: string): string[] {
@@ -103,6 +107,23 @@ describe("GET /v1/openapi.json", () => {
       ?.patch as { requestBody: { content: Record<string, { schema: unknown }> } };
     expect(patch.requestBody.content["application/json"]?.schema).toEqual({
       $ref: "#/components/schemas/InventoryUpdate",
+    });
+  });
+
+  it("declares, as BatchRequest, the schema the batch reader is checked against", () => {
+    const schemas = served.components.schemas as Record<string, object>;
+    // BatchRequest names its two kinds of change; resolved, it is batchRequestSchema.
+    const resolved = JSON.parse(JSON.stringify(schemas.BatchRequest), (_key, value: unknown) => {
+      const target = (value as { $ref?: unknown } | null)?.$ref;
+      return typeof target === "string"
+        ? schemas[target.replace("#/components/schemas/", "")]
+        : value;
+    }) as unknown;
+    expect(resolved).toEqual(JSON.parse(JSON.stringify(batchRequestSchema)));
+    const post = (served.paths as Record<string, Record<string, unknown>>)["/inventory/batch"]
+      ?.post as { requestBody: { content: Record<string, { schema: unknown }> } };
+    expect(post.requestBody.content["application/json"]?.schema).toEqual({
+      $ref: "#/components/schemas/BatchRequest",
     });
   });
 
@@ -198,6 +219,58 @@ describe("GET /v1/openapi.json", () => {
       ["/pets/{petId}", "get", { url: "/v1/pets/x", headers: AUTH }, 400],
       ["/pets/{petId}", "get", { url: "/v1/pets/77", headers: AUTH }, 404],
       ["/store/orders", "get", { url: "/v1/store/orders", headers: AUTH }, 200],
+      // A sale with a ref, its history record (which carries the ref), and the sale again.
+      [
+        "/inventory/batch",
+        "post",
+        batchCall({ changes: [{ petId: 1, delta: -1, ref: "a" }] }),
+        200,
+      ],
+      ["/inventory/{petId}/history", "get", { url: "/v1/inventory/1/history", headers: AUTH }, 200],
+      [
+        "/inventory/batch",
+        "post",
+        batchCall({ changes: [{ petId: 1, delta: -1, ref: "a" }] }),
+        200,
+      ],
+      ["/inventory/batch", "post", batchCall({ changes: [{ petId: 1, delta: 0 }] }), 400],
+      ["/inventory/batch", "post", batchCall({ changes: [{ petId: 1, delta: 1 }] }, {}), 401],
+      [
+        "/inventory/batch",
+        "post",
+        batchCall({ changes: [{ petId: 1, delta: 1 }] }, READ_AUTH),
+        403,
+      ],
+      [
+        "/inventory/batch",
+        "post",
+        batchCall({
+          atomic: true,
+          changes: [
+            { petId: 1, delta: 1 },
+            { petId: 77, delta: 1 },
+          ],
+        }),
+        409,
+      ],
+      [
+        "/inventory/batch",
+        "post",
+        batchCall({ changes: [{ petId: 1, delta: 1 }] }, { ...AUTH, "content-type": "text/plain" }),
+        415,
+      ],
+      [
+        "/inventory/batch",
+        "post",
+        batchCall({ changes: [{ petId: 1, delta: 1 }] }, { ...AUTH, "idempotency-key": "batch" }),
+        200,
+      ],
+      [
+        "/inventory/batch",
+        "post",
+        batchCall({ changes: [{ petId: 1, delta: 2 }] }, { ...AUTH, "idempotency-key": "batch" }),
+        422,
+      ],
     ] as const;
     for (const [path, method, request, status] of cases) {
       const response = await t.app.inject(request);

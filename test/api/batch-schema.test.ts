@@ -1,0 +1,148 @@
+/**
+ * batchRequestSchema (what the OpenAPI document tells clients and Prism) and readBatchRequest
+ * (what the server checks) are written separately; here they judge the same bodies. The
+ * petIds stay below 2^53, where ajv's view of a number is exact.
+ */
+import { Ajv2020 } from "ajv/dist/2020.js";
+import { describe, expect, it } from "vitest";
+import { readBatchRequest } from "../../src/api/batch.js";
+import { parseExactJson } from "../../src/api/exact-json.js";
+import { MAX_BATCH_CHANGES } from "../../src/api/limits.js";
+import { batchRequestSchema } from "../../src/api/schemas.js";
+
+// Strict: a misspelt keyword in the schema fails here rather than being ignored.
+const ajv = new Ajv2020({ strict: true });
+ajv.addFormat("int64", true);
+const validate = ajv.compile(batchRequestSchema);
+
+/** Whether each side accepts the body, written as JSON text. */
+function judge(text: string): { schema: boolean; reader: boolean } {
+  return {
+    schema: validate(JSON.parse(text)),
+    reader: readBatchRequest(parseExactJson(text)).ok,
+  };
+}
+
+const change = (fields: Record<string, unknown>) => JSON.stringify({ changes: [fields] });
+const many = (count: number) =>
+  JSON.stringify({ changes: Array.from({ length: count }, () => ({ petId: 1, delta: -1 })) });
+
+const ACCEPTED: [name: string, body: string][] = [
+  ["a set", change({ petId: 1, quantity: 4 })],
+  ["a set to 0", change({ petId: 1, quantity: 0 })],
+  ["a set to the largest quantity", change({ petId: 1, quantity: 2147483647 })],
+  ["a set with ifQuantity and ref", change({ petId: 7, quantity: 4, ifQuantity: 3, ref: "c:1" })],
+  ["a delta", change({ petId: 1, delta: -2 })],
+  ["the largest delta", change({ petId: 1, delta: 2147483647 })],
+  ["the smallest delta", change({ petId: 1, delta: -2147483647 })],
+  ["a delta with ifQuantity 0", change({ petId: 1, delta: 5, ifQuantity: 0 })],
+  ["a ref of one character", change({ petId: 1, delta: 1, ref: "!" })],
+  ["a ref of 128 characters", change({ petId: 1, delta: 1, ref: "~".repeat(128) })],
+  ["a ref of every visible ASCII character", change({ petId: 1, delta: 1, ref: visibleAscii() })],
+  ["the largest petId ajv sees exactly", change({ petId: 2 ** 53 - 1, delta: 1 })],
+  [
+    "atomic and dryRun, sets and deltas",
+    JSON.stringify({
+      atomic: true,
+      dryRun: true,
+      changes: [
+        { petId: 1, quantity: 4, ifQuantity: 3 },
+        { petId: 2, delta: -1, ref: "R-2026-11-22-0042/1" },
+      ],
+    }),
+  ],
+  [
+    "atomic and dryRun false",
+    JSON.stringify({ atomic: false, dryRun: false, changes: [{ petId: 1, quantity: 1 }] }),
+  ],
+  ["10000 changes", many(MAX_BATCH_CHANGES)],
+  ["spacing around the values", '{ "changes" : [ { "petId" : 1 , "delta" : -1 } ] }'],
+];
+
+const REFUSED: [name: string, body: string][] = [
+  ["no changes field", "{}"],
+  ["no change", '{"changes":[]}'],
+  ["10001 changes", many(MAX_BATCH_CHANGES + 1)],
+  ["changes not an array", '{"changes":{"petId":1,"delta":1}}'],
+  ["a body that is an array", '[{"petId":1,"delta":1}]'],
+  ["a body that is a string", '"changes"'],
+  ["a body that is null", "null"],
+  ["an unknown field of the batch", '{"changes":[{"petId":1,"delta":1}],"force":true}'],
+  ["atomic as a string", '{"atomic":"true","changes":[{"petId":1,"delta":1}]}'],
+  ["dryRun as a number", '{"dryRun":1,"changes":[{"petId":1,"delta":1}]}'],
+  ["atomic null", '{"atomic":null,"changes":[{"petId":1,"delta":1}]}'],
+  ["a change that is a number", '{"changes":[1]}'],
+  ["a change that is null", '{"changes":[null]}'],
+  ["a change that is an array", '{"changes":[[1,2]]}'],
+  ["neither quantity nor delta", change({ petId: 1 })],
+  ["both quantity and delta", change({ petId: 1, quantity: 4, delta: 1 })],
+  ["no petId", change({ quantity: 4 })],
+  ["petId 0", change({ petId: 0, quantity: 4 })],
+  ["a negative petId", change({ petId: -1, quantity: 4 })],
+  ["petId a string", change({ petId: "1", quantity: 4 })],
+  ["petId a fraction", change({ petId: 1.5, quantity: 4 })],
+  ["petId null", change({ petId: null, quantity: 4 })],
+  ["a negative quantity", change({ petId: 1, quantity: -1 })],
+  ["a quantity above 2147483647", change({ petId: 1, quantity: 2147483648 })],
+  ["a quantity that is a fraction", change({ petId: 1, quantity: 1.5 })],
+  ["a quantity that is a string", change({ petId: 1, quantity: "4" })],
+  ["a quantity that is null", change({ petId: 1, quantity: null })],
+  ["a delta of 0", change({ petId: 1, delta: 0 })],
+  ["a delta above 2147483647", change({ petId: 1, delta: 2147483648 })],
+  ["a delta below -2147483647", change({ petId: 1, delta: -2147483648 })],
+  ["a delta that is a fraction", change({ petId: 1, delta: -0.5 })],
+  ["a delta that is a string", change({ petId: 1, delta: "-1" })],
+  ["a delta that is true", change({ petId: 1, delta: true })],
+  ["a negative ifQuantity", change({ petId: 1, delta: 1, ifQuantity: -1 })],
+  ["an ifQuantity above 2147483647", change({ petId: 1, delta: 1, ifQuantity: 2147483648 })],
+  ["an ifQuantity that is null", change({ petId: 1, quantity: 1, ifQuantity: null })],
+  ["an empty ref", change({ petId: 1, delta: 1, ref: "" })],
+  ["a ref of 129 characters", change({ petId: 1, delta: 1, ref: "r".repeat(129) })],
+  ["a ref with a space", change({ petId: 1, delta: 1, ref: "sale 1" })],
+  ["a ref with a tab", change({ petId: 1, delta: 1, ref: "sale\t1" })],
+  ["a ref with DEL", change({ petId: 1, delta: 1, ref: "sale\u007f" })],
+  ["a ref with a non-ASCII letter", change({ petId: 1, delta: 1, ref: "März-1" })],
+  ["a ref with an emoji", change({ petId: 1, delta: 1, ref: "sale-🐕" })],
+  ["a ref that is a number", change({ petId: 1, delta: 1, ref: 42 })],
+  ["a ref that is null", change({ petId: 1, delta: 1, ref: null })],
+  ["an unknown field of a change", change({ petId: 1, delta: 1, reason: "sale" })],
+  ["a misspelt field of a change", change({ petId: 1, qty: 4 })],
+  [
+    "one bad change among good ones",
+    JSON.stringify({
+      changes: [
+        { petId: 1, quantity: 4 },
+        { petId: 2, delta: 0 },
+        { petId: 3, delta: 1 },
+      ],
+    }),
+  ],
+];
+
+/** Every visible ASCII character, %x21-7E: 94 of them. */
+function visibleAscii(): string {
+  return String.fromCharCode(...Array.from({ length: 94 }, (_, index) => 0x21 + index));
+}
+
+describe("batchRequestSchema and readBatchRequest", () => {
+  it.each(ACCEPTED)("both accept %s", (_name, body) => {
+    expect(judge(body)).toEqual({ schema: true, reader: true });
+  });
+
+  it.each(REFUSED)("both refuse %s", (_name, body) => {
+    expect(judge(body)).toEqual({ schema: false, reader: false });
+  });
+
+  it("agree on integers written as 4.0 or 1e2: both read their value, as PATCH does", () => {
+    for (const body of [
+      '{"changes":[{"petId":1,"quantity":4.0}]}',
+      '{"changes":[{"petId":1e2,"delta":1}]}',
+    ]) {
+      expect(judge(body), body).toEqual({ schema: true, reader: true });
+    }
+    expect(judge('{"changes":[{"petId":1,"quantity":4.5}]}')).toEqual({
+      schema: false,
+      reader: false,
+    });
+  });
+});
