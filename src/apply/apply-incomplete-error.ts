@@ -3,25 +3,69 @@ import { CliError, EXIT_CODES } from "../errors.js";
 import { countOf } from "../output/plural.js";
 import type { ApplyReport } from "./execute.js";
 
+const RERUN_HINT =
+  "run the same command again: it reads the stock again and changes only what is still different";
+
+function message(report: ApplyReport): string {
+  const attempted = report.changed + report.failed;
+  if (report.rejected === true) {
+    const failing = report.results.filter(
+      (row) => row.failure !== undefined && row.failure.batchRejected !== true,
+    ).length;
+    return `the atomic batch was rejected: ${failing} of ${countOf(attempted, "change")} failed (the report lists them); nothing was changed`;
+  }
+  const applied =
+    report.changed > 0 ? `; the other ${countOf(report.changed, "was", "were")} applied` : "";
+  const conflicts = report.results.filter((row) => row.outcome === "conflict").length;
+  const inConflict =
+    conflicts === 0
+      ? ""
+      : `; ${conflicts} in conflict: changed by someone else since the run read ${conflicts === 1 ? "it" : "them"}, not overwritten`;
+  if (report.stoppedAfter !== undefined) {
+    return (
+      `the server kept failing, so the run stopped after ${countOf(report.stoppedAfter, "failure")} in a row: ` +
+      `${report.failed} of ${countOf(attempted, "change")} not applied${applied}`
+    );
+  }
+  if (report.stoppedBy !== undefined) {
+    return (
+      `a batch request failed (${report.stoppedBy.reason}), so the run stopped: ` +
+      `${report.failed} of ${countOf(attempted, "change")} not applied${applied}`
+    );
+  }
+  return `${report.failed} of ${countOf(attempted, "change")} failed (the report lists them${inConflict})${applied}`;
+}
+
 export class ApplyIncompleteError extends CliError {
   constructor(report: ApplyReport) {
-    const attempted = report.changed + report.failed;
-    const applied =
-      report.changed > 0 ? `; the other ${countOf(report.changed, "was", "were")} applied` : "";
-    const conflicts = report.results.filter((row) => row.outcome === "conflict").length;
-    const inConflict =
-      conflicts === 0
-        ? ""
-        : `; ${conflicts} in conflict: changed by someone else since the run read ${conflicts === 1 ? "it" : "them"}, not overwritten`;
-    const message =
-      report.stoppedAfter === undefined
-        ? `${report.failed} of ${countOf(attempted, "change")} failed (the report lists them${inConflict})${applied}`
-        : `the server kept failing, so the run stopped after ${countOf(report.stoppedAfter, "failure")} in a row: ` +
-          `${report.failed} of ${countOf(attempted, "change")} not applied${applied}`;
     super(
-      message,
+      message(report),
       EXIT_CODES.partialFailure,
-      "run the same command again: it reads the stock again and changes only what is still different",
+      report.rejected === true
+        ? "fix or remove the failed rows and run again (without --atomic the other rows would be applied)"
+        : RERUN_HINT,
+    );
+  }
+}
+
+/**
+ * A dry run the server evaluated in which some rows would fail: exit 7, as the real run would
+ * exit, after the report has been printed.
+ */
+export class DryRunFailuresError extends CliError {
+  constructor(report: ApplyReport) {
+    const failing = report.results.filter(
+      (row) => row.failure !== undefined && row.failure.batchRejected !== true,
+    ).length;
+    const changes = countOf(report.changed + report.failed, "change");
+    super(
+      report.rejected === true
+        ? `dry run: ${failing} of ${changes} would fail, so the atomic batch would be rejected; nothing was changed`
+        : `dry run: ${failing} of ${changes} would fail (the report lists them); nothing was changed`,
+      EXIT_CODES.partialFailure,
+      report.rejected === true
+        ? "fix or remove the failing rows first: with --atomic nothing is applied while one fails"
+        : "a real run would apply the others and exit 7 too; fix the failing rows first, or run it as it is",
     );
   }
 }

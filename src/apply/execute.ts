@@ -36,6 +36,10 @@ export interface ApplyReport {
   results: RowResult[];
   /** Set when the run stopped starting PATCHes because the server kept failing. */
   stoppedAfter?: number | undefined;
+  /** Set when the run stopped sending batches because a batch request failed as a server does. */
+  stoppedBy?: RowFailure | undefined;
+  /** Set when the run was one atomic batch and the server rejected it: nothing was changed. */
+  rejected?: true | undefined;
   /** The signal (SIGINT, SIGTERM) that made the run stop starting PATCHes, if one did. */
   interruptedBy?: string | undefined;
 }

@@ -86,7 +86,7 @@ export function readJsonNumberField<T>(
   const reading = read(isLosslessNumber(value) ? value.value : "not a number");
   if (reading.ok) return { value: reading.value };
   return {
-    problem: `invalid ${name} ${describeJsonValue(value)}: ${reading.reason.replace("a whole number", "a JSON integer")}`,
+    problem: `invalid ${name} ${describeJsonValue(value)}: ${reading.reason.replace("whole number", "JSON integer")}`,
   };
 }
 

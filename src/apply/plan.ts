@@ -18,15 +18,24 @@ export interface ApplyPlan {
 }
 
 /**
- * Diffs desired counts against the inventory. A pet missing from the inventory is still
- * planned as a change: the server decides (and answers 404 if it really has no such pet).
+ * Diffs desired counts against the inventory (its entries, or each pet's quantity by petId).
+ * A pet missing from the inventory is still planned as a change: the server decides (and
+ * answers 404, or `not_found`, if it really has no such pet).
  */
 export function planApply(
   desired: readonly CountRow[],
-  inventory: readonly InventoryItem[],
+  inventory: readonly InventoryItem[] | ReadonlyMap<bigint, number>,
 ): ApplyPlan {
-  const current = new Map<bigint, number>();
-  for (const item of inventory) current.set(item.petId, item.quantity);
+  let current: ReadonlyMap<bigint, number>;
+  if (inventory instanceof Map) {
+    current = inventory as ReadonlyMap<bigint, number>;
+  } else {
+    const quantities = new Map<bigint, number>();
+    for (const item of inventory as readonly InventoryItem[]) {
+      quantities.set(item.petId, item.quantity);
+    }
+    current = quantities;
+  }
   let changes = 0;
   const rows = desired.map((row) => {
     const previous = current.get(row.petId);

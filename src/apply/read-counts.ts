@@ -70,7 +70,11 @@ export function detectCountsFormat(
   return first === "[" || first === "{" ? "json" : "csv";
 }
 
-function problemsError(name: string, problems: readonly CountProblem[]): UsageError {
+/**
+ * The error for a file with problems: each problem located (sorted by line), up to
+ * MAX_LISTED_PROBLEMS of them; nothing was applied.
+ */
+export function problemsError(name: string, problems: readonly CountProblem[]): UsageError {
   const sorted = [...problems].sort(
     (a, b) =>
       a.location.line - b.location.line || (a.location.entry ?? 0) - (b.location.entry ?? 0),

@@ -11,6 +11,11 @@ export interface RowFailure {
   status?: number | undefined;
   /** The row was never sent: the run had stopped because the server kept failing. */
   notAttempted?: true | undefined;
+  /**
+   * Nothing was wrong with the row itself: it was in an atomic batch that was rejected because
+   * other rows failed, so it was not applied.
+   */
+  batchRejected?: true | undefined;
 }
 
 function attemptsNote(attempts: number): string | undefined {

@@ -2,14 +2,28 @@
  * The HTTP API client: typed calls of the spec's operations over the transport (one
  * keep-alive HTTP client, a deadline per attempt, retries, lossless parsing, typed errors).
  */
+import { serializeBatchRequest } from "../api/batch.js";
 import { CHANGE_REASON_HEADER, encodeChangeReason } from "../api/change-reason.js";
-import type { InventoryChange, InventoryItem, Order, Pet } from "../api/types.js";
+import type {
+  BatchChangeResult,
+  BatchRequest,
+  BatchResponse,
+  InventoryChange,
+  InventoryItem,
+  Order,
+  Pet,
+} from "../api/types.js";
+import { BatchRejectedError, isBatchRejection } from "./batch-errors.js";
 import {
+  decodeBatchResponse,
+  decodeBatchResults,
   decodeInventoryChanges,
   decodeInventoryItem,
   decodeInventoryList,
+  decodeInventoryQuantities,
   decodeOrderList,
   decodePet,
+  ShapeError,
 } from "./decode.js";
 import { createTransport, type TransportOptions } from "./transport.js";
 
@@ -37,9 +51,20 @@ export interface UpdateConditions {
   reason?: string | undefined;
 }
 
+/** Why a batch is sent. */
+export interface BatchOptions {
+  /** `X-Change-Reason`, kept in the history of every change the batch applies. */
+  reason?: string | undefined;
+}
+
 /** The operations of the service the CLI uses. */
 export interface ApiClient {
   listInventory(): Promise<InventoryItem[]>;
+  /**
+   * The same `GET /inventory`, read into each pet's quantity by petId: what `apply` plans
+   * with, without an entry object per pet.
+   */
+  listInventoryQuantities(): Promise<Map<bigint, number>>;
   getInventoryItem(petId: bigint): Promise<TaggedInventoryItem>;
   /**
    * Sets one entry's quantity: one intended change, with its own Idempotency-Key. A 412
@@ -50,10 +75,40 @@ export interface ApiClient {
     quantity: number,
     conditions?: UpdateConditions,
   ): Promise<TaggedInventoryItem>;
+  /**
+   * Sends a batch of changes (`POST /inventory/batch`): one intended change as a whole, with
+   * its own Idempotency-Key, so retries (network errors, 429, 5xx) are safe as a PATCH's are.
+   * The answer has one result per change, in request order. A rejected atomic batch (409) is
+   * a BatchRejectedError carrying the results; a server without the batch route answers 404
+   * or 405 (batch-errors.ts: isMissingBatchRoute).
+   */
+  applyBatch(request: BatchRequest, options?: BatchOptions): Promise<BatchResponse>;
   /** The entry's latest `limit` changes, newest first. */
   getInventoryHistory(petId: bigint, limit: number): Promise<InventoryChange[]>;
   getPet(petId: bigint): Promise<Pet>;
   listOrders(): Promise<Order[]>;
+}
+
+/** Headers of a write: its Idempotency-Key, and its reason when one is given. */
+function writeHeaders(key: string, reason: string | undefined): Record<string, string> {
+  return {
+    "idempotency-key": key,
+    ...(reason === undefined ? {} : { [CHANGE_REASON_HEADER]: encodeChangeReason(reason) }),
+  };
+}
+
+/** Checks that the results answer the changes sent: as many, in order, for the same pets. */
+function matchResults(request: BatchRequest, results: BatchChangeResult[], path: string) {
+  const { changes } = request;
+  if (results.length !== changes.length) {
+    throw new ShapeError(path, `one result for each of the ${changes.length} changes sent`);
+  }
+  for (let index = 0; index < results.length; index += 1) {
+    if (results[index]?.petId !== changes[index]?.petId) {
+      throw new ShapeError(`${path}[${index}].petId`, `the petId of changes[${index}]`);
+    }
+  }
+  return results;
 }
 
 /** Builds a client for one target. */
@@ -70,6 +125,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         method: "GET",
         path: "/inventory",
         decode: (body) => decodeInventoryList(body),
+      }),
+    listInventoryQuantities: () =>
+      send({
+        operation: "listInventory",
+        method: "GET",
+        path: "/inventory",
+        decode: (body) => decodeInventoryQuantities(body),
       }),
     getInventoryItem: (petId) =>
       send({
@@ -88,16 +150,36 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         path: `/inventory/${petId.toString()}`,
         body: { quantity },
         headers: {
-          "idempotency-key": options.idempotencyKey(),
+          ...writeHeaders(options.idempotencyKey(), conditions.reason),
           ...(conditions.ifMatch === undefined ? {} : { "if-match": conditions.ifMatch }),
-          ...(conditions.reason === undefined
-            ? {}
-            : { [CHANGE_REASON_HEADER]: encodeChangeReason(conditions.reason) }),
         },
         decode: (body, response) => ({
           item: decodeInventoryItem(body),
           etag: response.headers.etag,
         }),
+      }),
+    applyBatch: (request, batchOptions = {}) =>
+      send({
+        operation: "applyInventoryBatch",
+        method: "POST",
+        path: "/inventory/batch",
+        body: serializeBatchRequest(request),
+        headers: writeHeaders(options.idempotencyKey(), batchOptions.reason),
+        decode: (body) => {
+          const response = decodeBatchResponse(body);
+          matchResults(request, response.results, ".results");
+          return response;
+        },
+        decodeError: (error, body) => {
+          if (!isBatchRejection(error)) return error;
+          const results = decodeBatchResults(
+            typeof body === "object" && body !== null
+              ? (body as { results?: unknown }).results
+              : undefined,
+            ".results",
+          );
+          return new BatchRejectedError(error, matchResults(request, results, ".results"));
+        },
       }),
     getInventoryHistory: (petId, limit) =>
       send({

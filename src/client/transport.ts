@@ -62,10 +62,14 @@ export interface ResponseInfo {
 export interface Call<T> {
   /** The spec's operationId, carried by the errors the call raises. */
   operation: OperationId;
-  method: "GET" | "PATCH";
+  method: "GET" | "PATCH" | "POST";
   /** Path below the base URL, starting with `/`. */
   path: string;
-  body?: InventoryUpdate | undefined;
+  /**
+   * The JSON body: a value JSON.stringify writes, or a string of JSON already written (a
+   * batch, whose int64 petIds JSON.stringify cannot write exactly), sent as it is.
+   */
+  body?: InventoryUpdate | string | undefined;
   /**
    * Headers of this call (If-Match, Idempotency-Key, X-Change-Reason, ...), lower-case
    * names. Every retry of the call sends the same values. The client's own (accept,
@@ -74,6 +78,13 @@ export interface Call<T> {
   headers?: Readonly<Record<string, string>> | undefined;
   /** Checks a 2xx body (parsed losslessly) and may read the response headers; throws ShapeError. */
   decode: (body: unknown, response: ResponseInfo) => T;
+  /**
+   * Reads more than `code` and `message` from an error answer's body (parsed losslessly), for
+   * errors that carry data (a 409 `batch_rejected` carries every change's result): returns the
+   * error to raise instead of `error`, or `error` itself; throws ShapeError when the body does
+   * not have the shape the error promises.
+   */
+  decodeError?: ((error: ApiError, body: unknown) => ApiError) | undefined;
 }
 
 /** One request as the transport sends it: headers complete, body serialized. */
@@ -199,7 +210,10 @@ export function createTransport(options: TransportOptions): Transport {
   const via = proxy === undefined ? "" : ` via proxy ${proxy.address}`;
 
   async function attempt<T>(call: Call<T>, url: string, attemptNumber: number): Promise<T> {
-    const body = call.body === undefined ? undefined : JSON.stringify(call.body);
+    const body =
+      call.body === undefined || typeof call.body === "string"
+        ? call.body
+        : JSON.stringify(call.body);
     const headers: Record<string, string> = {
       ...callHeaders(call),
       accept: "application/json",
@@ -310,7 +324,7 @@ export function createTransport(options: TransportOptions): Transport {
     const body = decodeErrorBody(text);
     const reason = reasonPhrase(status) ?? "error";
     const location = status >= 300 && status < 400 ? headers.location : undefined;
-    const failure: CliError = new ApiError({
+    const error = new ApiError({
       status,
       code: body?.code,
       message:
@@ -327,7 +341,23 @@ export function createTransport(options: TransportOptions): Transport {
       target: errorTarget,
     });
     const retryAfter = parseRetryAfter(headers["retry-after"], options.now());
-    return new FailedAttempt(failure, RETRYABLE_STATUSES.has(status), retryAfter);
+    const retryable = RETRYABLE_STATUSES.has(status);
+    if (call.decodeError === undefined || body === undefined) {
+      return new FailedAttempt(error, retryable, retryAfter);
+    }
+    let failure: CliError;
+    try {
+      failure = call.decodeError(error, parseJson(text));
+    } catch (decodeFailure) {
+      if (!(decodeFailure instanceof ShapeError)) throw decodeFailure;
+      failure = new MalformedResponseError({
+        message: `unexpected response from ${call.method} ${url} (${status}): ${decodeFailure.message}`,
+        method: call.method,
+        url,
+        target: errorTarget,
+      });
+    }
+    return new FailedAttempt(failure, retryable, retryAfter);
   }
 
   return {

@@ -4,11 +4,17 @@ import { SingleBar } from "cli-progress";
 /** Told about each settled change; stopped (and cleared) before the report is printed. */
 export interface ApplyProgress {
   tick(failed: boolean): void;
+  /** Told about a request of many changes (a batch) that settled `count`, `failed` of them. */
+  advance(count: number, failed: number): void;
   /** Clears the bar; later ticks are ignored, so it can be stopped early (on an interrupt). */
   stop(): void;
 }
 
-const SILENT: ApplyProgress = { tick: () => undefined, stop: () => undefined };
+const SILENT: ApplyProgress = {
+  tick: () => undefined,
+  advance: () => undefined,
+  stop: () => undefined,
+};
 
 /** Starts a bar for `total` changes on `stream` (IoStreams.progress), or a silent stand-in. */
 export function startApplyProgress(
@@ -38,6 +44,11 @@ export function startApplyProgress(
       if (stopped) return;
       if (rowFailed) failed += 1;
       bar.increment(1, { failed });
+    },
+    advance(count, countFailed) {
+      if (stopped) return;
+      failed += countFailed;
+      bar.increment(count, { failed });
     },
     stop() {
       if (stopped) return;

@@ -4,7 +4,7 @@ import type { ApplyReport, RowResult } from "../apply/execute.js";
 import { tsvLine } from "./delimited.js";
 import type { OutputFormat } from "./format.js";
 import type { IoStreams } from "./io-streams.js";
-import { toJson } from "./json.js";
+import { toJson, writeJsonReport } from "./json.js";
 import { countOf } from "./plural.js";
 import { renderTable } from "./table.js";
 
@@ -18,26 +18,21 @@ function quantityText(value: number | undefined): string {
   return value === undefined ? "not listed" : String(value);
 }
 
-/** The report as JSON: counts, then each row with its outcome and, for failures, why. */
-function reportJson(report: ApplyReport): unknown {
+/** One row of the report as JSON: its outcome and, for failures, why. */
+function resultJson(row: RowResult): unknown {
   return {
-    changed: report.changed,
-    unchanged: report.unchanged,
-    failed: report.failed,
-    results: report.results.map((row) => ({
-      petId: row.petId,
-      previous: row.previous ?? null,
-      desired: row.desired,
-      outcome: row.outcome,
-      ...(row.outcome === "conflict" ? { current: row.current ?? null } : {}),
-      ...(row.failure === undefined
-        ? {}
-        : {
-            reason: row.failure.reason,
-            ...(row.failure.code === undefined ? {} : { code: row.failure.code }),
-            ...(row.failure.status === undefined ? {} : { status: row.failure.status }),
-          }),
-    })),
+    petId: row.petId,
+    previous: row.previous ?? null,
+    desired: row.desired,
+    outcome: row.outcome,
+    ...(row.outcome === "conflict" ? { current: row.current ?? null } : {}),
+    ...(row.failure === undefined
+      ? {}
+      : {
+          reason: row.failure.reason,
+          ...(row.failure.code === undefined ? {} : { code: row.failure.code }),
+          ...(row.failure.status === undefined ? {} : { status: row.failure.status }),
+        }),
   };
 }
 
@@ -75,12 +70,19 @@ export function writeApplyReport(
   io: IoStreams,
 ): void {
   if (format === "json") {
-    io.out.write(toJson(reportJson(report)));
+    const { changed, unchanged, failed } = report;
+    writeJsonReport(io.out, { changed, unchanged, failed }, report.results, resultJson);
     return;
   }
   const { style } = io;
   const conflictCount = report.results.filter((row) => row.outcome === "conflict").length;
-  const failedCount = `${report.failed} failed${conflictCount > 0 ? ` (${conflictCount} in conflict)` : ""}`;
+  const failedCount =
+    `${report.failed} failed` +
+    (report.rejected === true
+      ? " (the atomic batch was rejected: nothing was changed)"
+      : conflictCount > 0
+        ? ` (${conflictCount} in conflict)`
+        : "");
   let text =
     `${name}: ${style.green(`${report.changed} changed`)}, ${report.unchanged} unchanged, ` +
     `${report.failed > 0 ? style.red(failedCount) : failedCount}\n`;
@@ -101,13 +103,20 @@ export function writeApplyReport(
   }
 
   const failed = report.results.filter((row) => row.outcome === "failed");
-  const attempted = failed.filter((row) => row.failure?.notAttempted !== true);
+  const attempted = failed.filter(
+    (row) => row.failure?.notAttempted !== true && row.failure?.batchRejected !== true,
+  );
   const notAttempted = failed.filter((row) => row.failure?.notAttempted === true);
+  const notApplied = failed.filter((row) => row.failure?.batchRejected === true);
   if (attempted.length > 0) {
     text += "failed:\n";
     text += attempted
       .map((row) => `  pet ${row.petId}: ${style.red(row.failure?.reason ?? "failed")}\n`)
       .join("");
+  }
+  if (notApplied.length > 0) {
+    text += `not applied (${countOf(notApplied.length, "row")}: the batch was atomic and the rows above failed; fix them and run again):\n`;
+    text += changeLines(notApplied, io);
   }
   if (notAttempted.length > 0) {
     text += `not attempted (${countOf(notAttempted.length, "row")}: ${notAttemptedReason(report)}):\n`;

@@ -37,7 +37,8 @@ Exit codes:
   4        authentication or permission failed (401, 403)
   5        not found (404)
   6        request rejected as invalid (400, other 4xx)
-  7        inventory apply finished with some rows failed or in conflict
+  7        inventory apply or adjust --file finished with some rows failed or in
+           conflict (its report says which); a dry run in which some would fail
   8        conflict: set --if-quantity found the entry changed (412), or adjust gave up;
            nothing was changed
   130/143  interrupted (SIGINT / SIGTERM)

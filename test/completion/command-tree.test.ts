@@ -85,6 +85,14 @@ describe("describeProgram on the real program", () => {
     }
     expect(optionNamed(serve, "--port")?.value).toEqual({ kind: "none" });
     expect(optionNamed(serve, "--demo")?.value).toBeUndefined();
+    const adjust = at(root, "inventory adjust");
+    expect(optionNamed(adjust, "--file")?.value).toEqual({ kind: "files" });
+    expect(optionNamed(adjust, "--format")?.value).toEqual({
+      kind: "choices",
+      choices: ["csv", "json"],
+    });
+    expect(optionNamed(adjust, "--atomic")?.value).toBeUndefined();
+    expect(optionNamed(at(root, "inventory apply"), "--atomic")?.value).toBeUndefined();
   });
 
   it("offers what each --help lists, and knows the global options a subcommand accepts", () => {

@@ -236,7 +236,8 @@ describe.for(STORES)("apply with a concurrent writer on %s", (store) => {
     const proxy = await startHoldingProxy(env().PETSTORE_BASE_URL ?? "");
     try {
       const apply = spawnCli(["inventory", "apply", "--json", counts], { env: env(proxy.url) });
-      await proxy.patchesHeld(2);
+      // The batch of the two changes (pets 1 and 2), held.
+      await proxy.writesHeld(1);
       // A sale at the till while the counts are being written.
       const sale = await runCli(["inventory", "adjust", "1", "-3"], { env: env() });
       expect(sale.code).toBe(0);
@@ -254,8 +255,7 @@ describe.for(STORES)("apply with a concurrent writer on %s", (store) => {
             outcome: "conflict",
             current: 97,
             reason: "changed to 97 since it was read; not overwritten",
-            code: "precondition_failed",
-            status: 412,
+            code: "conflict",
           },
           { petId: 2, previous: 20, desired: 60, outcome: "changed" },
           { petId: 3, previous: 10, desired: 10, outcome: "unchanged" },
@@ -284,13 +284,14 @@ describe.for(STORES)("apply with a concurrent writer on %s", (store) => {
     const proxy = await startHoldingProxy(env().PETSTORE_BASE_URL ?? "");
     try {
       const apply = spawnCli(["inventory", "apply", "--force", counts], { env: env(proxy.url) });
-      await proxy.patchesHeld(1);
+      await proxy.writesHeld(1);
       const sale = await runCli(["inventory", "adjust", "3", "-1"], { env: env() });
       expect(sale.code).toBe(0);
       proxy.release();
       expect(await apply.exited).toBe(0);
+      // What the entry held when the write was applied: the sale's 9, not the 10 read.
       expect(apply.stdout()).toBe(
-        `${counts}: 1 changed, 0 unchanged, 0 failed\nchanged:\n  pet 3: 10 -> 40\n`,
+        `${counts}: 1 changed, 0 unchanged, 0 failed\nchanged:\n  pet 3: 9 -> 40\n`,
       );
     } finally {
       await proxy.stop();

@@ -383,24 +383,44 @@ export async function runCliRecordingModules(
 export interface HoldingProxy {
   /** Base URL ending in /v1, to give the CLI instead of the server's. */
   url: string;
-  /** PATCH requests received so far, as "PATCH path". */
-  patches: string[];
-  /** Resolves when `count` PATCHes have been received (and are held). */
-  patchesHeld(count: number): Promise<void>;
-  /** Forwards every held PATCH, and every later one at once. */
+  /** The writes received so far (PATCH, and POST of a batch), as "METHOD path". */
+  writes: string[];
+  /** How many batch requests it answered 404 itself (`withoutBatchRoute`). */
+  batchesRefused(): number;
+  /** Resolves when `count` writes have been received (and are held). */
+  writesHeld(count: number): Promise<void>;
+  /** Forwards every held write, and every later one at once. */
   release(): void;
   stop(): Promise<void>;
 }
 
+export interface HoldingProxyOptions {
+  /**
+   * Answer `POST /v1/inventory/batch` 404 itself, as a server that implements only the spec
+   * does (not held, not recorded, never forwarded).
+   */
+  withoutBatchRoute?: boolean;
+}
+
+/** The 404 a server without the batch route gives it (the bundled server's unknown route). */
+export const NO_BATCH_ROUTE_BODY =
+  '{"code":"not_found","message":"Route POST:/v1/inventory/batch not found","status":404}';
+
 /**
- * An HTTP proxy in front of a real server that forwards GETs at once and holds each PATCH
- * until `release()`: a write that stays in flight for exactly as long as a test needs.
+ * An HTTP proxy in front of a real server that forwards GETs at once and holds each write
+ * (PATCH, or POST of a batch) until `release()`: a write that stays in flight for exactly as
+ * long as a test needs. With `withoutBatchRoute` it stands for a server without the batch
+ * endpoint (one that implements only the spec); released at once, it just forwards.
  */
-export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
+export async function startHoldingProxy(
+  target: string,
+  options: HoldingProxyOptions = {},
+): Promise<HoldingProxy> {
   const upstream = new URL(target);
-  const patches: string[] = [];
+  const writes: string[] = [];
   const held: (() => void)[] = [];
   let released = false;
+  let refused = 0;
   const waiters: { count: number; resolve: () => void }[] = [];
   const forward = (request: IncomingMessage, body: Buffer, response: ServerResponse) => {
     const outgoing = httpRequest(
@@ -424,16 +444,22 @@ export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       const body = Buffer.concat(chunks);
-      if (request.method !== "PATCH" || released) {
-        if (request.method === "PATCH") patches.push(`PATCH ${request.url ?? ""}`);
+      const isBatch = request.method === "POST" && request.url === "/v1/inventory/batch";
+      if (isBatch && options.withoutBatchRoute === true) {
+        refused += 1;
+        replyJson(response, 404, NO_BATCH_ROUTE_BODY);
+        return;
+      }
+      const isWrite = request.method === "PATCH" || isBatch;
+      if (isWrite) writes.push(`${request.method ?? ""} ${request.url ?? ""}`);
+      if (!isWrite || released) {
         forward(request, body, response);
         return;
       }
-      patches.push(`PATCH ${request.url ?? ""}`);
       held.push(() => {
         forward(request, body, response);
       });
-      for (const waiter of waiters.filter((w) => patches.length >= w.count)) waiter.resolve();
+      for (const waiter of waiters.filter((w) => writes.length >= w.count)) waiter.resolve();
     });
   });
   server.listen(0, "127.0.0.1");
@@ -441,9 +467,10 @@ export async function startHoldingProxy(target: string): Promise<HoldingProxy> {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}${upstream.pathname}`,
-    patches,
-    patchesHeld: (count) =>
-      patches.length >= count
+    writes,
+    batchesRefused: () => refused,
+    writesHeld: (count) =>
+      writes.length >= count
         ? Promise.resolve()
         : new Promise((resolve) => waiters.push({ count, resolve })),
     release() {

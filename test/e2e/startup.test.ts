@@ -88,6 +88,20 @@ describe("what a call loads", () => {
     expect(result.bundled).toContain("node_modules/undici/index.js");
   });
 
+  it("adjusts one pet without loading what --file needs (file readers, batches)", async () => {
+    const result = await runRecording(
+      ["--base-url", server.url, "inventory", "adjust", "1", "+1"],
+      {
+        PETSTORE_API_KEY: API_KEY,
+      },
+    );
+    expect(result).toMatchObject({ code: 0, stdout: "1\t4\tavailable\n", stderr: "" });
+    const loaded = result.bundled.join("\n");
+    expect(loaded).not.toMatch(/^node_modules\/csv-parse\//m);
+    expect(loaded).not.toMatch(/^src\/commands\/inventory\/adjust-file-run\.ts$/m);
+    expect(loaded).not.toMatch(/^src\/apply\/(?:batches|csv-rows|read-deltas)\.ts$/m);
+  });
+
   it("answers --version in bin/petstore.js, loading nothing of dist/", async () => {
     const result = await runRecording(["--version"], {});
     expect(result).toEqual({ code: 0, stdout: "0.1.0\n", stderr: "", files: [], bundled: [] });

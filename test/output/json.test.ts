@@ -1,6 +1,6 @@
 import { LosslessNumber, stringify } from "lossless-json";
 import { describe, expect, it } from "vitest";
-import { toJson } from "../../src/output/json.js";
+import { toJson, writeJsonReport } from "../../src/output/json.js";
 
 /** What toJson wrote before it had a fast path: lossless-json's output, indented, plus a newline. */
 const lossless = (value: unknown) => `${stringify(value, null, 2) ?? "null"}\n`;
@@ -45,5 +45,48 @@ describe("toJson", () => {
     ]) {
       expect(toJson(value)).toBe(lossless(value));
     }
+  });
+});
+
+describe("writeJsonReport", () => {
+  function written(head: Record<string, unknown>, rows: readonly unknown[]): string {
+    let text = "";
+    writeJsonReport({ write: (chunk: string) => (text += chunk) }, head, rows, (row) =>
+      typeof row === "object" && row !== null ? { ...row } : row,
+    );
+    return text;
+  }
+
+  it.each([
+    ["no rows", []],
+    ["one row", [{ petId: 1n, previous: null, outcome: "changed", reason: 'a "quoted" reason' }]],
+    [
+      "2,500 rows, over several writes",
+      Array.from({ length: 2500 }, (_, i) => ({ petId: BigInt(i + 1), desired: i, outcome: "x" })),
+    ],
+    [
+      "rows with int64 ids beyond 2^53 among others",
+      Array.from({ length: 1500 }, (_, i) => ({
+        petId: i === 1200 ? 9223372036854775807n : BigInt(i),
+        previous: i % 3 === 0 ? null : i,
+      })),
+    ],
+  ])("writes %s exactly as toJson writes the whole report", (_name, rows) => {
+    const head = { changed: 1, unchanged: 2, failed: 3 };
+    expect(written(head, rows)).toBe(toJson({ ...head, results: rows }));
+  });
+
+  it("writes a thousand rows at a time, never the whole report at once", () => {
+    const writes: string[] = [];
+    const rows = Array.from({ length: 2500 }, (_, i) => ({ petId: BigInt(i) }));
+    writeJsonReport(
+      { write: (chunk: string) => writes.push(chunk) },
+      { dryRun: true },
+      rows,
+      (row) => ({
+        ...row,
+      }),
+    );
+    expect(writes).toHaveLength(5);
   });
 });

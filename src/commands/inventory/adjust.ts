@@ -1,10 +1,17 @@
 /** `petstore inventory adjust <petId> <delta>`: a relative change, safe under concurrent writers. */
 import { Command, Option } from "commander";
 import { backoffPause, type BackoffSteps } from "../../api/backoff.js";
-import { isValidQuantity, MAX_QUANTITY, MIN_QUANTITY } from "../../api/limits.js";
+import { BATCH_SIZE } from "../../apply/batch-size.js";
+import { COUNTS_FORMATS } from "../../apply/counts.js";
+import {
+  isValidQuantity,
+  MAX_BATCH_CHANGES,
+  MAX_QUANTITY,
+  MIN_QUANTITY,
+} from "../../api/limits.js";
 import type { InventoryItem } from "../../api/types.js";
 import { isPreconditionFailed, quantityETag } from "../../client/etag.js";
-import { CliError, EXIT_CODES } from "../../errors.js";
+import { CliError, EXIT_CODES, UsageError } from "../../errors.js";
 import { chooseRecordFormat } from "../../output/format.js";
 import { writeInventoryItem } from "../../output/inventory.js";
 import {
@@ -16,6 +23,8 @@ import {
 } from "../../program/arguments.js";
 import type { CommandContext, Factory } from "../../program/factory.js";
 import { readGlobalOptions } from "../../program/global-options.js";
+// Only the type: the file run (file readers, the batch loop) loads when --file is used.
+import type { InventoryAdjustFileOptions } from "./adjust-file-run.js";
 import { quantityAfterConflict, QuantityConflictError } from "./conflict.js";
 
 export const DEFAULT_ADJUST_ATTEMPTS = 10;
@@ -94,44 +103,142 @@ export async function runInventoryAdjust(
   writeInventoryItem(item, format, context.io);
 }
 
+/** The options of `adjust` as commander parses them: the one-pet form's and --file's. */
+type AdjustCommandOptions = InventoryAdjustOptions & InventoryAdjustFileOptions & { file?: string };
+
+/** The options that belong to one form only, by the form they belong to. */
+const FILE_ONLY_OPTIONS = ["atomic", "dryRun", "format"] as const;
+const FLAG_NAMES: Readonly<Record<string, string>> = {
+  atomic: "--atomic",
+  dryRun: "--dry-run",
+  format: "--format",
+  attempts: "--attempts",
+};
+
+/** Which form the arguments ask for; a mix of the two is a UsageError (exit 2). */
+function chooseForm(
+  petId: string | undefined,
+  delta: string | undefined,
+  options: AdjustCommandOptions,
+  command: Command,
+): { form: "file"; file: string } | { form: "one"; petId: string; delta: string } {
+  if (options.file !== undefined) {
+    if (petId !== undefined) {
+      throw new UsageError(
+        `--file takes no petId or delta (got ${[petId, delta].filter((word) => word !== undefined).join(" ")})`,
+        "either petstore inventory adjust <petId> <delta>, or petstore inventory adjust --file <file>",
+      );
+    }
+    if (command.getOptionValueSource("attempts") === "cli") {
+      throw new UsageError(
+        "--attempts is for adjusting one pet; --file sends the rows in batches",
+        "leave out --attempts",
+      );
+    }
+    return { form: "file", file: options.file };
+  }
+  const fileOnly = FILE_ONLY_OPTIONS.find((name) => options[name] !== undefined);
+  if (fileOnly !== undefined) {
+    throw new UsageError(
+      `${FLAG_NAMES[fileOnly] ?? fileOnly} goes with --file`,
+      "petstore inventory adjust --file <file> applies a file of changes; see petstore inventory adjust --help",
+    );
+  }
+  if (petId === undefined || delta === undefined) {
+    throw new UsageError(
+      `missing required argument '${petId === undefined ? "petId" : "delta"}'`,
+      "petstore inventory adjust <petId> <delta> (for example 42 -1), or --file <file>",
+    );
+  }
+  return { form: "one", petId, delta };
+}
+
 /** Defines `inventory adjust`. */
 export function inventoryAdjustCommand(factory: Factory): Command {
   return (
     new Command("adjust")
-      .description("add to or remove from the stock of one pet (GET, then a conditional PATCH)")
-      .argument("<petId>", "the pet, a whole number from 1 to 9223372036854775807")
+      .description(
+        "add to or remove from the stock of one pet (GET, then a conditional PATCH), or apply a file of changes once",
+      )
+      .argument("[petId]", "the pet, a whole number from 1 to 9223372036854775807")
       // `adjust 42 -1` needs no `--`: commander (14+) reads a negative number in a leaf command
       // as an argument, not an option, as long as no option in the chain has a digit for its
       // short flag. Keep it so; the tests parse `-1` before, after and between options.
-      .argument("<delta>", "+N to add (received), -N to remove (sold); the sign is required")
+      .argument("[delta]", "+N to add (received), -N to remove (sold); the sign is required")
       .addOption(
         new Option("--attempts <n>", "read-and-write rounds to try when others change it meanwhile")
           .argParser(wholeNumberOption("a whole number of attempts", 1, MAX_ADJUST_ATTEMPTS))
           .default(DEFAULT_ADJUST_ATTEMPTS),
       )
+      .addOption(
+        new Option(
+          "--file <file>",
+          "apply a file of changes instead: CSV petId,delta[,ref] or a JSON array of {petId, delta, ref?}; - reads stdin",
+        ),
+      )
+      .addOption(
+        new Option(
+          "--format <format>",
+          "with --file: its format (default: from the extension, else the content)",
+        ).choices(COUNTS_FORMATS),
+      )
+      .option("--dry-run", "with --file: ask the server what each row would do; change nothing")
+      .option(
+        "--atomic",
+        `with --file: every row or none, in one atomic batch (at most ${MAX_BATCH_CHANGES} rows)`,
+      )
       .addOption(new Option("--reason <text>", REASON_OPTION_HELP).argParser(reasonOption))
-      .option("--json", "print the updated entry as a JSON object")
+      .option("--json", "print the updated entry (with --file: the report) as JSON")
       .addHelpText(
         "after",
         `
-Reads the entry, then writes quantity + delta only if it still holds what was read. When
-another writer got there first, it reads again and retries (jittered backoff), up to
+One pet: reads the entry, then writes quantity + delta only if it still holds what was read.
+When another writer got there first, it reads again and retries (jittered backoff), up to
 --attempts rounds, then exits 8 having changed nothing. A result below 0 is refused (exit 6)
 before anything is sent. The change is applied exactly once even when a response is lost:
 the write carries an Idempotency-Key that its retries repeat. A negative delta needs no --.
 
+A file (--file): CSV with a header petId,delta[,ref] (columns in any order), or a JSON
+array of {"petId", "delta", "ref"}; a delta is a non-zero whole number (+5, -1, 5). The
+whole file is checked first: a bad row stops the run (exit 2) naming the line, and nothing
+is changed. Every row is applied exactly once, however often the file is run: the server
+keeps each row's ref for good, and a row whose ref it has seen for that pet comes back
+"duplicate" (already applied). A row without a ref gets
+  <first 16 hex digits of the SHA-256 of the file's bytes>:<N>
+N its row number: 1 for the first row after the header (blank lines not counted), or the
+first entry of a JSON array. So a second run of the same file changes nothing, while an
+edited file is a new one. Rows go in batches of ${BATCH_SIZE} (POST /inventory/batch), each
+row alone: a row below 0 or of an unknown pet fails by itself (exit 7); with --atomic one
+failing row means nothing is changed (exit 7). Exit 0 when every row was applied, now or
+before. The reason defaults to "adjust <file name>". A server without the batch endpoint
+cannot keep refs: exit 2, nothing changed. Interrupted, it sends no more batches, lets the
+one in flight finish, prints the report and exits 130 or 143.
+
 Examples:
   petstore inventory adjust 42 -1
   petstore inventory adjust 42 +12 --json --reason "delivery 2026-11-22"
-  petstore inventory adjust 42 -3 --attempts 20`,
+  petstore inventory adjust 42 -3 --attempts 20
+  petstore inventory adjust --file sales-2026-11-24.csv
+  petstore inventory adjust --file sales-2026-11-24.csv --dry-run
+  petstore inventory adjust --file delivery.json --atomic --reason "delivery 2026-11-22"
+  till-export | petstore inventory adjust --file - --format csv --json`,
       )
       .action(
-        async (petId: string, delta: string, options: InventoryAdjustOptions, command: Command) => {
-          await runInventoryAdjust(
-            { petId, delta },
-            options,
-            factory.context(readGlobalOptions(command)),
-          );
+        async (
+          petId: string | undefined,
+          delta: string | undefined,
+          options: AdjustCommandOptions,
+          command: Command,
+        ) => {
+          const chosen = chooseForm(petId, delta, options, command);
+          const context = factory.context(readGlobalOptions(command));
+          if (chosen.form === "one") {
+            await runInventoryAdjust(chosen, options, context);
+            return;
+          }
+          // The file readers and the batch loop load only when --file is used.
+          const { runInventoryAdjustFile } = await import("./adjust-file-run.js");
+          await runInventoryAdjustFile(chosen.file, options, context);
         },
       )
   );

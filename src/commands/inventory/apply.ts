@@ -1,6 +1,8 @@
 /** `petstore inventory apply <file>`: reconciles stock with a file of counted quantities. */
 import { Command, Option } from "commander";
+import { BATCH_SIZE } from "../../apply/batch-size.js";
 import { COUNTS_FORMATS } from "../../apply/counts.js";
+import { MAX_BATCH_CHANGES } from "../../api/limits.js";
 import { REASON_OPTION_HELP, reasonOption, wholeNumberOption } from "../../program/arguments.js";
 import type { Factory } from "../../program/factory.js";
 import { readGlobalOptions } from "../../program/global-options.js";
@@ -26,42 +28,64 @@ export function inventoryApplyCommand(factory: Factory): Command {
         "input format (default: from the extension, else the content)",
       ).choices(COUNTS_FORMATS),
     )
-    .option("--dry-run", "print what would change, change nothing")
+    .option(
+      "--dry-run",
+      "ask the server what would change and what would fail; change nothing (exit as the run would)",
+    )
     .addOption(
       new Option(
         "--max-changes <n>",
         "refuse the whole run (exit 2) if more than n entries would change",
       ).argParser(wholeNumberOption("a whole number of entries", 0, Number.MAX_SAFE_INTEGER)),
     )
-    .addOption(
-      new Option("--concurrency <n>", "PATCH requests in flight at once")
-        .argParser(wholeNumberOption("a whole number of requests", 1, MAX_CONCURRENCY))
-        .default(DEFAULT_CONCURRENCY),
+    .option(
+      "--atomic",
+      `apply every change or none: one atomic batch (at most ${MAX_BATCH_CHANGES} changes); exit 7 and nothing changed if one fails`,
     )
     .option(
       "--force",
-      "write every changed row even if its entry changed since it was read (no If-Match)",
+      "write every changed row even if its entry changed since it was read (no ifQuantity, no If-Match)",
+    )
+    .addOption(
+      new Option(
+        "--concurrency <n>",
+        "PATCH requests in flight at once, against a server without the batch endpoint",
+      )
+        .argParser(wholeNumberOption("a whole number of requests", 1, MAX_CONCURRENCY))
+        .default(DEFAULT_CONCURRENCY),
     )
     .addOption(
       new Option("--reason <text>", `${REASON_OPTION_HELP}; default "apply <file name>"`).argParser(
         reasonOption,
       ),
     )
-    .option("--json", "print the report (or with --dry-run, the plan) as JSON")
+    .option("--json", "print the report (or with --dry-run, what would happen) as JSON")
     .addHelpText(
       "after",
       `
 The whole file is checked first: a bad row or a duplicate petId stops the run (exit 2)
 naming the line, and nothing is changed. Then the current stock is fetched once and only
-the pets whose quantity differs are set, each only if it still holds the quantity that was
-read (If-Match). A pet someone else changed meanwhile is not overwritten: its row is a
-"conflict" (the report says what it holds now). A row the server refuses (for example an
-unknown pet) fails alone; the others are still applied, and the exit code is 7. Running the
-same file again reads the stock again and changes only what still differs, so a failed,
-conflicting or interrupted run can simply be repeated; --force writes over concurrent changes.
-Interrupted (Ctrl-C, SIGTERM), it starts no more changes, lets those in flight finish, prints
-the report (rows not started are "not attempted") and exits 130 or 143; a second interrupt
-stops at once.
+the pets whose quantity differs are sent, in batches of up to ${BATCH_SIZE} changes (POST
+/inventory/batch), each set only if the pet still holds the quantity that was read. A pet
+someone else changed meanwhile is not overwritten: its row is a "conflict" (the report says
+what it holds now). A row the server refuses (an unknown pet) fails alone; the others are
+still applied, and the exit code is 7. With --atomic the whole file is one batch: if any row
+would fail, nothing is changed (exit 7, the report says which rows failed). Running the same
+file again reads the stock again and changes only what still differs, so a failed,
+conflicting or interrupted run can simply be repeated; --force writes over concurrent
+changes.
+
+--dry-run sends the same batches marked as a dry run: the server says what each row would
+do, nothing is written, and the exit code is the one the run would have (7 when a row would
+fail, 2 over --max-changes).
+
+A server that answers the batch endpoint 404 or 405 (one that implements only the spec) gets
+one PATCH per row (If-Match), --concurrency at a time, said once on stderr; --atomic then
+exits 2 having changed nothing, and --dry-run shows only what differs from the stock read.
+
+Interrupted (Ctrl-C, SIGTERM), it sends no more batches, lets the one in flight finish,
+prints the report (rows not sent are "not attempted") and exits 130 or 143; a second
+interrupt stops at once.
 
 Report: a summary, the changes and every failure on stdout (--json: {"changed", "unchanged",
 "failed", "results"}); a progress bar on stderr when it is a terminal.
@@ -69,6 +93,7 @@ Report: a summary, the changes and every failure on stdout (--json: {"changed", 
 Examples:
   petstore inventory apply counts.csv --dry-run
   petstore inventory apply counts.csv
+  petstore inventory apply counts.csv --atomic
   petstore inventory apply counts.csv --reason "stocktake 2026-11"
   petstore inventory apply --max-changes 500 --json counts.csv >> /var/log/petstore-apply.log
   export-counts | petstore inventory apply --format csv -`,

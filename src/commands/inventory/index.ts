@@ -29,6 +29,7 @@ Examples:
   petstore inventory set 42 7
   petstore inventory set 42 6 --if-quantity 7
   petstore inventory adjust 42 -1
+  petstore inventory adjust --file sales-2026-11-24.csv
   petstore inventory apply counts.csv --dry-run
   petstore inventory history 42`,
     );

@@ -1,7 +1,9 @@
 /**
- * `inventory apply` in-process on MockAgent: validation before any request, the plan, and the
- * faults a real server cannot produce on demand (503 then 200, a row that keeps failing,
- * resets, a server that goes away), plus the concurrency bound.
+ * `inventory apply` in-process on MockAgent against a server without the batch endpoint (it
+ * answers POST /inventory/batch 404, as one that implements only the spec does), so the run
+ * falls back to one PATCH per row: validation before any request, the plan, and the faults a
+ * real server cannot produce on demand (503 then 200, a row that keeps failing, resets, a
+ * server that goes away), plus the concurrency bound. The batch path: apply-batches.test.ts.
  */
 import { describe, expect, it } from "vitest";
 import type { MockAgent } from "undici";
@@ -12,6 +14,21 @@ import { MAX_ID_TEXT as MAX_ID } from "../../support/ids.js";
 
 const INVENTORY = `[{"petId":1,"quantity":3,"status":"available"},{"petId":2,"quantity":0,"status":"pending"},{"petId":3,"quantity":4,"status":"sold"},{"petId":${MAX_ID},"quantity":1,"status":"sold"}]`;
 const inventoryRoute = { path: "/v1/inventory", method: "GET" } as const;
+const batchRoute = { path: "/v1/inventory/batch", method: "POST" } as const;
+/** What a server without the batch endpoint answers it (the bundled server's 404 for a route). */
+const NO_BATCH_ROUTE =
+  '{"code":"not_found","message":"Route POST:/v1/inventory/batch not found","status":404}';
+/** What a run says once when the server has no batch endpoint. */
+const FALLBACK_NOTE =
+  "note: the server has no batch endpoint (POST /inventory/batch answered 404): applying one PATCH per row instead\n";
+const DRY_RUN_NOTE =
+  "note: the server has no batch endpoint (POST /inventory/batch answered 404): this dry run shows what differs from the stock it read; the server was not asked whether each change would apply\n";
+
+/** Makes the agent answer the batch endpoint 404 once (the run's first, and only, batch). */
+function withoutBatches(agent: MockAgent): MockAgent {
+  agent.get(ORIGIN).intercept(batchRoute).reply(404, NO_BATCH_ROUTE, json);
+  return agent;
+}
 const patchRoute = (petId: string | number) =>
   ({ path: `/v1/inventory/${String(petId)}`, method: "PATCH" }) as const;
 
@@ -19,9 +36,16 @@ function entry(petId: string | number, quantity: number): string {
   return `{"petId":${String(petId)},"quantity":${quantity},"status":"available"}`;
 }
 
-/** An agent that serves INVENTORY once and answers 200 to each listed PATCH once. */
-function serving(patches: readonly [string | number, number][] = []): MockAgent {
+/**
+ * An agent that serves INVENTORY once, answers the batch endpoint 404 (unless the run sends
+ * no batch: `batch: false`) and 200 to each listed PATCH once.
+ */
+function serving(
+  patches: readonly [string | number, number][] = [],
+  { batch = true }: { batch?: boolean } = {},
+): MockAgent {
   const agent = mockAgent();
+  if (batch) withoutBatches(agent);
   const pool = agent.get(ORIGIN);
   pool.intercept(inventoryRoute).reply(200, INVENTORY, json);
   for (const [petId, quantity] of patches) {
@@ -121,7 +145,7 @@ describe("inventory apply: plan and apply", () => {
       agent,
       files: { "counts.csv": COUNTS },
     });
-    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result).toMatchObject({ code: 0, stderr: FALLBACK_NOTE });
     expect(result.stdout).toBe(
       "counts.csv: 2 changed, 2 unchanged, 0 failed\n" +
         "changed:\n" +
@@ -163,9 +187,9 @@ describe("inventory apply: plan and apply", () => {
     expect(result).toMatchObject({
       code: 0,
       stdout: "1\t3\t5\n99\t\t4\n",
-      stderr: "dry run: 2 of 3 rows would change; nothing was changed\n",
+      stderr: DRY_RUN_NOTE + "dry run: 2 of 3 rows would change; nothing was changed\n",
     });
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
+    expect(callsOf(agent)).toEqual(["GET /v1/inventory", "POST /v1/inventory/batch"]);
   });
 
   it("--dry-run on a terminal shows a table of pet, current and desired", async () => {
@@ -182,7 +206,7 @@ describe("inventory apply: plan and apply", () => {
   });
 
   it("--max-changes refuses the whole run when more would change, after only the GET", async () => {
-    const agent = serving();
+    const agent = serving([], { batch: false });
     const result = await runFake(["inventory", "apply", "--max-changes", "1", "c.csv"], {
       agent,
       files: { "c.csv": COUNTS },
@@ -204,7 +228,7 @@ describe("inventory apply: plan and apply", () => {
       agent,
       files: { "c.csv": COUNTS },
     });
-    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result).toMatchObject({ code: 0, stderr: FALLBACK_NOTE });
     expect(patchBodies(agent)).toEqual([
       '/v1/inventory/1 {"quantity":5}',
       `/v1/inventory/${MAX_ID} {"quantity":2}`,
@@ -223,7 +247,7 @@ describe("inventory apply: plan and apply", () => {
       agent,
       stdin: "petId,quantity\n1,5\n2,0\n99,4\n",
     });
-    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result).toMatchObject({ code: 0, stderr: DRY_RUN_NOTE });
     expect(JSON.parse(result.stdout)).toEqual({
       dryRun: true,
       wouldChange: 2,
@@ -234,11 +258,11 @@ describe("inventory apply: plan and apply", () => {
         { petId: 99, previous: null, desired: 4, outcome: "would_change" },
       ],
     });
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
+    expect(callsOf(agent)).toEqual(["GET /v1/inventory", "POST /v1/inventory/batch"]);
   });
 
-  it("--dry-run says one row in the singular", async () => {
-    const agent = serving();
+  it("--dry-run says one row in the singular (and asks the server nothing: nothing differs)", async () => {
+    const agent = serving([], { batch: false });
     const result = await runFake(["inventory", "apply", "--dry-run", "-"], {
       agent,
       stdin: "petId,quantity\n2,0\n",
@@ -251,7 +275,7 @@ describe("inventory apply: plan and apply", () => {
   });
 
   it("--max-changes 0 refuses one change in the singular", async () => {
-    const agent = serving();
+    const agent = serving([], { batch: false });
     const result = await runFake(["inventory", "apply", "--max-changes", "0", "-"], {
       agent,
       stdin: "petId,quantity\n1,5\n",
@@ -342,7 +366,8 @@ describe("inventory apply: faults during the run", () => {
       { petId: "max", previous: 1, desired: 2, outcome: "changed" },
     ]);
     expect(result.stderr).toBe(
-      "error: 1 of 2 changes failed (the report lists them); the other 1 was applied\n" +
+      FALLBACK_NOTE +
+        "error: 1 of 2 changes failed (the report lists them); the other 1 was applied\n" +
         "hint: run the same command again: it reads the stock again and changes only what is still different\n",
     );
   });
@@ -388,7 +413,7 @@ describe("inventory apply: faults during the run", () => {
   });
 
   it("stops after 10 server failures in a row when the server goes away, without retrying every row", async () => {
-    const agent = mockAgent();
+    const agent = withoutBatches(mockAgent());
     const pool = agent.get(ORIGIN);
     pool.intercept(inventoryRoute).reply(200, "[]", json);
     pool
@@ -414,7 +439,7 @@ describe("inventory apply: faults during the run", () => {
   });
 
   it("keeps at most --concurrency PATCHes in flight", async () => {
-    const agent = mockAgent();
+    const agent = withoutBatches(mockAgent());
     const pool = agent.get(ORIGIN);
     pool.intercept(inventoryRoute).reply(200, "[]", json);
     pool
@@ -451,14 +476,14 @@ describe("inventory apply: faults during the run", () => {
       agent: serving(patches),
       files,
     });
-    expect(piped.stderr).toBe("");
+    expect(piped.stderr).toBe(FALLBACK_NOTE);
   });
 });
 
 describe("inventory apply: interrupted by SIGINT or SIGTERM", () => {
   /** Ten pets the inventory does not list, so every row is a change (PATCHes always 200). */
   function tenRows(): { agent: MockAgent; files: Record<string, string> } {
-    const agent = mockAgent();
+    const agent = withoutBatches(mockAgent());
     const pool = agent.get(ORIGIN);
     pool.intercept(inventoryRoute).reply(200, "[]", json);
     pool
@@ -512,7 +537,8 @@ describe("inventory apply: interrupted by SIGINT or SIGTERM", () => {
         Array.from({ length: 7 }, (_, i) => `  pet ${i + 4}: not listed -> ${i + 4}\n`).join(""),
     );
     expect(result.stderr).toBe(
-      "interrupted by SIGINT: starting no more changes; finishing those in flight, then printing the report (interrupt again to stop at once)\n" +
+      FALLBACK_NOTE +
+        "interrupted by SIGINT: starting no more changes; finishing those in flight, then printing the report (interrupt again to stop at once)\n" +
         "error: interrupted by SIGINT: 3 changes applied, 7 rows not attempted (the report lists them)\n" +
         "hint: run the same command again: it changes only what is still different\n",
     );
@@ -587,7 +613,7 @@ describe("inventory apply: interrupted by SIGINT or SIGTERM", () => {
   });
 
   it("an interrupt with a failed row counts it apart from the rows not attempted", async () => {
-    const agent = mockAgent();
+    const agent = withoutBatches(mockAgent());
     const pool = agent.get(ORIGIN);
     pool.intercept(inventoryRoute).reply(200, "[]", json);
     pool
@@ -698,7 +724,8 @@ describe("inventory apply: conditional writes", () => {
       { path: "/v1/inventory/1", ifMatch: '"3"' },
       { path: `/v1/inventory/${MAX_ID}`, ifMatch: '"1"' },
     ]);
-    expect(conditions.map((patch) => patch.key).sort()).toEqual([fakeKey(1), fakeKey(2)]);
+    // The batch request that found no batch endpoint had key 1.
+    expect(conditions.map((patch) => patch.key).sort()).toEqual([fakeKey(2), fakeKey(3)]);
   });
 
   it("sends no If-Match for a pet the inventory did not list (the server decides)", async () => {
@@ -709,7 +736,7 @@ describe("inventory apply: conditional writes", () => {
     });
     expect(result.code).toBe(0);
     expect(patchConditions(agent)).toEqual([
-      { path: "/v1/inventory/77", ifMatch: undefined, key: fakeKey(1) },
+      { path: "/v1/inventory/77", ifMatch: undefined, key: fakeKey(2) },
     ]);
   });
 
@@ -734,7 +761,8 @@ describe("inventory apply: conditional writes", () => {
         "  pet 1: read 3, now 9; wanted 5\n",
     );
     expect(result.stderr).toBe(
-      "error: 1 of 2 changes failed (the report lists them; 1 in conflict: changed by someone else since the run read it, not overwritten); the other 1 was applied\n" +
+      FALLBACK_NOTE +
+        "error: 1 of 2 changes failed (the report lists them; 1 in conflict: changed by someone else since the run read it, not overwritten); the other 1 was applied\n" +
         "hint: run the same command again: it reads the stock again and changes only what is still different\n",
     );
     // A 412 is an answer, not a fault: no retry.
@@ -742,7 +770,7 @@ describe("inventory apply: conditional writes", () => {
   });
 
   it("says conflict in the --json results, with the current quantity when known", async () => {
-    const agent = mockAgent();
+    const agent = withoutBatches(mockAgent());
     const pool = agent.get(ORIGIN);
     pool.intercept(inventoryRoute).reply(200, INVENTORY, json);
     pool.intercept(patchRoute(1)).reply(412, PRECONDITION_FAILED, {
@@ -800,11 +828,11 @@ describe("inventory apply: conditional writes", () => {
     expect(result.code).toBe(0);
     const conditions = patchConditions(agent);
     expect(conditions.map((patch) => patch.ifMatch)).toEqual([undefined, undefined]);
-    expect(conditions.map((patch) => patch.key).sort()).toEqual([fakeKey(1), fakeKey(2)]);
+    expect(conditions.map((patch) => patch.key).sort()).toEqual([fakeKey(2), fakeKey(3)]);
   });
 
   it("resends a row's key when its PATCH is retried after a 503", async () => {
-    const agent = mockAgent();
+    const agent = withoutBatches(mockAgent());
     const pool = agent.get(ORIGIN);
     pool.intercept(inventoryRoute).reply(200, INVENTORY, json);
     pool
@@ -817,8 +845,8 @@ describe("inventory apply: conditional writes", () => {
     });
     expect(result.code).toBe(0);
     expect(patchConditions(agent)).toEqual([
-      { path: "/v1/inventory/1", ifMatch: '"3"', key: fakeKey(1) },
-      { path: "/v1/inventory/1", ifMatch: '"3"', key: fakeKey(1) },
+      { path: "/v1/inventory/1", ifMatch: '"3"', key: fakeKey(2) },
+      { path: "/v1/inventory/1", ifMatch: '"3"', key: fakeKey(2) },
     ]);
   });
 });

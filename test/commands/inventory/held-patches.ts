@@ -1,7 +1,8 @@
 /**
- * A dispatcher in front of a MockAgent that holds each PATCH until the test releases it, and
- * counts PATCHes in flight (dispatched, response not yet complete): concurrency and
- * interruptions tested by counting, not by the clock.
+ * A dispatcher in front of a MockAgent that holds each PATCH (or each request of another
+ * method: a batch's POST) until the test releases it, and counts them in flight (dispatched,
+ * response not yet complete): concurrency and interruptions tested by counting, not by the
+ * clock.
  */
 import type { Dispatcher, MockAgent } from "undici";
 
@@ -47,8 +48,9 @@ function settling(handler: Handler, settle: () => void): Handler {
 }
 
 /**
- * Holds PATCHes. `onHeld(count)` runs after each is held, with how many are held; by default
- * held PATCHes are released once the current burst of dispatches is over (setImmediate).
+ * Holds PATCHes (or the requests of `method`). `onHeld(count)` runs after each is held, with
+ * how many are held; by default held requests are released once the current burst of
+ * dispatches is over (setImmediate).
  */
 export function holdPatches(
   agent: MockAgent,
@@ -57,6 +59,7 @@ export function holdPatches(
       held.release();
     });
   },
+  method = "PATCH",
 ): HeldPatches {
   const queue: (() => void)[] = [];
   let dispatched = 0;
@@ -64,7 +67,7 @@ export function holdPatches(
   let most = 0;
   const held: HeldPatches = {
     dispatcher: agent.compose((dispatch) => (options, handler) => {
-      if (options.method !== "PATCH") return dispatch(options, handler);
+      if (options.method !== method) return dispatch(options, handler);
       dispatched += 1;
       inFlight += 1;
       most = Math.max(most, inFlight);

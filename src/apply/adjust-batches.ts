@@ -1,0 +1,142 @@
+/**
+ * Carries out `inventory adjust --file` through the batch endpoint: every row of the file as a
+ * relative change with its ref, in file order, in requests of up to BATCH_SIZE changes (or one
+ * atomic request); the report of what became of each row.
+ */
+import type { BatchChange, BatchChangeResult, BatchResponse } from "../api/types.js";
+import type { ApiError } from "../errors.js";
+import { outcomeFailure, REJECTED_WITH_BATCH } from "./batch-outcomes.js";
+import { BATCH_SIZE } from "./batch-size.js";
+import { sendInBatches } from "./batches.js";
+import type { DeltaRow } from "./deltas.js";
+import type { RowFailure } from "./row-failure.js";
+
+/**
+ * `duplicate`: a change with this row's ref was applied to the pet before (an earlier run of
+ * the file): nothing changed now. `unchanged` is counted with it (the server's count).
+ */
+export const ADJUST_OUTCOMES = ["changed", "duplicate", "unchanged", "failed"] as const;
+export type AdjustOutcome = (typeof ADJUST_OUTCOMES)[number];
+
+/** What happened to one row of the file. */
+export interface AdjustRowResult {
+  row: DeltaRow;
+  outcome: AdjustOutcome;
+  /** The pet's quantity before the change (null when unknown: no such pet, not sent). */
+  previous: number | null;
+  /** After the change, or now when it was not applied (null when unknown). */
+  quantity: number | null;
+  failure?: RowFailure | undefined;
+}
+
+/** The outcome of a whole run: counts (duplicates with the unchanged), every row in order. */
+export interface AdjustReport {
+  changed: number;
+  /** Rows already applied before (`duplicate`), and any `unchanged`. */
+  unchanged: number;
+  failed: number;
+  results: AdjustRowResult[];
+  /** The signal that stopped the run from sending more batches, if one did. */
+  interruptedBy?: string | undefined;
+  /** Why the run stopped sending batches: a request failed as a failing server's does. */
+  stoppedBy?: RowFailure | undefined;
+  /** The run was one atomic batch and the server rejected it: nothing was changed. */
+  rejected?: true | undefined;
+}
+
+export interface AdjustBatchOptions {
+  /** Sends one batch of changes (atomic, dry run and reason already decided). */
+  send: (changes: BatchChange[]) => Promise<BatchResponse>;
+  /** All the rows in one request, applied all or none. */
+  atomic: boolean;
+  /** Called after each request with how many changes it settled and how many failed. */
+  onProgress?: ((settled: number, failed: number) => void) | undefined;
+  /** Asked before each request: the signal that interrupted the run, if one did. */
+  interruptedBy?: (() => string | undefined) | undefined;
+}
+
+/** The report row of a change from its batch result (`rejected`: in a rejected atomic batch). */
+export function adjustRowResult(
+  row: DeltaRow,
+  result: BatchChangeResult,
+  rejected: boolean,
+): AdjustRowResult {
+  const { previous, quantity } = result;
+  switch (result.outcome) {
+    case "changed":
+      return rejected
+        ? { row, outcome: "failed", previous, quantity, failure: REJECTED_WITH_BATCH }
+        : { row, outcome: "changed", previous, quantity };
+    case "duplicate":
+    case "unchanged":
+      return { row, outcome: result.outcome, previous, quantity };
+    default:
+      return {
+        row,
+        outcome: "failed",
+        previous,
+        quantity,
+        failure: outcomeFailure(result, row.delta),
+      };
+  }
+}
+
+/**
+ * Sends every row and reports each, or says that the server has no batch route (then nothing
+ * was applied). A failure of the first request is thrown as it is.
+ */
+export async function adjustInBatches(
+  rows: readonly DeltaRow[],
+  options: AdjustBatchOptions,
+): Promise<AdjustReport | { kind: "no_batch_route"; error: ApiError }> {
+  const results = new Array<AdjustRowResult>(rows.length);
+  // An object, so that the final read is not narrowed to false.
+  const state = { rejected: false };
+  const end = await sendInBatches({
+    count: rows.length,
+    size: options.atomic ? rows.length : BATCH_SIZE,
+    changes: (start, stop) => {
+      const changes: BatchChange[] = [];
+      for (let index = start; index < stop; index += 1) {
+        const row = rows[index] as DeltaRow;
+        changes.push({ petId: row.petId, delta: row.delta, ref: row.ref });
+      }
+      return changes;
+    },
+    send: options.send,
+    onResults: (start, batchResults, batchRejected) => {
+      state.rejected ||= batchRejected;
+      let failed = 0;
+      batchResults.forEach((result, offset) => {
+        const settled = adjustRowResult(rows[start + offset] as DeltaRow, result, batchRejected);
+        if (settled.outcome === "failed") failed += 1;
+        results[start + offset] = settled;
+      });
+      options.onProgress?.(batchResults.length, failed);
+    },
+    onFailure: (start, stop, failure) => {
+      for (let index = start; index < stop; index += 1) {
+        const row = rows[index] as DeltaRow;
+        results[index] = { row, outcome: "failed", previous: null, quantity: null, failure };
+      }
+      if (failure.notAttempted !== true) options.onProgress?.(stop - start, stop - start);
+    },
+    interruptedBy: options.interruptedBy,
+  });
+  if (end.kind === "no_batch_route") return end;
+  let changed = 0;
+  let failed = 0;
+  for (const result of results) {
+    if (result.outcome === "changed") changed += 1;
+    else if (result.outcome === "failed") failed += 1;
+  }
+  return {
+    changed,
+    unchanged: results.length - changed - failed,
+    failed,
+    results,
+    ...(end.stoppedBy === undefined ? {} : { stoppedBy: end.stoppedBy }),
+    ...(end.interruptedBy === undefined ? {} : { interruptedBy: end.interruptedBy }),
+    ...(state.rejected ? { rejected: true as const } : {}),
+  };
+}

@@ -1,0 +1,100 @@
+/**
+ * Sends a list of changes through the batch endpoint, one request at a time, in requests of
+ * up to `size` changes, and hands every change's result (or failure) to the caller in order.
+ * The one loop behind `inventory apply` and `inventory adjust --file`: the fallback decision,
+ * interruptions and a failing server are decided here once.
+ */
+import type { BatchChange, BatchChangeResult, BatchResponse } from "../api/types.js";
+import { BatchRejectedError, isMissingBatchRoute } from "../client/batch-errors.js";
+import type { ApiError } from "../errors.js";
+import { describeRowFailure, isServerWideFailure, type RowFailure } from "./row-failure.js";
+
+/** How a run of batches ended. */
+export type BatchRunEnd =
+  /** Every change got a result or a failure (some perhaps "not attempted"). */
+  | {
+      kind: "sent";
+      /** The signal that stopped the run from sending more requests, if one did. */
+      interruptedBy?: string | undefined;
+      /** Why the run stopped sending requests: a request failed as the server does. */
+      stoppedBy?: RowFailure | undefined;
+    }
+  /**
+   * The server answered the first request 404 or 405: it has no batch route, and nothing was
+   * sent that it applied; the caller may send the changes another way.
+   */
+  | { kind: "no_batch_route"; error: ApiError };
+
+export interface BatchRunOptions {
+  /** How many changes in all. */
+  count: number;
+  /** Changes per request (BATCH_SIZE; all of them for an atomic run). */
+  size: number;
+  /** The changes from `start` to `end` (exclusive), made when their request is about to go. */
+  changes: (start: number, end: number) => BatchChange[];
+  /** Sends one request (the client's applyBatch, with its Idempotency-Key and retries). */
+  send: (changes: BatchChange[]) => Promise<BatchResponse>;
+  /**
+   * The results of the changes from `start` on, one per change in order; `rejected` when the
+   * batch was atomic and rejected (409): nothing of it was written.
+   */
+  onResults: (start: number, results: readonly BatchChangeResult[], rejected: boolean) => void;
+  /** The changes from `start` to `end` got no result: their request failed or was not sent. */
+  onFailure: (start: number, end: number, failure: RowFailure) => void;
+  /**
+   * Asked before each request: the signal that interrupted the run, if one did. From then on
+   * no request starts; the one in flight finishes, the rest are not attempted.
+   */
+  interruptedBy?: (() => string | undefined) | undefined;
+}
+
+function notAttempted(reason: string): RowFailure {
+  return { reason: `not attempted: ${reason}`, notAttempted: true };
+}
+
+/**
+ * Sends the changes in order. The first request decides the rest: a 404 or 405 to it means
+ * the server has no batch route (`no_batch_route`, nothing applied); any other failure of it
+ * is thrown as it is (nothing was applied, so the error is the answer: exit 3, 4, 6 ...). A
+ * later request's failure fails its changes; when it says the server is failing (unreachable,
+ * 5xx, 401, 403, after the client's retries), the rest are not attempted.
+ */
+export async function sendInBatches(options: BatchRunOptions): Promise<BatchRunEnd> {
+  const { count, size } = options;
+  for (let start = 0; start < count; start += size) {
+    const end = Math.min(start + size, count);
+    const interruptedBy = options.interruptedBy?.();
+    if (interruptedBy !== undefined) {
+      options.onFailure(
+        start,
+        count,
+        notAttempted(`interrupted by ${interruptedBy}; run again to apply it`),
+      );
+      return { kind: "sent", interruptedBy };
+    }
+    let response: BatchResponse;
+    try {
+      response = await options.send(options.changes(start, end));
+    } catch (error) {
+      if (error instanceof BatchRejectedError) {
+        options.onResults(start, error.results, true);
+        continue;
+      }
+      if (start === 0) {
+        if (isMissingBatchRoute(error)) return { kind: "no_batch_route", error };
+        throw error;
+      }
+      const failure = describeRowFailure(error);
+      options.onFailure(start, end, failure);
+      if (isServerWideFailure(error)) {
+        if (end < count) {
+          options.onFailure(end, count, notAttempted("the server kept failing; run again later"));
+        }
+        return { kind: "sent", stoppedBy: failure };
+      }
+      continue;
+    }
+    options.onResults(start, response.results, false);
+  }
+  return { kind: "sent" };
+}

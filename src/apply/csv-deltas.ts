@@ -1,0 +1,43 @@
+/**
+ * Changes from CSV: a header naming `petId` and `delta`, and optionally `ref` (any order, any
+ * case, other columns ignored), read by the one CSV reader (csv-rows.ts).
+ */
+import { readPetId } from "../api/limits.js";
+import type { CountProblem } from "./counts.js";
+import { readCsvCell, readCsvRecords } from "./csv-rows.js";
+import {
+  DELTAS_CSV_HEADER,
+  readDelta,
+  refProblem,
+  type FileDeltaRow,
+  type ParsedDeltas,
+} from "./deltas.js";
+
+const DELTA_COLUMNS = {
+  required: ["petId", "delta"],
+  optional: ["ref"],
+  expectedHeader: DELTAS_CSV_HEADER,
+} as const;
+
+/** Parses and validates CSV changes; an empty `ref` cell means none. */
+export function parseCsvDeltas(text: string): ParsedDeltas {
+  const rows: FileDeltaRow[] = [];
+  const problems: CountProblem[] = [];
+  const stop = readCsvRecords(text, DELTA_COLUMNS, (columns) => (cells, line, row) => {
+    const location = { line };
+    const petId = readCsvCell("petId", cells[columns.petId], readPetId);
+    const delta = readCsvCell("delta", cells[columns.delta], readDelta);
+    const refCell = columns.ref === -1 ? undefined : cells[columns.ref];
+    const ref = refCell === "" ? undefined : refCell;
+    const badRef = ref === undefined ? undefined : refProblem(ref);
+    if ("problem" in petId) problems.push({ location, message: petId.problem });
+    if ("problem" in delta) problems.push({ location, message: delta.problem });
+    if (badRef !== undefined) {
+      problems.push({ location, message: `invalid ref ${JSON.stringify(ref)}: ${badRef}` });
+    }
+    if ("value" in petId && "value" in delta && badRef === undefined) {
+      rows.push({ petId: petId.value, delta: delta.value, ref, location, row });
+    }
+  });
+  return stop === undefined ? { rows, problems } : { rows: [], problems: [stop] };
+}

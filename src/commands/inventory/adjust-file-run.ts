@@ -1,0 +1,123 @@
+/**
+ * `inventory adjust --file F`: a file of relative changes (a day's sales, a delivery), each
+ * applied once however often the file is run, through the batch endpoint.
+ */
+import { basename } from "node:path";
+import { adjustInBatches, type AdjustReport } from "../../apply/adjust-batches.js";
+import { AdjustIncompleteError, AdjustInterruptedError } from "../../apply/adjust-errors.js";
+import type { CountsFormat } from "../../apply/counts.js";
+import { parseDeltas } from "../../apply/read-deltas.js";
+import { detectCountsFormat, readCountsText, sourceName } from "../../apply/read-counts.js";
+import { fittedReason } from "../../api/change-reason.js";
+import { serializeBatchRequest } from "../../api/batch.js";
+import { BATCH_BODY_LIMIT, MAX_BATCH_CHANGES } from "../../api/limits.js";
+import type { DeltaRow } from "../../apply/deltas.js";
+import { UsageError, type InterruptSignal } from "../../errors.js";
+import { writeAdjustReport } from "../../output/adjust-file.js";
+import { startApplyProgress } from "../../output/apply-progress.js";
+import { countOf } from "../../output/plural.js";
+import type { CommandContext } from "../../program/factory.js";
+
+/** The options of `inventory adjust --file`, as its command definition parses them. */
+export interface InventoryAdjustFileOptions {
+  format?: CountsFormat | undefined;
+  dryRun?: boolean | undefined;
+  /** Every row in one atomic batch: all applied, or none. */
+  atomic?: boolean | undefined;
+  json?: boolean | undefined;
+  /** Why, kept in each changed entry's history; default `adjust <file name>`. */
+  reason?: string | undefined;
+}
+
+/** The reason a run gives when none was asked for: `adjust sales.csv`, `adjust stdin`. */
+export function defaultAdjustReason(file: string): string {
+  return fittedReason(`adjust ${file === "-" ? "stdin" : basename(file)}`);
+}
+
+const EMPTY_REPORT: AdjustReport = { changed: 0, unchanged: 0, failed: 0, results: [] };
+
+/**
+ * Refuses (exit 2) an atomic batch whose body would be more than the server takes: 10,000
+ * rows with long refs can pass 2 MiB, and the server would answer 413 having applied nothing.
+ */
+function checkAtomicBody(rows: readonly DeltaRow[], name: string): void {
+  const changes = rows.map((row) => ({ petId: row.petId, delta: row.delta, ref: row.ref }));
+  const bytes = Buffer.byteLength(serializeBatchRequest({ atomic: true, dryRun: false, changes }));
+  if (bytes > BATCH_BODY_LIMIT) {
+    throw new UsageError(
+      `${name}: as one atomic batch its ${countOf(rows.length, "row")} take ${bytes} bytes, more than the ${BATCH_BODY_LIMIT} one request can carry; nothing was applied`,
+      "split the file, or shorten its refs, or run without --atomic (requests of 1000 rows, each applied alone)",
+    );
+  }
+}
+
+/**
+ * Validates the whole file (nothing is sent if any row is bad), then sends every row with its
+ * ref in requests of up to 1,000 changes (or one atomic request, at most 10,000 rows), and
+ * prints the report. A server without the batch endpoint is a UsageError (exit 2, nothing
+ * changed): without refs kept by the server a file could apply twice. Throws
+ * AdjustIncompleteError (exit 7) after the report when rows failed (or would, in a dry run),
+ * AdjustInterruptedError (130/143) when SIGINT or SIGTERM stopped it.
+ */
+export async function runInventoryAdjustFile(
+  file: string,
+  options: InventoryAdjustFileOptions,
+  context: CommandContext,
+): Promise<void> {
+  const { io } = context;
+  const name = sourceName(file);
+  const text = await readCountsText(file, context.input);
+  const rows = parseDeltas(text, detectCountsFormat(file, text, options.format), name);
+  const atomic = options.atomic === true;
+  const dryRun = options.dryRun === true;
+  if (atomic && rows.length > MAX_BATCH_CHANGES) {
+    throw new UsageError(
+      `${name}: ${countOf(rows.length, "row")}, more than the ${MAX_BATCH_CHANGES} one atomic batch can hold; nothing was applied`,
+      "split the file into parts of at most 10000 rows, or run without --atomic (requests of 1000 rows, each applied alone)",
+    );
+  }
+  if (atomic) checkAtomicBody(rows, name);
+  const client = await context.apiClient();
+  const format = options.json === true ? "json" : "text";
+  if (rows.length === 0) {
+    writeAdjustReport(EMPTY_REPORT, format, name, io, dryRun);
+    return;
+  }
+
+  // A dry run changes nothing: an interrupt ends it at once, and it draws no progress bar.
+  const progress = startApplyProgress(dryRun ? 0 : rows.length, io.progress);
+  let interruptedBy: InterruptSignal | undefined;
+  const release = dryRun
+    ? () => undefined
+    : context.interrupts.claim((signal) => {
+        interruptedBy = signal;
+        progress.stop();
+        io.err.write(
+          `interrupted by ${signal}: sending no more changes; finishing the batch in flight, then printing the report (interrupt again to stop at once)\n`,
+        );
+      });
+  const reason = options.reason ?? defaultAdjustReason(file);
+  let sent: Awaited<ReturnType<typeof adjustInBatches>>;
+  try {
+    sent = await adjustInBatches(rows, {
+      send: (changes) => client.applyBatch({ atomic, dryRun, changes }, { reason }),
+      atomic,
+      onProgress: (settled, failed) => {
+        progress.advance(settled, failed);
+      },
+      interruptedBy: () => interruptedBy,
+    });
+  } finally {
+    release();
+    progress.stop();
+  }
+  if ("kind" in sent) {
+    throw new UsageError(
+      `adjust --file needs the batch endpoint, and the server has no batch endpoint (POST /inventory/batch answered ${sent.error.status}); nothing was changed`,
+      "use a server that has POST /inventory/batch (petstore serve does); the server keeps each row's ref there, which is what applies a file once however often it runs",
+    );
+  }
+  writeAdjustReport(sent, format, name, io, dryRun);
+  if (interruptedBy !== undefined) throw new AdjustInterruptedError(sent, interruptedBy);
+  if (sent.failed > 0) throw new AdjustIncompleteError(sent, dryRun);
+}

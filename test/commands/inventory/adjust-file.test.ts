@@ -1,0 +1,488 @@
+/**
+ * `inventory adjust --file` in-process on MockAgent: the file validated whole first, every row
+ * sent with its ref (the file's, or the one made from the file's hash and the row's number),
+ * a second run that changes nothing, failures, --atomic, --dry-run, --json, a server without
+ * the batch endpoint, usage errors, and an interrupt between batches.
+ */
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { Interrupts } from "../../../src/program/interrupts.js";
+import { callsOf, fakeKey, json, mockAgent, ORIGIN, runFake } from "../fake-deps.js";
+import { serveBatches, stockOf } from "./batch-server.js";
+import { holdPatches } from "./held-patches.js";
+
+const SALES = "petId,delta,ref\n1,-1\n2,+3,till-7\n1,-2\n";
+const DIGEST = createHash("sha256").update(SALES).digest("hex").slice(0, 16);
+
+/** The changes of each batch request, parsed (ids are small here). */
+function sentChanges(agent: ReturnType<typeof mockAgent>) {
+  return (agent.getCallHistory()?.calls() ?? [])
+    .filter((call) => call.method === "POST")
+    .map((call) => (JSON.parse(String(call.body)) as { changes: unknown[] }).changes);
+}
+
+describe("inventory adjust --file", () => {
+  it("sends every row with its ref, the file's or <digest>:<row>, and reports what changed", async () => {
+    const agent = mockAgent();
+    const server = serveBatches(agent, stockOf(2, 10), { listed: false });
+    const result = await runFake(["inventory", "adjust", "--file", "sales.csv"], {
+      agent,
+      files: { "sales.csv": SALES },
+    });
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(sentChanges(agent)).toEqual([
+      [
+        { petId: 1, delta: -1, ref: `${DIGEST}:1` },
+        { petId: 2, delta: 3, ref: "till-7" },
+        { petId: 1, delta: -2, ref: `${DIGEST}:3` },
+      ],
+    ]);
+    expect(server.requests).toEqual([{ atomic: false, dryRun: false, size: 3, key: fakeKey(1) }]);
+    expect(result.stdout).toBe(
+      "sales.csv: 3 changed, 0 already applied (duplicate), 0 failed\n" +
+        "changed:\n" +
+        "  pet 1: 10 -> 9 (-1)\n" +
+        "  pet 2: 10 -> 13 (+3)\n" +
+        "  pet 1: 9 -> 7 (-2)\n",
+    );
+    expect([...server.stock.values()]).toEqual([7, 13]);
+  });
+
+  it("a second run of the same file changes nothing and says so: every row duplicate, exit 0", async () => {
+    const first = mockAgent();
+    const server = serveBatches(first, stockOf(2, 10), { listed: false });
+    const files = { "sales.csv": SALES };
+    const run = await runFake(["inventory", "adjust", "--file", "sales.csv"], {
+      agent: first,
+      files,
+    });
+    expect(run.code).toBe(0);
+    const agent = mockAgent();
+    serveBatches(agent, server.stock, { listed: false, refs: server.refs });
+    const again = await runFake(["inventory", "adjust", "--file", "sales.csv"], { agent, files });
+    expect(again).toMatchObject({
+      code: 0,
+      stdout: "sales.csv: 0 changed, 3 already applied (duplicate), 0 failed\n",
+      stderr: "",
+    });
+    expect([...server.stock.values()]).toEqual([7, 13]);
+  });
+
+  it("--json: the report as apply's, each row with its number, line, ref and outcome", async () => {
+    const first = mockAgent();
+    const server = serveBatches(first, stockOf(2, 10), { listed: false });
+    const files = { "sales.csv": SALES };
+    await runFake(["inventory", "adjust", "--file", "sales.csv"], { agent: first, files });
+    const agent = mockAgent();
+    serveBatches(agent, server.stock, { listed: false, refs: server.refs });
+    const again = await runFake(["inventory", "adjust", "--file", "sales.csv", "--json"], {
+      agent,
+      files,
+    });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual({
+      changed: 0,
+      unchanged: 3,
+      failed: 0,
+      results: [
+        {
+          row: 1,
+          line: 2,
+          petId: 1,
+          delta: -1,
+          ref: `${DIGEST}:1`,
+          outcome: "duplicate",
+          previous: 7,
+          quantity: 7,
+        },
+        {
+          row: 2,
+          line: 3,
+          petId: 2,
+          delta: 3,
+          ref: "till-7",
+          outcome: "duplicate",
+          previous: 13,
+          quantity: 13,
+        },
+        {
+          row: 3,
+          line: 4,
+          petId: 1,
+          delta: -2,
+          ref: `${DIGEST}:3`,
+          outcome: "duplicate",
+          previous: 7,
+          quantity: 7,
+        },
+      ],
+    });
+  });
+
+  it("a row below 0 or of an unknown pet fails alone: exit 7, the others applied", async () => {
+    const agent = mockAgent();
+    const server = serveBatches(agent, stockOf(2, 1), { listed: false });
+    const result = await runFake(["inventory", "adjust", "--file", "-"], {
+      agent,
+      stdin: "petId,delta\n1,-1\n2,-5\n99,+1\n",
+    });
+    expect(result.code).toBe(7);
+    expect(result.stdout).toBe(
+      "stdin: 1 changed, 0 already applied (duplicate), 2 failed\n" +
+        "changed:\n  pet 1: 1 -> 0 (-1)\n" +
+        "failed:\n" +
+        "  line 3: pet 2 -5: would go below 0 (it holds 1: -5 would make it -4)\n" +
+        "  line 4: pet 99 +1: no such pet\n",
+    );
+    expect(result.stderr).toBe(
+      "error: 2 of 3 rows failed (the report lists them); the other 1 was applied\n" +
+        "hint: the rows applied stay applied: put the failed ones, fixed, in a new file of their own (running this file again applies nothing twice, but an edited copy is a new file: its rows without a ref would apply again)\n",
+    );
+    expect([...server.stock.values()]).toEqual([0, 1]);
+  });
+
+  it("reads a JSON array from stdin, numbering rows by entry", async () => {
+    const agent = mockAgent();
+    serveBatches(agent, stockOf(1, 5), { listed: false });
+    const text = '[\n  {"petId": 1, "delta": -1},\n  {"petId": 1, "delta": 2, "ref": "r-2"}\n]\n';
+    const digest = createHash("sha256").update(text).digest("hex").slice(0, 16);
+    const result = await runFake(["inventory", "adjust", "--file", "-", "--json"], {
+      agent,
+      stdin: text,
+    });
+    expect(result.code).toBe(0);
+    expect(sentChanges(agent)).toEqual([
+      [
+        { petId: 1, delta: -1, ref: `${digest}:1` },
+        { petId: 1, delta: 2, ref: "r-2" },
+      ],
+    ]);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      changed: 2,
+      results: [
+        { row: 1, line: 2, entry: 1 },
+        { row: 2, line: 3, entry: 2 },
+      ],
+    });
+  });
+
+  it("sends 2,500 rows as requests of 1,000, 1,000 and 500, each with its own key", async () => {
+    const agent = mockAgent();
+    const server = serveBatches(agent, stockOf(10, 100_000), { listed: false, times: 3 });
+    const rows = Array.from({ length: 2500 }, (_, i) => `${(i % 10) + 1},-1\n`).join("");
+    const result = await runFake(["inventory", "adjust", "--file", "s.csv", "--json"], {
+      agent,
+      files: { "s.csv": `petId,delta\n${rows}` },
+    });
+    expect(result.code).toBe(0);
+    expect(server.requests.map((request) => [request.size, request.key])).toEqual([
+      [1000, fakeKey(1)],
+      [1000, fakeKey(2)],
+      [500, fakeKey(3)],
+    ]);
+    expect(server.stock.get(1n)).toBe(100_000 - 250);
+  });
+});
+
+describe("inventory adjust --file --atomic and --dry-run", () => {
+  it("--atomic: one batch; a failing row rejects it whole, exit 7, nothing changed", async () => {
+    const agent = mockAgent();
+    const server = serveBatches(agent, stockOf(2, 1), { listed: false });
+    const result = await runFake(["inventory", "adjust", "--file", "s.csv", "--atomic"], {
+      agent,
+      files: { "s.csv": "petId,delta\n1,+1\n2,-2\n" },
+    });
+    expect(result.code).toBe(7);
+    expect(server.requests).toEqual([{ atomic: true, dryRun: false, size: 2, key: fakeKey(1) }]);
+    expect([...server.stock.values()]).toEqual([1, 1]);
+    expect(result.stdout).toBe(
+      "s.csv: 0 changed, 0 already applied (duplicate), 2 failed (the atomic batch was rejected: nothing was changed)\n" +
+        "failed:\n  line 3: pet 2 -2: would go below 0 (it holds 1: -2 would make it -1)\n" +
+        "not applied (1 row: the batch is atomic and the rows above failed):\n  line 2: pet 1 +1\n",
+    );
+    expect(result.stderr).toBe(
+      "error: the atomic batch was rejected: 1 of 2 rows failed (the report lists them); nothing was changed\n" +
+        "hint: fix the failed rows and run the file again: nothing of it was applied\n",
+    );
+  });
+
+  it("--atomic refuses more than 10,000 rows before sending anything (exit 2)", async () => {
+    const agent = mockAgent();
+    const rows = Array.from({ length: 10_001 }, () => "1,-1\n").join("");
+    const result = await runFake(["inventory", "adjust", "--file", "s.csv", "--atomic"], {
+      agent,
+      files: { "s.csv": `petId,delta\n${rows}` },
+    });
+    expect(result).toMatchObject({ code: 2, stdout: "" });
+    expect(result.stderr).toBe(
+      "error: s.csv: 10001 rows, more than the 10000 one atomic batch can hold; nothing was applied\n" +
+        "hint: split the file into parts of at most 10000 rows, or run without --atomic (requests of 1000 rows, each applied alone)\n",
+    );
+    expect(callsOf(agent)).toEqual([]);
+  });
+
+  it("--dry-run asks the server (dryRun) and changes nothing; a row that would fail exits 7", async () => {
+    const agent = mockAgent();
+    const server = serveBatches(agent, stockOf(1, 1), { listed: false });
+    const result = await runFake(["inventory", "adjust", "--file", "s.csv", "--dry-run"], {
+      agent,
+      files: { "s.csv": "petId,delta\n1,-1\n99,-1\n" },
+    });
+    expect(result.code).toBe(7);
+    expect(server.requests).toEqual([{ atomic: false, dryRun: true, size: 2, key: fakeKey(1) }]);
+    expect(server.stock.get(1n)).toBe(1);
+    expect(result.stdout).toBe(
+      "dry run of s.csv: 1 of 2 rows would change, 0 already applied (duplicate), 1 would fail; nothing was changed\n" +
+        "would change:\n  pet 1: 1 -> 0 (-1)\n" +
+        "would fail:\n  line 3: pet 99 -1: no such pet\n",
+    );
+    expect(result.stderr).toBe(
+      "error: dry run: 1 of 2 rows would fail (the report lists them); nothing was changed\n" +
+        "hint: a real run would apply the others and exit 7 too; fix the failing rows first, or run it as it is\n",
+    );
+  });
+
+  it("--dry-run --json: wouldChange, unchanged, wouldFail", async () => {
+    const agent = mockAgent();
+    serveBatches(agent, stockOf(1, 1), { listed: false });
+    const result = await runFake(
+      ["inventory", "adjust", "--file", "s.csv", "--dry-run", "--json"],
+      {
+        agent,
+        files: { "s.csv": "petId,delta,ref\n1,-1,a\n" },
+      },
+    );
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      dryRun: true,
+      wouldChange: 1,
+      unchanged: 0,
+      wouldFail: 0,
+      results: [
+        {
+          row: 1,
+          line: 2,
+          petId: 1,
+          delta: -1,
+          ref: "a",
+          outcome: "would_change",
+          previous: 1,
+          quantity: 0,
+        },
+      ],
+    });
+  });
+});
+
+describe("inventory adjust --file refuses, changing nothing", () => {
+  it("a server without the batch endpoint: exit 2, no PATCH", async () => {
+    const agent = mockAgent();
+    agent
+      .get(ORIGIN)
+      .intercept({ path: "/v1/inventory/batch", method: "POST" })
+      .reply(
+        404,
+        '{"code":"not_found","message":"Route POST:/v1/inventory/batch not found","status":404}',
+        json,
+      );
+    const result = await runFake(["inventory", "adjust", "--file", "s.csv"], {
+      agent,
+      files: { "s.csv": SALES },
+    });
+    expect(result).toMatchObject({ code: 2, stdout: "" });
+    expect(result.stderr).toBe(
+      "error: adjust --file needs the batch endpoint, and the server has no batch endpoint (POST /inventory/batch answered 404); nothing was changed\n" +
+        "hint: use a server that has POST /inventory/batch (petstore serve does); the server keeps each row's ref there, which is what applies a file once however often it runs\n",
+    );
+    expect(callsOf(agent)).toEqual(["POST /v1/inventory/batch"]);
+  });
+
+  it.each([
+    ["petId,delta\n1,-1\n2,0\n", 's.csv line 3: invalid delta "0": a delta of 0 changes nothing'],
+    ["petId,delta\n1,-1\nx,1\n", 's.csv line 3: invalid petId "x"'],
+    ["petId,quantity\n1,5\n", "s.csv line 1: the header has no delta column"],
+    ["petId,delta,ref\n1,1,two words\n", 's.csv line 2: invalid ref "two words"'],
+    ["petId,delta\n1,2147483648\n", 's.csv line 2: invalid delta "2147483648"'],
+  ])("a bad file %j: exit 2 naming the line, no request", async (text, message) => {
+    const agent = mockAgent();
+    const result = await runFake(["inventory", "adjust", "--file", "s.csv"], {
+      agent,
+      files: { "s.csv": text },
+    });
+    expect(result).toMatchObject({ code: 2, stdout: "" });
+    expect(result.stderr).toContain(`error: ${message}`);
+    expect(result.stderr).toContain("hint: fix the file and run again; nothing was applied\n");
+    expect(callsOf(agent)).toEqual([]);
+  });
+
+  it("an unreadable file: exit 2", async () => {
+    const agent = mockAgent();
+    const result = await runFake(["inventory", "adjust", "--file", "nope.csv"], { agent });
+    expect(result).toMatchObject({
+      code: 2,
+      stderr:
+        "error: cannot read nope.csv: no such file\nhint: give a readable CSV or JSON file, or - to read stdin\n",
+    });
+  });
+
+  it.each([
+    [
+      ["inventory", "adjust", "42", "-1", "--file", "s.csv"],
+      "error: --file takes no petId or delta (got 42 -1)\n" +
+        "hint: either petstore inventory adjust <petId> <delta>, or petstore inventory adjust --file <file>\n",
+    ],
+    [
+      ["inventory", "adjust", "--file", "s.csv", "42"],
+      "error: --file takes no petId or delta (got 42)\n" +
+        "hint: either petstore inventory adjust <petId> <delta>, or petstore inventory adjust --file <file>\n",
+    ],
+    [
+      ["inventory", "adjust", "--file", "s.csv", "--attempts", "3"],
+      "error: --attempts is for adjusting one pet; --file sends the rows in batches\nhint: leave out --attempts\n",
+    ],
+    [
+      ["inventory", "adjust", "42", "-1", "--dry-run"],
+      "error: --dry-run goes with --file\n" +
+        "hint: petstore inventory adjust --file <file> applies a file of changes; see petstore inventory adjust --help\n",
+    ],
+    [
+      ["inventory", "adjust", "42", "-1", "--atomic"],
+      "error: --atomic goes with --file\n" +
+        "hint: petstore inventory adjust --file <file> applies a file of changes; see petstore inventory adjust --help\n",
+    ],
+    [
+      ["inventory", "adjust", "42"],
+      "error: missing required argument 'delta'\n" +
+        "hint: petstore inventory adjust <petId> <delta> (for example 42 -1), or --file <file>\n",
+    ],
+    [
+      ["inventory", "adjust"],
+      "error: missing required argument 'petId'\n" +
+        "hint: petstore inventory adjust <petId> <delta> (for example 42 -1), or --file <file>\n",
+    ],
+  ])("%j is a usage error (exit 2), nothing sent", async (argv, stderr) => {
+    const agent = mockAgent();
+    const result = await runFake(argv, { agent, files: { "s.csv": SALES } });
+    expect(result).toMatchObject({ code: 2, stdout: "", stderr });
+    expect(callsOf(agent)).toEqual([]);
+  });
+
+  it("a refused key on the first batch is exit 4", async () => {
+    const agent = mockAgent();
+    agent
+      .get(ORIGIN)
+      .intercept({ path: "/v1/inventory/batch", method: "POST" })
+      .reply(401, '{"code":"unauthorized","message":"invalid API key","status":401}', json);
+    const result = await runFake(["inventory", "adjust", "--file", "s.csv"], {
+      agent,
+      files: { "s.csv": SALES },
+    });
+    expect(result).toMatchObject({ code: 4, stdout: "" });
+    expect(result.stderr).toContain("error: invalid API key (unauthorized, HTTP 401)\n");
+  });
+});
+
+describe("inventory adjust --file interrupted", () => {
+  it("SIGTERM: the batch in flight finishes, no other is sent, exit 143 after the report", async () => {
+    const agent = mockAgent();
+    const server = serveBatches(agent, stockOf(1, 100_000), { listed: false });
+    const interrupts = new Interrupts();
+    const held = holdPatches(
+      agent,
+      (_count, gate) => {
+        interrupts.deliver("SIGTERM");
+        gate.release();
+      },
+      "POST",
+    );
+    const rows = Array.from({ length: 1500 }, () => "1,-1\n").join("");
+    const result = await runFake(["inventory", "adjust", "--file", "s.csv", "--json"], {
+      dispatcher: held.dispatcher,
+      files: { "s.csv": `petId,delta\n${rows}` },
+      interrupts,
+    });
+    expect(result.code).toBe(143);
+    expect(server.requests).toHaveLength(1);
+    expect(server.stock.get(1n)).toBe(100_000 - 1000);
+    const report = JSON.parse(result.stdout) as { results: { reason?: string }[] };
+    expect(report).toMatchObject({ changed: 1000, unchanged: 0, failed: 500 });
+    expect(report.results[1000]?.reason).toBe(
+      "not attempted: interrupted by SIGTERM; run again to apply it",
+    );
+    expect(result.stderr).toBe(
+      "interrupted by SIGTERM: sending no more changes; finishing the batch in flight, then printing the report (interrupt again to stop at once)\n" +
+        "error: interrupted by SIGTERM: 1000 changes applied, 500 rows not attempted (the report lists them)\n" +
+        "hint: run the same file again, unchanged: the rows it applied come back duplicate, so only the others apply\n",
+    );
+  });
+});
+
+describe("inventory adjust --file --atomic, a body too large for one request", () => {
+  it("is refused before anything is sent (exit 2)", async () => {
+    const agent = mockAgent();
+    // 10,000 rows with refs of 128 characters, most of them escaped quotes: over 2 MiB.
+    const ref = `${'\\"'.repeat(60)}${"r".repeat(4)}`;
+    const rows = Array.from(
+      { length: 10_000 },
+      (_, i) =>
+        `9223372036854775807,-2147483647,"${ref.replaceAll('"', '""')}${String(i).padStart(4, "0")}"\n`,
+    ).join("");
+    const result = await runFake(["inventory", "adjust", "--file", "s.csv", "--atomic"], {
+      agent,
+      files: { "s.csv": `petId,delta,ref\n${rows}` },
+    });
+    expect(result).toMatchObject({ code: 2, stdout: "" });
+    expect(result.stderr).toMatch(
+      /^error: s\.csv: as one atomic batch its 10000 rows take \d+ bytes, more than the 2097152 one request can carry; nothing was applied\n/,
+    );
+    expect(callsOf(agent)).toEqual([]);
+  });
+});
+
+describe("inventory adjust --file: the other ways a run ends", () => {
+  it("--dry-run --atomic with a failing row: the batch would be rejected, exit 7", async () => {
+    const agent = mockAgent();
+    const server = serveBatches(agent, stockOf(1, 1), { listed: false });
+    const result = await runFake(["inventory", "adjust", "--file", "-", "--dry-run", "--atomic"], {
+      agent,
+      stdin: "petId,delta\n1,+1\n99,+1\n",
+    });
+    expect(result.code).toBe(7);
+    expect(server.requests).toEqual([{ atomic: true, dryRun: true, size: 2, key: fakeKey(1) }]);
+    expect(result.stdout).toBe(
+      "dry run of stdin: 0 of 2 rows would change, 0 already applied (duplicate), 2 would fail (the atomic batch would be rejected: nothing would change); nothing was changed\n" +
+        "would fail:\n  line 3: pet 99 +1: no such pet\n" +
+        "would not be applied (1 row: the batch is atomic and the rows above would fail):\n  line 2: pet 1 +1\n",
+    );
+    expect(result.stderr).toBe(
+      "error: dry run: 1 of 2 rows would fail, so the atomic batch would be rejected; nothing was changed\n" +
+        "hint: fix the failing rows first: with --atomic nothing is applied while one fails\n",
+    );
+  });
+
+  it("a later batch that keeps failing stops the run: exit 7, and running the file again is safe", async () => {
+    const agent = mockAgent();
+    serveBatches(agent, stockOf(1, 100_000), { listed: false });
+    agent
+      .get(ORIGIN)
+      .intercept({ path: "/v1/inventory/batch", method: "POST" })
+      .reply(503, '{"code":"unavailable","message":"database busy","status":503}', json)
+      .times(3);
+    const rows = Array.from({ length: 1200 }, () => "1,-1\n").join("");
+    const result = await runFake(["inventory", "adjust", "--file", "s.csv"], {
+      agent,
+      files: { "s.csv": `petId,delta\n${rows}` },
+    });
+    expect(result.code).toBe(7);
+    expect(result.stdout).toMatch(
+      /^s\.csv: 1000 changed, 0 already applied \(duplicate\), 200 failed\n/,
+    );
+    expect(result.stdout).toContain(
+      "failed:\n  line 1002: pet 1 -1: database busy (unavailable, HTTP 503, after 3 attempts)\n",
+    );
+    expect(result.stderr).toBe(
+      "error: a batch request failed (database busy (unavailable, HTTP 503, after 3 attempts)), so the run stopped: 200 of 1200 rows not applied; the other 1000 were applied\n" +
+        "hint: run the same file again, unchanged: the rows it applied come back duplicate, so only the others apply\n",
+    );
+  });
+});

@@ -1,0 +1,266 @@
+/**
+ * `inventory adjust --file` end to end: the real binary against the real `petstore serve`. A
+ * day's sales applied exactly once however often the file is run; failures alone or, with
+ * --atomic, of the whole file; a dry run; a server without the batch endpoint (a proxy that
+ * answers the route 404); a read-only key; a bad file.
+ */
+import { createHash } from "node:crypto";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  API_KEY,
+  replyJson,
+  runCli,
+  serverForBlock,
+  startFakeServer,
+  startHoldingProxy,
+  startServer,
+  tempDir,
+  type RunningServer,
+  type SeedFileEntry,
+} from "./helpers.js";
+
+const SEED: SeedFileEntry[] = Array.from({ length: 5 }, (_, i) => ({
+  petId: i + 1,
+  name: `Pet ${i + 1}`,
+  status: "available",
+  quantity: 10,
+}));
+
+const files = tempDir("petstore-adjust-file-e2e-");
+afterAll(() => {
+  files.remove();
+});
+
+function salesFile(name: string, text: string): string {
+  const path = join(files.dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+async function stock(env: Record<string, string>): Promise<Map<number, number>> {
+  const result = await runCli(["inventory", "list", "--json"], { env });
+  expect(result.code).toBe(0);
+  const items = JSON.parse(result.stdout) as { petId: number; quantity: number }[];
+  return new Map(items.map((item) => [item.petId, item.quantity]));
+}
+
+describe("adjust --file: a day's sales, exactly once", () => {
+  const { env } = serverForBlock(SEED);
+
+  it("applies the file, and a second run changes nothing: 0 changed, all duplicate, exit 0", async () => {
+    const text = "petId,delta,ref\n1,-1\n2,-2\n1,-3,till-4711\n3,+5\n";
+    const path = salesFile("sales-2026-11-24.csv", text);
+    const digest = createHash("sha256").update(text).digest("hex").slice(0, 16);
+
+    const first = await runCli(["inventory", "adjust", "--file", path], { env: env() });
+    expect(first).toEqual({
+      code: 0,
+      stdout:
+        `${path}: 4 changed, 0 already applied (duplicate), 0 failed\n` +
+        "changed:\n" +
+        "  pet 1: 10 -> 9 (-1)\n" +
+        "  pet 2: 10 -> 8 (-2)\n" +
+        "  pet 1: 9 -> 6 (-3)\n" +
+        "  pet 3: 10 -> 15 (+5)\n",
+      stderr: "",
+    });
+    const after = await stock(env());
+    expect([after.get(1), after.get(2), after.get(3)]).toEqual([6, 8, 15]);
+
+    const again = await runCli(["inventory", "adjust", "--file", path], { env: env() });
+    expect(again).toEqual({
+      code: 0,
+      stdout: `${path}: 0 changed, 4 already applied (duplicate), 0 failed\n`,
+      stderr: "",
+    });
+    const json = await runCli(["inventory", "adjust", "--file", path, "--json"], { env: env() });
+    expect(json.code).toBe(0);
+    const report = JSON.parse(json.stdout) as {
+      changed: number;
+      unchanged: number;
+      results: { outcome: string; ref: string }[];
+    };
+    expect(report).toMatchObject({ changed: 0, unchanged: 4, failed: 0 });
+    expect(report.results.map((result) => [result.outcome, result.ref])).toEqual([
+      ["duplicate", `${digest}:1`],
+      ["duplicate", `${digest}:2`],
+      ["duplicate", "till-4711"],
+      ["duplicate", `${digest}:4`],
+    ]);
+    expect(await stock(env())).toEqual(after);
+
+    // The same rows in another file (another day) are other sales: they apply.
+    const nextDay = salesFile("sales-2026-11-25.csv", "petId,delta\n1,-1\n");
+    const next = await runCli(["inventory", "adjust", "--file", nextDay], { env: env() });
+    expect(next.code).toBe(0);
+    expect((await stock(env())).get(1)).toBe(5);
+  });
+
+  it("reads JSON from stdin", async () => {
+    const before = await stock(env());
+    const input = '[{"petId": 4, "delta": 2, "ref": "delivery-88"}]';
+    const result = await runCli(["inventory", "adjust", "--file", "-", "--json"], {
+      env: env(),
+      input,
+    });
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual({
+      changed: 1,
+      unchanged: 0,
+      failed: 0,
+      results: [
+        {
+          row: 1,
+          line: 1,
+          entry: 1,
+          petId: 4,
+          delta: 2,
+          ref: "delivery-88",
+          outcome: "changed",
+          previous: before.get(4),
+          quantity: (before.get(4) ?? 0) + 2,
+        },
+      ],
+    });
+  });
+
+  it("a row below 0 and a row of an unknown pet fail alone: exit 7, the other applied", async () => {
+    const before = await stock(env());
+    const path = salesFile("bad-rows.csv", "petId,delta\n5,-1\n5,-100\n424242,-1\n");
+    const result = await runCli(["inventory", "adjust", "--file", path], { env: env() });
+    expect(result.code).toBe(7);
+    const five = before.get(5) ?? 0;
+    expect(result.stdout).toBe(
+      `${path}: 1 changed, 0 already applied (duplicate), 2 failed\n` +
+        `changed:\n  pet 5: ${five} -> ${five - 1} (-1)\n` +
+        "failed:\n" +
+        `  line 3: pet 5 -100: would go below 0 (it holds ${five - 1}: -100 would make it ${five - 101})\n` +
+        "  line 4: pet 424242 -1: no such pet\n",
+    );
+    expect(result.stderr).toContain(
+      "error: 2 of 3 rows failed (the report lists them); the other 1 was applied\n",
+    );
+    expect((await stock(env())).get(5)).toBe(five - 1);
+  });
+
+  it("--atomic with a failing row: exit 7, nothing changed", async () => {
+    const before = await stock(env());
+    const path = salesFile("atomic.csv", "petId,delta\n1,-1\n2,-1000\n");
+    const result = await runCli(["inventory", "adjust", "--file", path, "--atomic"], {
+      env: env(),
+    });
+    expect(result.code).toBe(7);
+    expect(result.stdout).toContain("(the atomic batch was rejected: nothing was changed)\n");
+    expect(result.stderr).toBe(
+      "error: the atomic batch was rejected: 1 of 2 rows failed (the report lists them); nothing was changed\n" +
+        "hint: fix the failed rows and run the file again: nothing of it was applied\n",
+    );
+    expect(await stock(env())).toEqual(before);
+  });
+
+  it("--dry-run says what would happen and changes nothing; the run then does it", async () => {
+    const before = await stock(env());
+    const path = salesFile("dry.csv", "petId,delta\n2,-1\n");
+    const dry = await runCli(["inventory", "adjust", "--file", path, "--dry-run"], {
+      env: env(),
+    });
+    const two = before.get(2) ?? 0;
+    expect(dry).toEqual({
+      code: 0,
+      stdout:
+        `dry run of ${path}: 1 of 1 row would change, 0 already applied (duplicate), 0 would fail; nothing was changed\n` +
+        `would change:\n  pet 2: ${two} -> ${two - 1} (-1)\n`,
+      stderr: "",
+    });
+    expect(await stock(env())).toEqual(before);
+    // A dry run writes no ref: the real run applies the row.
+    const real = await runCli(["inventory", "adjust", "--file", path], { env: env() });
+    expect(real.code).toBe(0);
+    expect((await stock(env())).get(2)).toBe(two - 1);
+  });
+
+  it("a bad file: exit 2 naming the line, nothing sent", async () => {
+    const fake = await startFakeServer((_request, response) => {
+      replyJson(response, 500, "{}");
+    });
+    const path = salesFile("bad.csv", "petId,delta\n1,-1\n2,0\n");
+    const result = await runCli(["inventory", "adjust", "--file", path], {
+      env: { PETSTORE_BASE_URL: fake.url, PETSTORE_API_KEY: API_KEY },
+    });
+    await fake.stop();
+    expect(result).toEqual({
+      code: 2,
+      stdout: "",
+      stderr:
+        `error: ${path} line 3: invalid delta "0": a delta of 0 changes nothing\n` +
+        "hint: fix the file and run again; nothing was applied\n",
+    });
+    expect(fake.requests).toEqual([]);
+  });
+});
+
+describe("adjust --file against a server without the batch endpoint", () => {
+  const { env } = serverForBlock(SEED);
+
+  it("exit 2 with a clear error, nothing changed", async () => {
+    const before = await stock(env());
+    const proxy = await startHoldingProxy(env().PETSTORE_BASE_URL ?? "", {
+      withoutBatchRoute: true,
+    });
+    proxy.release();
+    try {
+      const path = salesFile("spec-only.csv", "petId,delta\n1,-1\n2,-1\n");
+      const result = await runCli(["inventory", "adjust", "--file", path], {
+        env: env(proxy.url),
+      });
+      expect(result).toEqual({
+        code: 2,
+        stdout: "",
+        stderr:
+          "error: adjust --file needs the batch endpoint, and the server has no batch endpoint (POST /inventory/batch answered 404); nothing was changed\n" +
+          "hint: use a server that has POST /inventory/batch (petstore serve does); the server keeps each row's ref there, which is what applies a file once however often it runs\n",
+      });
+      expect(proxy.batchesRefused()).toBe(1);
+      expect(proxy.writes).toEqual([]);
+    } finally {
+      await proxy.stop();
+    }
+    expect(await stock(env())).toEqual(before);
+  });
+});
+
+describe("adjust --file with a read-only key", () => {
+  const temp = tempDir();
+  let server: RunningServer | undefined;
+  afterAll(async () => {
+    await server?.stop();
+    temp.remove();
+  });
+
+  it("exit 4, nothing changed", async () => {
+    const readKey = "report-key-2d7a61";
+    const keysFile = join(temp.dir, "keys.txt");
+    const sha = (key: string) => createHash("sha256").update(key).digest("hex");
+    writeFileSync(
+      keysFile,
+      `till write sha256:${sha(API_KEY)}\nreport read sha256:${sha(readKey)}\n`,
+    );
+    server = await startServer({
+      seed: SEED,
+      args: ["--api-keys-file", keysFile],
+      env: { PETSTORE_API_KEYS: "" },
+    });
+    const path = salesFile("read-key.csv", "petId,delta\n1,-1\n");
+    const result = await runCli(["inventory", "adjust", "--file", path], {
+      env: { PETSTORE_BASE_URL: server.url, PETSTORE_API_KEY: readKey },
+    });
+    expect(result.code).toBe(4);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain("(forbidden, HTTP 403)\n");
+    expect(result.stderr).toContain("is read-only (scope read)");
+    const after = await stock({ PETSTORE_BASE_URL: server.url, PETSTORE_API_KEY: API_KEY });
+    expect(after.get(1)).toBe(10);
+  });
+});
