@@ -110,13 +110,13 @@ function notAttemptedReason(report: AdjustReport): string {
  * Prints the report of a run (or a dry run): JSON with `--json`, else the summary, the rows
  * changed, every failure with its reason and location, and the rows not applied.
  */
-export function writeAdjustReport(
+export async function writeAdjustReport(
   report: AdjustReport,
   format: "json" | "text",
   name: string,
   io: IoStreams,
   dryRun = false,
-): void {
+): Promise<void> {
   if (format === "json") {
     const head = dryRun
       ? {
@@ -126,7 +126,7 @@ export function writeAdjustReport(
           wouldFail: report.failed,
         }
       : { changed: report.changed, unchanged: report.unchanged, failed: report.failed };
-    writeJsonReport(io.out, head, report.results, (result) => resultJson(result, dryRun));
+    await writeJsonReport(io.out, head, report.results, (result) => resultJson(result, dryRun));
     return;
   }
   const { style } = io;

@@ -77,11 +77,11 @@ function failureLines(failing: readonly RowResult[], io: IoStreams): string {
  * piped, one tab-separated line per row that would change on stdout, and the rows that would
  * fail and the summary on stderr.
  */
-export function writeApplyDryRun(
+export async function writeApplyDryRun(
   report: ApplyReport,
   format: Exclude<OutputFormat, "csv">,
   io: IoStreams,
-): void {
+): Promise<void> {
   const changes = report.results.filter((row) => row.outcome === "changed");
   const failing = report.results.filter(
     (row) => row.outcome === "failed" || row.outcome === "conflict",
@@ -89,7 +89,7 @@ export function writeApplyDryRun(
   const failingText = failing.length === 0 ? "" : `would fail:\n${failureLines(failing, io)}`;
   switch (format) {
     case "json":
-      writeJsonReport(
+      await writeJsonReport(
         io.out,
         {
           dryRun: true,

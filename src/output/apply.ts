@@ -63,15 +63,15 @@ function notAttemptedReason(report: ApplyReport): string {
  * Prints the report of a run: JSON with `--json`, else a summary line, the changes and every
  * failure with its reason (the same text on a terminal, coloured, and in a cron log).
  */
-export function writeApplyReport(
+export async function writeApplyReport(
   report: ApplyReport,
   format: "json" | "text",
   name: string,
   io: IoStreams,
-): void {
+): Promise<void> {
   if (format === "json") {
     const { changed, unchanged, failed } = report;
-    writeJsonReport(io.out, { changed, unchanged, failed }, report.results, resultJson);
+    await writeJsonReport(io.out, { changed, unchanged, failed }, report.results, resultJson);
     return;
   }
   const { style } = io;

@@ -7,7 +7,21 @@ import { Chalk, type ChalkInstance } from "chalk";
 
 /** Anything text can be written to (process.stdout, or a buffer in tests). */
 export interface TextSink {
+  /** A stream answers false once its buffer is full (a pipe read slowly). */
   write(text: string): unknown;
+  /** A stream emits `drain` once the writes it buffered have been handed on. */
+  once?(event: "drain", listener: () => void): unknown;
+}
+
+/**
+ * Writes `text`, and when the sink's buffer is full resolves only once it has drained: output
+ * piped to a slow reader is held by the reader, not in this process (a report of 100,000 rows
+ * written at once into a pipe held 50 MB here). A reader that goes away ends the process
+ * (main.ts, EPIPE).
+ */
+export async function writeWithRoom(sink: TextSink, text: string): Promise<void> {
+  if (sink.write(text) !== false || sink.once === undefined) return;
+  await new Promise<void>((resolve) => sink.once?.("drain", resolve));
 }
 
 export interface IoStreams {

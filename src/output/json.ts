@@ -1,5 +1,6 @@
 /** JSON output that keeps int64 values exact (bigint is written as a plain JSON number). */
 import { isLosslessNumber, stringify } from "lossless-json";
+import { writeWithRoom, type TextSink } from "./io-streams.js";
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -50,17 +51,17 @@ function withSafeNumbers(row: unknown): unknown {
 
 /**
  * Writes a report `{...head, "results": [...]}` exactly as toJson would, a thousand results
- * at a time: a run of 100,000 rows never holds its whole report as one text (and one object
- * per row) at once. `result` gives each row's JSON value (a new, flat object) when it is
+ * at a time, each once the last has gone (writeWithRoom): a run of 100,000 rows never holds
+ * its whole report as one text (and one object per row) at once. `result` gives each row's JSON value (a new, flat object) when it is
  * written; a thousand of them are written by one JSON.stringify, without a replacer when every
  * id in them is a safe integer.
  */
-export function writeJsonReport<T>(
-  out: { write(text: string): unknown },
+export async function writeJsonReport<T>(
+  out: TextSink,
   head: Readonly<Record<string, unknown>>,
   rows: readonly T[],
   result: (row: T) => unknown,
-): void {
+): Promise<void> {
   // The head's fields without its closing "\n}\n" (it has at least one field).
   const open = `${toJson(head).slice(0, -3)},\n  "results": [`;
   if (rows.length === 0) {
@@ -81,7 +82,7 @@ export function writeJsonReport<T>(
     // "[\n  {...},\n  {...}\n]", indented one level deeper and without its brackets.
     const array = exact ? JSON.stringify(values, null, 2) : toJson(values).slice(0, -1);
     const items = array.slice(2, -2).replaceAll("\n", "\n  ");
-    out.write(`  ${items}${end === rows.length ? "\n" : ",\n"}`);
+    await writeWithRoom(out, `  ${items}${end === rows.length ? "\n" : ",\n"}`);
   }
   out.write("  ]\n}\n");
 }

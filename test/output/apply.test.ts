@@ -25,9 +25,9 @@ const many: ApplyReport = {
 };
 
 describe("writeApplyReport", () => {
-  it("lists every change in a log, and caps them on a terminal (failures always all)", () => {
+  it("lists every change in a log, and caps them on a terminal (failures always all)", async () => {
     const piped = captureIo(false);
-    writeApplyReport(many, "text", "c.csv", piped.streams);
+    await writeApplyReport(many, "text", "c.csv", piped.streams);
     expect(
       piped
         .out()
@@ -36,15 +36,15 @@ describe("writeApplyReport", () => {
     ).toHaveLength(26);
 
     const terminal = captureIo(true);
-    writeApplyReport(many, "text", "c.csv", terminal.streams);
+    await writeApplyReport(many, "text", "c.csv", terminal.streams);
     expect(terminal.out()).toContain("  pet 20: 0 → 1\n  … and 5 more (--json lists every row)\n");
     expect(terminal.out()).not.toContain("pet 21:");
     expect(terminal.out()).toContain("failed:\n  pet 99: no such pet\n");
   });
 
-  it("writes previous as null for a pet the inventory did not list", () => {
+  it("writes previous as null for a pet the inventory did not list", async () => {
     const json = captureIo(false);
-    writeApplyReport(many, "json", "c.csv", json.streams);
+    await writeApplyReport(many, "json", "c.csv", json.streams);
     expect(json.out()).toContain(
       '"petId": 99,\n      "previous": null,\n      "desired": 1,\n      "outcome": "failed",\n      "reason": "no such pet"\n',
     );

@@ -1,3 +1,4 @@
+import { EventEmitter } from "node:events";
 import { LosslessNumber, stringify } from "lossless-json";
 import { describe, expect, it } from "vitest";
 import { toJson, writeJsonReport } from "../../src/output/json.js";
@@ -49,9 +50,9 @@ describe("toJson", () => {
 });
 
 describe("writeJsonReport", () => {
-  function written(head: Record<string, unknown>, rows: readonly unknown[]): string {
+  async function written(head: Record<string, unknown>, rows: readonly unknown[]): Promise<string> {
     let text = "";
-    writeJsonReport({ write: (chunk: string) => (text += chunk) }, head, rows, (row) =>
+    await writeJsonReport({ write: (chunk: string) => (text += chunk) }, head, rows, (row) =>
       typeof row === "object" && row !== null ? { ...row } : row,
     );
     return text;
@@ -71,15 +72,39 @@ describe("writeJsonReport", () => {
         previous: i % 3 === 0 ? null : i,
       })),
     ],
-  ])("writes %s exactly as toJson writes the whole report", (_name, rows) => {
+  ])("writes %s exactly as toJson writes the whole report", async (_name, rows) => {
     const head = { changed: 1, unchanged: 2, failed: 3 };
-    expect(written(head, rows)).toBe(toJson({ ...head, results: rows }));
+    expect(await written(head, rows)).toBe(toJson({ ...head, results: rows }));
   });
 
-  it("writes a thousand rows at a time, never the whole report at once", () => {
+  it("writes the next thousand rows only once a full sink has drained (a pipe read slowly)", async () => {
+    const sink = new EventEmitter() as EventEmitter & { write(text: string): boolean };
+    const writes: string[] = [];
+    sink.write = (chunk: string) => {
+      writes.push(chunk);
+      return false; // always full
+    };
+    const rows = Array.from({ length: 2500 }, (_, i) => ({ petId: BigInt(i) }));
+    const done = writeJsonReport(sink, { changed: 0 }, rows, (row) => ({ ...row }));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toHaveLength(2); // the head, then the first thousand
+    sink.emit("drain");
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(writes).toHaveLength(3);
+    const state = { finished: false };
+    void done.then(() => (state.finished = true));
+    while (!state.finished) {
+      sink.emit("drain");
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(writes).toHaveLength(5);
+    expect(writes.join("")).toBe(toJson({ changed: 0, results: rows }));
+  });
+
+  it("writes a thousand rows at a time, never the whole report at once", async () => {
     const writes: string[] = [];
     const rows = Array.from({ length: 2500 }, (_, i) => ({ petId: BigInt(i) }));
-    writeJsonReport(
+    await writeJsonReport(
       { write: (chunk: string) => writes.push(chunk) },
       { dryRun: true },
       rows,

@@ -80,7 +80,7 @@ export async function runInventoryAdjustFile(
   const client = await context.apiClient();
   const format = options.json === true ? "json" : "text";
   if (rows.length === 0) {
-    writeAdjustReport(EMPTY_REPORT, format, name, io, dryRun);
+    await writeAdjustReport(EMPTY_REPORT, format, name, io, dryRun);
     return;
   }
 
@@ -117,7 +117,7 @@ export async function runInventoryAdjustFile(
       "use a server that has POST /inventory/batch (petstore serve does); the server keeps each row's ref there, which is what applies a file once however often it runs",
     );
   }
-  writeAdjustReport(sent, format, name, io, dryRun);
+  await writeAdjustReport(sent, format, name, io, dryRun);
   if (interruptedBy !== undefined) throw new AdjustInterruptedError(sent, interruptedBy);
   if (sent.failed > 0) throw new AdjustIncompleteError(sent, dryRun);
 }

@@ -93,7 +93,7 @@ async function dryRun(
     );
     writeApplyPlan(plan, format, io);
   } else {
-    writeApplyDryRun(report, format, io);
+    await writeApplyDryRun(report, format, io);
   }
   // The dry run exits as the real run would: 2 when it would refuse, 7 when rows would fail.
   if (overLimit !== undefined) {
@@ -139,7 +139,7 @@ export async function runInventoryApply(
   const reportFormat = options.json === true ? "json" : "text";
   const { plan, client } = await readPlan(file, options, context);
   if (plan === undefined) {
-    writeApplyReport(EMPTY_REPORT, reportFormat, name, io);
+    await writeApplyReport(EMPTY_REPORT, reportFormat, name, io);
     return;
   }
   const overLimit =
@@ -213,7 +213,7 @@ export async function runInventoryApply(
     release();
     progress.stop();
   }
-  writeApplyReport(report, reportFormat, name, io);
+  await writeApplyReport(report, reportFormat, name, io);
   if (interruptedBy !== undefined) throw new ApplyInterruptedError(report, interruptedBy);
   if (report.failed > 0) throw new ApplyIncompleteError(report);
 }
