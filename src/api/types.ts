@@ -14,7 +14,7 @@ export interface InventoryItem {
 /**
  * One change of an entry's quantity, as `GET /inventory/{petId}/history` lists it: when (RFC
  * 3339 UTC), the quantities before (null for a seed) and after, the name of the key that made
- * it, the request's id and the reason given (`X-Change-Reason`).
+ * it, the request's id, the reason given (`X-Change-Reason`) and a batch change's `ref`.
  */
 export interface InventoryChange {
   at: string;
@@ -24,6 +24,8 @@ export interface InventoryChange {
   keyName: string | null;
   requestId: string | null;
   reason: string | null;
+  /** The business reference of a batch change (`ref`); null otherwise, or from a server without batches. */
+  ref: string | null;
 }
 
 /** Body of `PATCH /inventory/{petId}`. */

@@ -166,6 +166,8 @@ export function decodeInventoryChanges(value: unknown): InventoryChange[] {
       keyName: nullable(fields.keyName, `${path}.keyName`, string),
       requestId: nullable(fields.requestId, `${path}.requestId`, string),
       reason: nullable(fields.reason, `${path}.reason`, string),
+      // A server that implements only the spec sends no ref.
+      ref: fields.ref === undefined ? null : nullable(fields.ref, `${path}.ref`, string),
     };
   });
 }

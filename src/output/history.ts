@@ -16,6 +16,7 @@ export const HISTORY_COLUMNS = [
   "keyName",
   "requestId",
   "reason",
+  "ref",
 ] as const;
 
 /** Text a server sent, made safe for a terminal: a control character shows as U+FFFD. */
@@ -40,10 +41,20 @@ function change(record: InventoryChange): string {
   return delta > 0 ? `+${delta}` : delta < 0 ? String(delta) : "±0";
 }
 
+/** The table; a `ref` column only when a record has one (a change made by a batch). */
 function table(records: readonly InventoryChange[], io: IoStreams): string {
+  const withRef = records.some((record) => record.ref !== null);
   return renderTable(
     {
-      head: ["when", "previous", "quantity", "change", "key", "reason"],
+      head: [
+        "when",
+        "previous",
+        "quantity",
+        "change",
+        "key",
+        "reason",
+        ...(withRef ? ["ref"] : []),
+      ],
       rows: records.map((record) => [
         localTime(record.at),
         record.previous === null ? "" : String(record.previous),
@@ -51,6 +62,7 @@ function table(records: readonly InventoryChange[], io: IoStreams): string {
         change(record),
         printable(record.keyName ?? ""),
         printable(record.reason ?? ""),
+        ...(withRef ? [printable(record.ref ?? "")] : []),
       ]),
       rightAligned: [1, 2, 3],
     },

@@ -20,6 +20,7 @@ const RECORDS = JSON.stringify([
     keyName: "till-1",
     requestId: "0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b",
     reason: "sale",
+    ref: "till-1:0001",
   },
   {
     at: "2026-11-22T02:00:04.017Z",
@@ -29,6 +30,7 @@ const RECORDS = JSON.stringify([
     keyName: "cron",
     requestId: "5d1e7a90-3c2b-4f8e-b1a6-9e0d4c7f2a13",
     reason: null,
+    ref: null,
   },
   {
     at: "2026-11-01T09:00:00.000Z",
@@ -49,9 +51,10 @@ describe("inventory history", () => {
       code: 0,
       stderr: "",
       stdout:
-        "2026-11-22T14:03:12.481Z\t42\t8\t7\ttill-1\t0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b\tsale\n" +
-        "2026-11-22T02:00:04.017Z\t42\t6\t8\tcron\t5d1e7a90-3c2b-4f8e-b1a6-9e0d4c7f2a13\t\n" +
-        "2026-11-01T09:00:00.000Z\t42\t\t6\t\t\tseed pets.json\n",
+        "2026-11-22T14:03:12.481Z\t42\t8\t7\ttill-1\t0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b\tsale\ttill-1:0001\n" +
+        "2026-11-22T02:00:04.017Z\t42\t6\t8\tcron\t5d1e7a90-3c2b-4f8e-b1a6-9e0d4c7f2a13\t\t\n" +
+        // The seed record comes from a server without refs (as one implementing only the spec).
+        "2026-11-01T09:00:00.000Z\t42\t\t6\t\t\tseed pets.json\t\n",
     });
     expect(callsOf(agent)).toEqual(["GET /v1/inventory/42/history"]);
   });
@@ -68,9 +71,11 @@ describe("inventory history", () => {
       const p = (n: number) => String(n).padStart(2, "0");
       return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
     };
-    expect(result.stdout).toMatch(/when.*previous.*quantity.*change.*key.*reason/);
+    expect(result.stdout).toMatch(/when.*previous.*quantity.*change.*key.*reason.*ref/);
     expect(result.stdout).toMatch(
-      new RegExp(`${local("2026-11-22T14:03:12.481Z")} │ +8 │ +7 │ +-1 │ till-1 +│ sale`),
+      new RegExp(
+        `${local("2026-11-22T14:03:12.481Z")} │ +8 │ +7 │ +-1 │ till-1 +│ sale +│ till-1:0001`,
+      ),
     );
     expect(result.stdout).toMatch(/│ +6 │ +8 │ +\+2 │ cron/);
     expect(result.stdout).toMatch(/│ +│ +6 │ +│ +│ seed pets\.json/);
@@ -93,8 +98,20 @@ describe("inventory history", () => {
         keyName: "k",
         requestId: "r",
         reason: null,
+        ref: null,
       },
     ]);
+  });
+
+  it("leaves the ref column out of the table when no record has a ref", async () => {
+    const body = `[{"at":"2026-11-22T14:03:12.481Z","petId":42,"previous":1,"quantity":2,"keyName":"k","requestId":"r","reason":null,"ref":null}]`;
+    const agent = listing("42", "?limit=20", 200, body);
+    const result = await runFake(["--no-color", "inventory", "history", "42"], {
+      agent,
+      isTTY: true,
+    });
+    expect(result.stdout).toMatch(/when.*reason/);
+    expect(result.stdout).not.toMatch(/\bref\b/);
   });
 
   it("says so on a terminal when no change was kept", async () => {
