@@ -7,15 +7,13 @@
 import type { FastifyPluginAsync } from "fastify";
 import { readBatchRequest } from "../../api/batch.js";
 import { ERROR_CODES } from "../../api/error-codes.js";
-import { IDEMPOTENT_REPLAYED_HEADER } from "../../api/etag.js";
 import { parseExactJson } from "../../api/exact-json.js";
 import { BATCH_BODY_LIMIT } from "../../api/limits.js";
 import { isFailedOutcome, type BatchChangeResult } from "../../api/types.js";
 import { HttpError } from "../http-error.js";
 import { batchFingerprintOf, parseIdempotencyKey } from "../idempotency.js";
-import { serviceUnavailable } from "../service-unavailable.js";
 import type { BatchEvaluation, BatchOptions, Store, StoredResponse } from "../store/store.js";
-import { changeAuthorOf, headerValue, send } from "./inventory.js";
+import { answerUnwritten, changeAuthorOf, headerValue, send } from "./inventory.js";
 import { rejectOtherMethods } from "./method-not-allowed.js";
 
 function serializeResult(result: BatchChangeResult): string {
@@ -95,23 +93,9 @@ export const inventoryBatchRoutes: FastifyPluginAsync<{
       };
     }
     const result = await store.applyBatch(batch, options);
-    switch (result.kind) {
-      case "evaluated":
-        return send(reply, renderBatch(result));
-      case "replayed":
-        void reply.header(IDEMPOTENT_REPLAYED_HEADER, "true");
-        return send(reply, result.response);
-      case "key_reused":
-        throw new HttpError(
-          422,
-          ERROR_CODES.idempotencyKeyReused,
-          "this Idempotency-Key was already used for a different request (another batch); nothing was changed: use a new key for a new batch",
-        );
-      case "busy":
-        throw serviceUnavailable(
-          "the database is locked by another process; nothing was changed, retry later",
-        );
-    }
+    return result.kind === "evaluated"
+      ? send(reply, renderBatch(result))
+      : answerUnwritten(reply, result, "another batch", "batch");
   });
 
   rejectOtherMethods(app, "/inventory/batch", ["POST"]);

@@ -164,19 +164,8 @@ export const inventoryRoutes: FastifyPluginAsync<{ store: Store; clock: () => nu
         case "not_found":
         case "precondition_failed":
           return send(reply, renderOutcome(petId, result));
-        case "replayed":
-          void reply.header(IDEMPOTENT_REPLAYED_HEADER, "true");
-          return send(reply, result.response);
-        case "key_reused":
-          throw new HttpError(
-            422,
-            ERROR_CODES.idempotencyKeyReused,
-            "this Idempotency-Key was already used for a different request (another petId, body or If-Match); nothing was changed: use a new key for a new change",
-          );
-        case "busy":
-          throw serviceUnavailable(
-            "the database is locked by another process; nothing was changed, retry later",
-          );
+        default:
+          return answerUnwritten(reply, result, "another petId, body or If-Match", "change");
       }
     },
   );
@@ -198,6 +187,35 @@ export const inventoryRoutes: FastifyPluginAsync<{ store: Store; clock: () => nu
   rejectOtherMethods(app, "/inventory/:petId", ["GET", "PATCH"]);
   rejectOtherMethods(app, "/inventory/:petId/history", ["GET"]);
 };
+
+/**
+ * The answers of a write the store did not make, a PATCH's or a batch's: the kept answer of a
+ * replay (`Idempotent-Replayed: true`), 422 for a key used for another request (`other` says
+ * what differed), 503 while another process holds the database's lock.
+ */
+export function answerUnwritten(
+  reply: FastifyReply,
+  result:
+    { kind: "replayed"; response: StoredResponse } | { kind: "key_reused" } | { kind: "busy" },
+  other: string,
+  what: string,
+): FastifyReply {
+  switch (result.kind) {
+    case "replayed":
+      void reply.header(IDEMPOTENT_REPLAYED_HEADER, "true");
+      return send(reply, result.response);
+    case "key_reused":
+      throw new HttpError(
+        422,
+        ERROR_CODES.idempotencyKeyReused,
+        `this Idempotency-Key was already used for a different request (${other}); nothing was changed: use a new key for a new ${what}`,
+      );
+    case "busy":
+      throw serviceUnavailable(
+        "the database is locked by another process; nothing was changed, retry later",
+      );
+  }
+}
 
 /** Who makes the request's changes: the key's name, the request id, `X-Change-Reason`. */
 export function changeAuthorOf(request: FastifyRequest, clock: () => number): ChangeAuthor {
