@@ -41,8 +41,8 @@ describe("npm run demo", () => {
     expect(result.stdout).toMatch(/# listening on http:\/\/127\.0\.0\.1:\d+\/v1/);
     expect(result.stdout).toMatch(/^42\t7\tavailable$/m);
     // The set's history record, with the demo's key and the reason, after the seed's.
-    expect(result.stdout).toMatch(/^\S+Z\t42\t\d+\t7\tkey-1\t[0-9a-f-]{36}\tcounted the shelf$/m);
-    expect(result.stdout).toMatch(/^\S+Z\t42\t\t\d+\t\t\tdemo data$/m);
+    expect(result.stdout).toMatch(/^\S+Z\t42\t\d+\t7\tkey-1\t[0-9a-f-]{36}\tcounted the shelf\t$/m);
+    expect(result.stdout).toMatch(/^\S+Z\t42\t\t\d+\t\t\tdemo data\t$/m);
     expect(result.stdout).toContain("Server stopped. Keep one running with:");
     expect(readdirSync(temp.dir)).toEqual([]);
   });

@@ -95,6 +95,7 @@ describe.for(STORES)("history of every change on %s: key name, reason, request i
         keyName: null,
         requestId: null,
         reason: "seed pets.json",
+        ref: null,
       },
     ]);
   });
