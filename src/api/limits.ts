@@ -94,3 +94,10 @@ const REF = /^[\x21-\x7e]{1,128}$/;
 export function isValidRef(ref: string): boolean {
   return REF.test(ref);
 }
+
+/** `GET /inventory/changes?limit=N`: how many records a page holds. */
+export const DEFAULT_FEED_LIMIT = 100;
+export const MAX_FEED_LIMIT = 1000;
+
+/** `GET /inventory/changes?wait=S`: the longest a long poll waits, in seconds. */
+export const MAX_FEED_WAIT_SECONDS = 60;

@@ -28,6 +28,21 @@ export interface InventoryChange {
   ref: string | null;
 }
 
+/** One record of the change feed: a history record with its place in commit order. */
+export interface FeedChange extends InventoryChange {
+  /** Unique in the store, increasing in the order the changes committed (int64). */
+  seq: bigint;
+}
+
+/**
+ * `GET /inventory/changes`: the records after the cursor in `seq` order; `next` is the last
+ * `seq` listed, or the cursor itself when none is (the cursor of the next request).
+ */
+export interface ChangeFeedPage {
+  changes: FeedChange[];
+  next: bigint;
+}
+
 /** Body of `PATCH /inventory/{petId}`. */
 export interface InventoryUpdate {
   quantity: number;
