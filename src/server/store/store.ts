@@ -112,6 +112,12 @@ export interface ChangeRecord extends ChangeAuthor {
   ref: string | null;
 }
 
+/** A history record with its place in the change feed. */
+export interface FeedRecord extends ChangeRecord {
+  /** Unique in the store, increasing in the order the changes committed. */
+  seq: bigint;
+}
+
 /** Optional parts of a write: a precondition, an idempotency claim, and who makes it. */
 export interface UpdateOptions {
   condition?: UpdateCondition;
@@ -218,7 +224,13 @@ export interface Store {
    * The entry's latest `limit` history records, newest first; undefined when no pet has this
    * id (an entry from before history was kept may have none).
    */
-  listChanges(petId: bigint, limit: number): Promise<ChangeRecord[] | undefined>;
+  listChanges(petId: bigint, limit: number): Promise<FeedRecord[] | undefined>;
+  /**
+   * The change feed: at most `limit` history records with a `seq` above `after`, in `seq`
+   * order. A record never commits with a `seq` below one a read has already seen: a reader
+   * that asks again from the last `seq` it saw misses none, with any number of stores writing.
+   */
+  listFeed(after: bigint, limit: number): Promise<FeedRecord[]>;
   /** One pet record; undefined when no pet has this id. */
   getPet(petId: bigint): Promise<Pet | undefined>;
   /** All store orders, ordered by id. */

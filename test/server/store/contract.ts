@@ -528,7 +528,12 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         await store.updateQuantity(1n, 7, author(T0 + 1, "till-1", "sale"));
         await store.updateQuantity(9223372036854775807n, 6, author(T0 + 2, "cron"));
         await store.updateQuantity(1n, 7, author(T0 + 3, "till-2", "recount"));
-        expect(await store.listChanges(1n, 20)).toEqual([
+        const records = (await store.listChanges(1n, 20)) ?? [];
+        // Newest first: seqs decrease (the other pet's change came between).
+        const seqs = records.map((record) => record.seq);
+        expect(seqs).toEqual([...seqs].sort((a, b) => (a > b ? -1 : 1)));
+        expect(seqs[0] ?? 0n).toBeGreaterThan((seqs[1] ?? 0n) + 1n);
+        expect(records.map(({ seq: _seq, ...record }) => record)).toEqual([
           {
             petId: 1n,
             at: T0 + 3,
@@ -779,6 +784,75 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
           { petId: 9223372036854775807n, quantity: 5005, status: "pending" },
         ]);
         expect(await store.listChanges(1n, 1000)).toHaveLength(1000);
+      });
+    });
+    describe("the change feed", () => {
+      it("lists every history record once, in seq order, paged by after and limit", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS, [], { at: T0, reason: "seed" });
+        await store.updateQuantity(1n, 7);
+        await store.applyBatch({
+          atomic: false,
+          dryRun: false,
+          changes: [
+            { petId: 2n, delta: 4, ref: "r" },
+            { petId: 1n, delta: -1 },
+            { petId: 404n, delta: 1 },
+          ],
+        });
+        const all = await store.listFeed(0n, 1000);
+        expect(all.map((record) => [record.petId, record.previous, record.quantity])).toEqual([
+          [1n, null, 3],
+          [2n, null, 0],
+          [9223372036854775807n, null, 5],
+          [1n, 3, 7],
+          [2n, 0, 4],
+          [1n, 7, 6],
+        ]);
+        expect(all[4]).toMatchObject({ ref: "r" });
+        const seqs = all.map((record) => record.seq);
+        for (const [index, seq] of seqs.entries()) {
+          if (index > 0) expect(seq).toBeGreaterThan(seqs[index - 1] ?? 0n);
+        }
+        expect(seqs[0]).toBeGreaterThan(0n);
+        // Pages: after the last seq seen, at most limit records.
+        const first = await store.listFeed(0n, 4);
+        const rest = await store.listFeed(first.at(-1)?.seq ?? 0n, 4);
+        expect([...first, ...rest]).toEqual(all);
+        expect(await store.listFeed(seqs.at(-1) ?? 0n, 10)).toEqual([]);
+        // The history shows the same seqs.
+        expect((await store.listChanges(1n, 20))?.map((record) => record.seq)).toEqual(
+          all
+            .filter((record) => record.petId === 1n)
+            .map((record) => record.seq)
+            .reverse(),
+        );
+      });
+
+      it("gives a reader following the feed through one store every write made through two, once", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        const other = await open();
+        let cursor = (await store.listFeed(0n, 1000)).at(-1)?.seq ?? 0n;
+        const seen: bigint[] = [];
+        const writes: Promise<unknown>[] = [];
+        for (let round = 0; round < 20; round++) {
+          writes.push(store.updateQuantity(1n, round));
+          writes.push(other.updateQuantity(2n, round + 100));
+          writes.push(
+            other.applyBatch({ atomic: false, dryRun: false, changes: [{ petId: 1n, delta: 1 }] }),
+          );
+          const page = await store.listFeed(cursor, 1000);
+          seen.push(...page.map((record) => record.seq));
+          cursor = page.at(-1)?.seq ?? cursor;
+        }
+        await Promise.all(writes);
+        const page = await store.listFeed(cursor, 1000);
+        seen.push(...page.map((record) => record.seq));
+        expect(new Set(seen).size).toBe(seen.length);
+        expect(seen).toHaveLength(60);
+        const all = await other.listFeed(0n, 1000);
+        expect(all.slice(3).map((record) => record.seq)).toEqual(seen);
       });
     });
   });

@@ -100,6 +100,20 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX inventory_changes_by_ref ON inventory_changes (pet_id, ref)
     WHERE ref IS NOT NULL;
   `,
+  // 8: the change feed's order. Every history record gets a seq, increasing in the order the
+  // changes committed: a writer takes its seqs from the revision row, whose lock it holds
+  // until its commit, so no change can commit behind a seq already visible (write-batch.ts).
+  // Existing records get theirs in the order they were written; the revision row then counts
+  // seqs, starting past the last one.
+  `
+  ALTER TABLE inventory_changes ADD COLUMN seq bigint;
+  UPDATE inventory_changes SET seq = id;
+  ALTER TABLE inventory_changes ALTER COLUMN seq SET NOT NULL;
+  CREATE UNIQUE INDEX inventory_changes_by_seq ON inventory_changes (seq);
+  UPDATE inventory_revision
+    SET revision = GREATEST(revision, (SELECT coalesce(max(seq), 0) FROM inventory_changes))
+    WHERE id = 1;
+  `,
 ];
 
 /**

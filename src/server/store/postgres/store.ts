@@ -28,7 +28,7 @@ import {
   type BatchResult,
   type BatchWrite,
   type ChangeAuthor,
-  type ChangeRecord,
+  type FeedRecord,
   type SeedPet,
   type Store,
   type UpdateOptions,
@@ -53,7 +53,9 @@ export interface PostgresStoreOptions {
 const SEED_LOCK = "7310593858348875622";
 
 /** A history record, or the nulls of an entry without one (LEFT JOIN). */
+/** A history record as read; every field null for a pet without any (the history's LEFT JOIN). */
 interface ChangeRow {
+  seq: bigint | null;
   pet_id: bigint | null;
   at: bigint | null;
   previous: number | null;
@@ -62,6 +64,22 @@ interface ChangeRow {
   request_id: string | null;
   reason: string | null;
   ref: string | null;
+}
+
+/** A record of a row, undefined for the LEFT JOIN's empty row of a pet without history. */
+function toFeedRecord(row: ChangeRow): FeedRecord | undefined {
+  if (row.seq === null || row.pet_id === null || row.quantity === null) return undefined;
+  return {
+    seq: row.seq,
+    petId: row.pet_id,
+    at: Number(row.at),
+    previous: row.previous,
+    quantity: row.quantity,
+    keyName: row.key_name,
+    requestId: row.request_id,
+    reason: row.reason,
+    ref: row.ref,
+  };
 }
 
 interface OrderRow {
@@ -77,7 +95,6 @@ interface OrderRow {
 const SQL = {
   list: "SELECT id, quantity, status FROM pets ORDER BY id",
   item: "SELECT id, quantity, status FROM pets WHERE id = $1",
-  bump: "UPDATE inventory_revision SET revision = revision + 1 WHERE id = 1",
   revision: "SELECT revision FROM inventory_revision WHERE id = 1",
   purgeKeys: `DELETE FROM idempotency_keys WHERE (owner, key) IN
     (SELECT owner, key FROM idempotency_keys WHERE created_at < $1 ORDER BY created_at LIMIT $2
@@ -87,15 +104,24 @@ const SQL = {
   count: "SELECT count(*) AS n FROM pets",
   // An entry's latest records, newest first; no row at all when no pet has this id, one row
   // of nulls when it has no record.
-  changes: `SELECT c.id, c.pet_id, c.at, c.previous, c.quantity, c.key_name, c.request_id, c.reason, c.ref
+  changes: `SELECT c.seq, c.pet_id, c.at, c.previous, c.quantity, c.key_name, c.request_id, c.reason, c.ref
     FROM pets p LEFT JOIN LATERAL (
       SELECT * FROM inventory_changes WHERE pet_id = p.id ORDER BY id DESC LIMIT $2
     ) c ON true
     WHERE p.id = $1
     ORDER BY c.id DESC`,
-  seedChanges: `INSERT INTO inventory_changes (pet_id, at, previous, quantity, key_name, request_id, reason)
-    SELECT pet_id, $3, NULL, quantity, NULL, NULL, $4
-    FROM unnest($1::bigint[], $2::integer[]) AS seeded (pet_id, quantity)`,
+  // The seed's history records take their seqs from the revision row, as every write's do.
+  seedChanges: `WITH revised AS (
+      UPDATE inventory_revision SET revision = revision + cardinality($1::bigint[])
+        WHERE id = 1
+        RETURNING revision - cardinality($1::bigint[]) AS base
+    )
+    INSERT INTO inventory_changes (pet_id, at, previous, quantity, key_name, request_id, reason, seq)
+      SELECT pet_id, $3, NULL, quantity, NULL, NULL, $4, revised.base + ord
+      FROM unnest($1::bigint[], $2::integer[]) WITH ORDINALITY AS seeded (pet_id, quantity, ord),
+        revised`,
+  feed: `SELECT seq, pet_id, at, previous, quantity, key_name, request_id, reason, ref
+    FROM inventory_changes WHERE seq > $1 ORDER BY seq LIMIT $2`,
   insertPet: `INSERT INTO pets (id, name, status, quantity, category_id, category_name, photo_urls, tags)
     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
   insertOrder:
@@ -256,25 +282,21 @@ class PostgresStore implements Store {
     return asBatchResult(await this.#groupCommit.write({ kind: "batch", batch, options }));
   }
 
-  async listChanges(petId: bigint, limit: number): Promise<ChangeRecord[] | undefined> {
+  async listChanges(petId: bigint, limit: number): Promise<FeedRecord[] | undefined> {
     const rows = await this.#read<ChangeRow>("changes", [petId, limit]);
     if (rows.length === 0) return undefined;
-    return rows.flatMap((row) =>
-      row.pet_id === null || row.quantity === null
-        ? []
-        : [
-            {
-              petId: row.pet_id,
-              at: Number(row.at),
-              previous: row.previous,
-              quantity: row.quantity,
-              keyName: row.key_name,
-              requestId: row.request_id,
-              reason: row.reason,
-              ref: row.ref,
-            },
-          ],
-    );
+    return rows.flatMap((row) => {
+      const record = toFeedRecord(row);
+      return record ? [record] : [];
+    });
+  }
+
+  async listFeed(after: bigint, limit: number): Promise<FeedRecord[]> {
+    const rows = await this.#read<ChangeRow>("feed", [after, limit]);
+    return rows.flatMap((row) => {
+      const record = toFeedRecord(row);
+      return record ? [record] : [];
+    });
   }
 
   async seedIfEmpty(
@@ -322,7 +344,6 @@ class PostgresStore implements Store {
           order.complete,
         ]);
       }
-      await run(client, "bump");
       await client.query("COMMIT");
       return true;
     } catch (error) {

@@ -7,8 +7,8 @@
  *    history record holds;
  * 2. the write plan (../write-plan.ts) decides every write from what was read (a key's answer
  *    is rendered here, inside the transaction); pipelined: one statement writing quantities,
- *    history records (with their refs), the keys' answers (a claimed key whose write kept
- *    none, a dry run, is given back) and the revision, and COMMIT.
+ *    history records (with their refs, and their feed seqs from the revision row), the keys'
+ *    answers (a claimed key whose write kept none, a dry run, is given back), and COMMIT.
  *
  * Locks are always taken in one order (keys sorted, then pets sorted, then the revision row),
  * so instances writing the same pets in different orders wait for each other but never
@@ -70,15 +70,20 @@ const SQL = {
         -- every pet (20 ms for a batch of 1,000 among 100,000 pets, 6 ms this way).
         WHERE pets.id = planned.id AND pets.id = ANY ($1::bigint[])
         RETURNING 1
-    ), recorded AS (
-      INSERT INTO inventory_changes (pet_id, at, previous, quantity, key_name, request_id, reason, ref)
-        SELECT pet_id, at, previous, quantity, key_name, request_id, reason, ref
-        FROM unnest($10::bigint[], $11::bigint[], $12::integer[], $13::integer[], $14::text[], $15::text[], $16::text[], $17::text[])
-          WITH ORDINALITY AS change (pet_id, at, previous, quantity, key_name, request_id, reason, ref, ord)
-        ORDER BY ord
+    ), revised AS (
+      -- The feed's seqs, one per history record, from the revision row: its lock, taken last,
+      -- is held until this transaction commits, so the next writer's seqs come after this
+      -- commit and no change ever commits behind a seq a reader has seen (migration 8).
+      UPDATE inventory_revision SET revision = revision + cardinality($10::bigint[])
+        WHERE id = 1 AND cardinality($10::bigint[]) > 0
+        RETURNING revision - cardinality($10::bigint[]) AS base
     )
-    UPDATE inventory_revision SET revision = revision + 1
-      WHERE id = 1 AND (SELECT count(*) FROM written) > 0`,
+    INSERT INTO inventory_changes (pet_id, at, previous, quantity, key_name, request_id, reason, ref, seq)
+      SELECT pet_id, at, previous, quantity, key_name, request_id, reason, ref, revised.base + ord
+      FROM unnest($10::bigint[], $11::bigint[], $12::integer[], $13::integer[], $14::text[], $15::text[], $16::text[], $17::text[])
+          WITH ORDINALITY AS change (pet_id, at, previous, quantity, key_name, request_id, reason, ref, ord),
+        revised
+      ORDER BY ord`,
 } as const;
 
 interface KeyRow {

@@ -107,6 +107,13 @@ export const MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX inventory_changes_by_ref ON inventory_changes (pet_id, ref)
     WHERE ref IS NOT NULL;
   `,
+  // 8: the change feed's order (PostgreSQL's version 8 adds a seq column). Here a record's id
+  // is its seq already: one writer at a time holds the file's write lock, and an INTEGER
+  // PRIMARY KEY takes the largest id plus one, so ids increase in commit order, and history
+  // records are never deleted. The number moves all the same.
+  `
+  SELECT 1;
+  `,
 ];
 
 /**

@@ -14,7 +14,7 @@ import {
   type BatchOptions,
   type BatchResult,
   type BatchWrite,
-  type ChangeRecord,
+  type FeedRecord,
   type SeedPet,
   type Store,
   type UpdateOptions,
@@ -49,6 +49,8 @@ interface CurrentRow extends InventoryRow {
 }
 
 interface ChangeRow {
+  /** The record's id: its seq (migration 8 says why). */
+  id: bigint;
   pet_id: bigint;
   at: bigint;
   previous: bigint | null;
@@ -75,6 +77,18 @@ interface OrderRow {
   status: OrderStatus;
   complete: bigint;
 }
+
+const toFeedRecord = (row: ChangeRow): FeedRecord => ({
+  seq: row.id,
+  petId: row.pet_id,
+  at: Number(row.at),
+  previous: row.previous === null ? null : Number(row.previous),
+  quantity: Number(row.quantity),
+  keyName: row.key_name,
+  requestId: row.request_id,
+  reason: row.reason,
+  ref: row.ref,
+});
 
 const toItem = (row: InventoryRow): InventoryItem => ({
   petId: row.id,
@@ -122,6 +136,7 @@ class SqliteStore implements Store {
   >;
   readonly #hasRef: Database.Statement<[bigint, string], bigint>;
   readonly #changes: Database.Statement<[bigint, bigint], ChangeRow>;
+  readonly #feed: Database.Statement<[bigint, bigint], ChangeRow>;
   readonly #exists: Database.Statement<[bigint], bigint>;
   readonly #record: Database.Statement<[string, string], IdempotencyRow>;
   readonly #keepRecord: Database.Statement<
@@ -173,9 +188,13 @@ class SqliteStore implements Store {
          FROM chain JOIN inventory_changes c ON c.id = chain.id
          WHERE c.earlier_change IS NOT NULL AND chain.depth < ?
        )
-       SELECT c.pet_id, c.at, c.previous, c.quantity, c.key_name, c.request_id, c.reason, c.ref
+       SELECT c.id, c.pet_id, c.at, c.previous, c.quantity, c.key_name, c.request_id, c.reason, c.ref
        FROM chain JOIN inventory_changes c ON c.id = chain.id
        ORDER BY chain.depth`,
+    );
+    this.#feed = db.prepare(
+      `SELECT id, pet_id, at, previous, quantity, key_name, request_id, reason, ref
+       FROM inventory_changes WHERE id > ? ORDER BY id LIMIT ?`,
     );
     this.#exists = db.prepare<[bigint], bigint>("SELECT 1 FROM pets WHERE id = ?").pluck();
     this.#record = db.prepare(
@@ -227,22 +246,18 @@ class SqliteStore implements Store {
     return row && toItem(row);
   }
 
-  async listChanges(petId: bigint, limit: number): Promise<ChangeRecord[] | undefined> {
+  async listChanges(petId: bigint, limit: number): Promise<FeedRecord[] | undefined> {
     // One read transaction: the entry and its chain as of one moment.
     const read = this.#db.transaction(() =>
       this.#exists.get(petId) === undefined ? undefined : this.#changes.all(petId, BigInt(limit)),
     );
     const rows = await this.#whenUnlocked(() => read.deferred());
-    return rows?.map((row) => ({
-      petId: row.pet_id,
-      at: Number(row.at),
-      previous: row.previous === null ? null : Number(row.previous),
-      quantity: Number(row.quantity),
-      keyName: row.key_name,
-      requestId: row.request_id,
-      reason: row.reason,
-      ref: row.ref,
-    }));
+    return rows?.map(toFeedRecord);
+  }
+
+  async listFeed(after: bigint, limit: number): Promise<FeedRecord[]> {
+    const rows = await this.#whenUnlocked(() => this.#feed.all(after, BigInt(limit)));
+    return rows.map(toFeedRecord);
   }
 
   async purgeIdempotencyRecords(before: number, limit: number): Promise<number> {

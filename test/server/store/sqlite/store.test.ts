@@ -217,6 +217,7 @@ describe("SQLite store: engine-specific behaviour", () => {
     });
     expect(await store.listChanges(1n, 20)).toEqual([
       {
+        seq: expect.any(BigInt) as bigint,
         petId: 1n,
         at: 1,
         previous: 4,
