@@ -12,6 +12,8 @@ export const ERROR_CODES = {
   idempotencyKeyReused: "idempotency_key_reused",
   /** 409: an atomic batch in which a change failed; nothing was written. */
   batchRejected: "batch_rejected",
+  /** 400: a query parameter that is not what the route takes (the feed's `after` or `wait`). */
+  invalidParameter: "invalid_parameter",
   /** 400: a history request's `limit` is not a whole number from 1 to 1000. */
   invalidLimit: "invalid_limit",
   malformedRequest: "malformed_request",

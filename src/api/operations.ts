@@ -5,6 +5,7 @@ export type OperationId =
   | "updateInventory"
   | "applyInventoryBatch"
   | "getInventoryHistory"
+  | "listInventoryChanges"
   | "getPetById"
   | "listOrders";
 

@@ -15,6 +15,7 @@ import { serviceUnavailable } from "./service-unavailable.js";
 import { healthRoutes } from "./routes/health.js";
 import { inventoryRoutes } from "./routes/inventory.js";
 import { inventoryBatchRoutes } from "./routes/inventory-batch.js";
+import { inventoryChangesRoutes } from "./routes/inventory-changes.js";
 import { allowAt } from "./routes/method-not-allowed.js";
 import { openApiRoutes } from "./routes/openapi.js";
 import { orderRoutes } from "./routes/orders.js";
@@ -184,6 +185,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       v1.addHook("preParsing", bearerAuth(acceptedKey));
       await v1.register(inventoryRoutes, { store: options.store, clock });
       await v1.register(inventoryBatchRoutes, { store: options.store, clock });
+      await v1.register(inventoryChangesRoutes, { store: options.store });
       await v1.register(petRoutes, { store: options.store });
       await v1.register(orderRoutes, { store: options.store });
       await v1.register(openApiRoutes);

@@ -100,6 +100,7 @@ describe("GET /v1/inventory/{petId}/history", () => {
     const records = JSON.parse(response.body) as Record<string, unknown>[];
     expect(records.slice(0, 2)).toEqual([
       {
+        seq: expect.any(Number) as number,
         at: "2026-11-22T09:30:01.123Z",
         petId: 1,
         previous: 7,
@@ -110,6 +111,7 @@ describe("GET /v1/inventory/{petId}/history", () => {
         ref: null,
       },
       {
+        seq: expect.any(Number) as number,
         at: "2026-11-22T09:30:00.123Z",
         petId: 1,
         previous: 3,

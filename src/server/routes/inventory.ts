@@ -16,7 +16,7 @@ import { conditionOf, parseIfMatch } from "../if-match.js";
 import { serviceUnavailable } from "../service-unavailable.js";
 import type {
   ChangeAuthor,
-  ChangeRecord,
+  FeedRecord,
   Store,
   StoredResponse,
   UpdateOptions,
@@ -35,10 +35,10 @@ export function serializeInventory(items: readonly InventoryItem[]): string {
   return `[${items.map(serializeItem).join(",")}]`;
 }
 
-/** A history record as JSON, int64 `petId` exact, `at` in RFC 3339 UTC. */
-function serializeChange(change: ChangeRecord): string {
+/** A history record as JSON, int64 `seq` and `petId` exact, `at` in RFC 3339 UTC. */
+export function serializeChange(change: FeedRecord): string {
   return (
-    `{"at":${JSON.stringify(new Date(change.at).toISOString())},"petId":${change.petId},` +
+    `{"seq":${change.seq},"at":${JSON.stringify(new Date(change.at).toISOString())},"petId":${change.petId},` +
     `"previous":${change.previous},"quantity":${change.quantity},` +
     `"keyName":${JSON.stringify(change.keyName)},"requestId":${JSON.stringify(change.requestId)},` +
     `"reason":${JSON.stringify(change.reason)},"ref":${JSON.stringify(change.ref)}}`

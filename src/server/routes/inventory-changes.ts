@@ -1,0 +1,124 @@
+/**
+ * GET /inventory/changes: the change feed. Every history record once, in commit order (`seq`),
+ * paged by a cursor (`after`), with a long poll (`wait`): when nothing is past the cursor, the
+ * request waits for the first new change, through whichever instance it is made.
+ */
+import { setTimeout as sleep } from "node:timers/promises";
+import type { FastifyPluginAsync } from "fastify";
+import { ERROR_CODES } from "../../api/error-codes.js";
+import {
+  DEFAULT_FEED_LIMIT,
+  MAX_FEED_LIMIT,
+  MAX_FEED_WAIT_SECONDS,
+  MAX_PET_ID,
+  readWholeNumber,
+} from "../../api/limits.js";
+import { HttpError } from "../http-error.js";
+import type { FeedRecord, Store } from "../store/store.js";
+import { serializeChange } from "./inventory.js";
+import { rejectOtherMethods } from "./method-not-allowed.js";
+
+/**
+ * How often a waiting request asks the store whether anything changed. The store's revision
+ * moves with every commit through any instance (a fresh read on PostgreSQL, `data_version` on
+ * SQLite), so a change anywhere wakes a waiting request within this much, well inside the
+ * second promised; one small read per waiting request per interval.
+ */
+export const FEED_POLL_MS = 200;
+
+/** A query parameter under the whole-number rule, from `min` to `max`; `fallback` when absent. */
+function wholeNumberParameter(
+  query: Record<string, unknown>,
+  name: string,
+  range: { min: bigint; max: bigint; fallback: bigint },
+  code: string,
+): bigint {
+  const text = query[name];
+  if (text === undefined) return range.fallback;
+  const reading =
+    typeof text === "string" ? readWholeNumber(text, range.min, range.max) : undefined;
+  if (!reading?.ok) {
+    throw new HttpError(
+      400,
+      code,
+      `${name} must be a whole number from ${range.min} to ${range.max}, got ${JSON.stringify(text).slice(0, 40)}`,
+    );
+  }
+  return reading.value;
+}
+
+function feedBody(records: readonly FeedRecord[], after: bigint): string {
+  const next = records.at(-1)?.seq ?? after;
+  return `{"changes":[${records.map(serializeChange).join(",")}],"next":${next}}`;
+}
+
+export const inventoryChangesRoutes: FastifyPluginAsync<{ store: Store }> = async (
+  app,
+  { store },
+) => {
+  // Closing ends every long poll at once (an empty page: the client asks again elsewhere),
+  // so a shutdown never waits up to a minute for them.
+  const closing = new AbortController();
+  app.addHook("preClose", (done) => {
+    closing.abort();
+    done();
+  });
+
+  app.get<{ Querystring: Record<string, unknown> }>(
+    "/inventory/changes",
+    async (request, reply) => {
+      const after = wholeNumberParameter(
+        request.query,
+        "after",
+        { min: 0n, max: MAX_PET_ID, fallback: 0n },
+        ERROR_CODES.invalidParameter,
+      );
+      const limit = Number(
+        wholeNumberParameter(
+          request.query,
+          "limit",
+          { min: 1n, max: BigInt(MAX_FEED_LIMIT), fallback: BigInt(DEFAULT_FEED_LIMIT) },
+          ERROR_CODES.invalidLimit,
+        ),
+      );
+      const waitMs =
+        Number(
+          wholeNumberParameter(
+            request.query,
+            "wait",
+            { min: 0n, max: BigInt(MAX_FEED_WAIT_SECONDS), fallback: 0n },
+            ERROR_CODES.invalidParameter,
+          ),
+        ) * 1000;
+
+      // The revision is read before the page: a change committed after the page was read
+      // moves it, and the wait below sees that.
+      let revision = waitMs > 0 ? await store.revision() : "";
+      let records = await store.listFeed(after, limit);
+      if (records.length === 0 && waitMs > 0) {
+        const gone = new AbortController();
+        reply.raw.once("close", () => {
+          gone.abort();
+        });
+        const stop = AbortSignal.any([closing.signal, gone.signal]);
+        const deadline = performance.now() + waitMs;
+        while (records.length === 0 && !stop.aborted) {
+          const left = deadline - performance.now();
+          if (left <= 0) break;
+          try {
+            await sleep(Math.min(FEED_POLL_MS, left), undefined, { signal: stop });
+          } catch {
+            break; // closing, or the client went away
+          }
+          const now = await store.revision();
+          if (now === revision) continue;
+          revision = now;
+          records = await store.listFeed(after, limit);
+        }
+      }
+      return reply.type("application/json; charset=utf-8").send(feedBody(records, after));
+    },
+  );
+
+  rejectOtherMethods(app, "/inventory/changes", ["GET"]);
+};
