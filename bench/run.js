@@ -13,6 +13,7 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import { buildCommit } from "./baseline.js";
 import { batchBenchmarks } from "./batch.js";
+import { feedBenchmarks } from "./feed.js";
 import { postgresBenchmarks } from "./postgres.js";
 
 const root = join(import.meta.dirname, "..");
@@ -721,6 +722,13 @@ const runBatchBenchmarks = () =>
     ...{ log, median, fmt, spread },
   });
 
+/** The change feed rows (bench/feed.js), with the helpers they share with the others. */
+const runFeedBenchmarks = () =>
+  feedBenchmarks({
+    ...{ bin, key: KEY, pinned, rounds: ROUNDS, seededDb, startOurs, startProcess, writeSeed },
+    ...{ targets, figures, log, median, fmt, spread, load, compareAtLeast, patchRequests },
+  });
+
 /** The PostgreSQL rows (bench/postgres.js), with the helpers they share with the others. */
 const runPostgresBenchmarks = () =>
   postgresBenchmarks({
@@ -731,6 +739,7 @@ const runPostgresBenchmarks = () =>
 
 // BENCH_ONLY=server runs the server benchmarks alone (the CLI ones take minutes);
 // BENCH_ONLY=cli the CLI start-up rows alone; BENCH_ONLY=adjust the adjust figure alone;
+// BENCH_ONLY=feed the change feed rows (walking it, PATCH beside a follower) alone;
 // BENCH_ONLY=batch the batch rows (apply, adjust --file, one batch of sets) alone;
 // BENCH_ONLY=postgres the PostgreSQL rows alone; BENCH_ONLY=history PATCH before and after
 // history was kept; BENCH_ONLY=memory the server's RSS under sustained idempotent writes.
@@ -740,6 +749,8 @@ try {
     await adjustBenchmark();
   } else if (only === "batch") {
     await runBatchBenchmarks();
+  } else if (only === "feed") {
+    await runFeedBenchmarks();
   } else if (only === "postgres") {
     await runPostgresBenchmarks();
   } else if (only === "cli") {
@@ -757,6 +768,7 @@ try {
     await runPostgresBenchmarks();
     await cliBenchmarks();
     await runBatchBenchmarks();
+    await runFeedBenchmarks();
     await adjustBenchmark();
   }
   report();
