@@ -128,6 +128,7 @@ export const inventoryChangesExamples = {
       "A sale at a till (a batch change with its ref) after the nightly recount, newest first",
     value: [
       {
+        seq: 1187,
         at: "2026-11-22T14:03:12.481Z",
         petId: 42,
         previous: 8,
@@ -138,6 +139,7 @@ export const inventoryChangesExamples = {
         ref: "R-2026-11-22-0042/1",
       },
       {
+        seq: 1041,
         at: "2026-11-22T02:00:04.017Z",
         petId: 42,
         previous: 6,
@@ -148,6 +150,7 @@ export const inventoryChangesExamples = {
         ref: null,
       },
       {
+        seq: 3,
         at: "2026-11-01T09:00:00.000Z",
         petId: 42,
         previous: null,

@@ -31,7 +31,17 @@ import {
   unavailableExamples,
   type Example,
 } from "./openapi-examples.js";
-import { MAX_BATCH_CHANGES } from "./limits.js";
+import {
+  changeFeedExamples,
+  feedUnavailableExamples,
+  invalidFeedParameterExamples,
+} from "./openapi-feed-examples.js";
+import {
+  DEFAULT_FEED_LIMIT,
+  MAX_BATCH_CHANGES,
+  MAX_FEED_LIMIT,
+  MAX_FEED_WAIT_SECONDS,
+} from "./limits.js";
 import {
   batchChangeResultSchema,
   batchDeltaSchema,
@@ -39,6 +49,7 @@ import {
   batchRequestSchema,
   batchResponseSchema,
   batchSetSchema,
+  changeFeedPageSchema,
   errorSchema,
   inventoryChangeSchema,
   inventoryItemSchema,
@@ -174,6 +185,37 @@ const batchHeaderParameters = [
   ),
 ];
 
+/** The query parameters of the change feed. */
+const feedParameters = [
+  {
+    name: "after",
+    in: "query",
+    required: false,
+    description:
+      "The cursor: the page lists the records with a `seq` above it. 0 starts at the first change ever kept; after that, send the `next` of the previous page. Decimal digits only, no leading zeros (`01` is refused)",
+    schema: { type: "integer", format: "int64", minimum: 0, default: 0 },
+  },
+  {
+    name: "limit",
+    in: "query",
+    required: false,
+    description: `How many records at most: 1 to ${MAX_FEED_LIMIT}. A page holding fewer records was the end of the feed when it was read`,
+    schema: {
+      type: "integer",
+      minimum: 1,
+      maximum: MAX_FEED_LIMIT,
+      default: DEFAULT_FEED_LIMIT,
+    },
+  },
+  {
+    name: "wait",
+    in: "query",
+    required: false,
+    description: `How many seconds to wait, 0 to ${MAX_FEED_WAIT_SECONDS}, when nothing is past \`after\`: the answer comes as soon as a change commits (through any instance) or, when none does, with an empty page once the time is up. 0 answers at once`,
+    schema: { type: "integer", minimum: 0, maximum: MAX_FEED_WAIT_SECONDS, default: 0 },
+  },
+];
+
 const petIdParameter = (description: string) => ({
   name: "petId",
   in: "path",
@@ -292,6 +334,43 @@ export function buildOpenApiDocument() {
           },
         },
       },
+      "/inventory/changes": {
+        get: {
+          operationId: "listInventoryChanges",
+          tags: ["inventory"],
+          summary: "Returns the changes of stock of every pet after a cursor, in commit order",
+          description: `The change feed: every history record once, in the order the changes committed (\`seq\`), paged by a cursor. A page lists the records with a \`seq\` above \`after\`, at most \`limit\`, and \`next\`, the \`after\` of the next request: the last \`seq\` listed, or \`after\` itself when none is. A change never commits behind a \`next\` already handed out, however many instances write at once, so a reader that follows \`next\` sees every change exactly once, and one that saves \`next\` only after it has handled the page skips none. With \`wait\`, a request that finds nothing past \`after\` waits up to that many seconds for the first new change (a long poll). Records are the ones \`GET /inventory/{petId}/history\` lists, with the same \`seq\`. A read key (scope \`read\`) may use it. When the database cannot be read (unreachable, or locked by another process for longer than the server waits), the answer is 503 \`unavailable\` with \`Retry-After\`: ask again with the same \`after\`. Any method but GET and HEAD is 405 with \`Allow: GET, HEAD\`.`,
+          parameters: feedParameters,
+          responses: {
+            "200": {
+              description:
+                "The records after `after` in `seq` order, and `next`. Empty, with `next` equal to `after`, when nothing is past `after` (once the `wait`, if any, is over, or when the server shuts down during it)",
+              content: json(ref("ChangeFeedPage"), changeFeedExamples),
+            },
+            "400": errorResponse(
+              400,
+              `\`after\` or \`wait\` is not a whole number in its range (\`invalid_parameter\`), or \`limit\` is not a whole number from 1 to ${MAX_FEED_LIMIT} (\`invalid_limit\`)`,
+              invalidFeedParameterExamples,
+            ),
+            "401": responses.unauthorized,
+            default: {
+              description:
+                "Any other error: the database unreachable, or locked by another process for longer than the server waits, or the server shutting down (503 `unavailable`, with `Retry-After`: ask again with the same `after`), server error",
+              headers: {
+                "Retry-After": {
+                  description: "With a 503: seconds to wait before asking again",
+                  required: false,
+                  schema: { type: "string", pattern: "^[0-9]+$", examples: ["1"] },
+                },
+              },
+              content: json(ref("Error"), {
+                ...feedUnavailableExamples,
+                internalError: otherErrorExamples.internalError,
+              }),
+            },
+          },
+        },
+      },
       "/inventory/{petId}": {
         get: {
           operationId: "getInventoryItem",
@@ -375,7 +454,7 @@ export function buildOpenApiDocument() {
           tags: ["inventory"],
           summary: "Returns the changes of one pet's stock, newest first",
           description:
-            "Every change of the quantity (a PATCH that answered 200, and seeding) is kept with who made it (the API key's name), when, the request id and the `X-Change-Reason`. Replays, 404s and 412s keep no record. Records are never edited or deleted through the API.",
+            "Every change of the quantity (a PATCH that answered 200, a batch's `changed` change, and seeding) is kept with who made it (the API key's name), when, the request id, the `X-Change-Reason`, a batch change's `ref`, and its `seq`: its place in the change feed (`GET /inventory/changes`). Replays, 404s and 412s keep no record. Records are never edited or deleted through the API.",
           parameters: [
             petIdParameter("The ID of the pet"),
             {
@@ -469,6 +548,13 @@ export function buildOpenApiDocument() {
         InventoryList: { ...inventoryListSchema, items: ref("InventoryItem") },
         InventoryUpdate: inventoryUpdateSchema,
         InventoryChange: inventoryChangeSchema,
+        ChangeFeedPage: {
+          ...changeFeedPageSchema,
+          properties: {
+            ...changeFeedPageSchema.properties,
+            changes: { ...changeFeedPageSchema.properties.changes, items: ref("InventoryChange") },
+          },
+        },
         BatchRequest: {
           ...batchRequestSchema,
           properties: {

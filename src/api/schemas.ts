@@ -4,7 +4,13 @@
  */
 import { MAX_CHANGE_REASON_LENGTH } from "./change-reason.js";
 import { ERROR_CODES } from "./error-codes.js";
-import { MAX_BATCH_CHANGES, MAX_QUANTITY, MAX_REF_LENGTH, MIN_QUANTITY } from "./limits.js";
+import {
+  MAX_BATCH_CHANGES,
+  MAX_FEED_LIMIT,
+  MAX_QUANTITY,
+  MAX_REF_LENGTH,
+  MIN_QUANTITY,
+} from "./limits.js";
 import { BATCH_OUTCOMES, ORDER_STATUSES, PET_STATUSES } from "./types.js";
 
 export const petStatusSchema = {
@@ -43,12 +49,22 @@ export const inventoryListSchema = {
   items: inventoryItemSchema,
 } as const;
 
-/** One record of an entry's history (`GET /inventory/{petId}/history` answers an array). */
+/**
+ * One record of the history: `GET /inventory/{petId}/history` answers an array of them, and
+ * the change feed (`GET /inventory/changes`) pages through all of them in `seq` order.
+ */
 export const inventoryChangeSchema = {
   type: "object",
-  required: ["at", "petId", "previous", "quantity", "keyName", "requestId", "reason", "ref"],
+  required: ["seq", "at", "petId", "previous", "quantity", "keyName", "requestId", "reason", "ref"],
   additionalProperties: false,
   properties: {
+    seq: {
+      type: "integer",
+      format: "int64",
+      minimum: 1,
+      description:
+        "The record's place in commit order (int64): unique in the store, increasing in the order the changes committed. The change feed's cursor",
+    },
     at: { type: "string", format: "date-time", description: "When, in RFC 3339 UTC" },
     petId: petIdSchema,
     previous: {
@@ -76,6 +92,29 @@ export const inventoryChangeSchema = {
       maxLength: MAX_REF_LENGTH,
       description:
         "The business reference (`ref`) of the batch change that made it; null for any other change",
+    },
+  },
+} as const;
+
+/** The 200 answer of `GET /inventory/changes`: a page of the change feed and the next cursor. */
+export const changeFeedPageSchema = {
+  type: "object",
+  required: ["changes", "next"],
+  additionalProperties: false,
+  properties: {
+    changes: {
+      type: "array",
+      maxItems: MAX_FEED_LIMIT,
+      description:
+        "The history records with a `seq` above `after`, in `seq` order, at most `limit`; empty when none is (after the wait, if one was asked for)",
+      items: inventoryChangeSchema,
+    },
+    next: {
+      type: "integer",
+      format: "int64",
+      minimum: 0,
+      description:
+        "The `after` of the next request: the last `seq` listed, or `after` itself when none is. A change never commits behind a `next` already handed out, so a reader that follows `next` sees every change exactly once",
     },
   },
 } as const;

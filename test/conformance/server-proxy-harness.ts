@@ -1,7 +1,7 @@
 /**
  * The server behind two Prism proxies, as server-proxy.test.ts describes them, and the calls
  * its cases make through them: started once per test file, shared by the case files it
- * registers (batch-proxy-cases.ts), which record the statuses they covered in `covered`.
+ * registers (batch-proxy-cases.ts, feed-proxy-cases.ts), which record the statuses they covered in `covered`.
  */
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";

@@ -13,7 +13,8 @@
  *   such a request itself, 401 or 422, and the server would never see it.)
  *
  * The server and the proxies are server-proxy-harness.ts; the batch cases are
- * batch-proxy-cases.ts, registered here so that the coverage check below sees them.
+ * batch-proxy-cases.ts and the change feed's feed-proxy-cases.ts, registered here so that the
+ * coverage check below sees them (the feed's last: it lists the changes the others made).
  *
  * The server runs with `--demo` rather than `--seed`: a seed file holds pets only, and the
  * Order schema is only tested by a non-empty order list.
@@ -23,6 +24,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../e2e/helpers.js";
 import { describeBatchThroughProxy } from "./batch-proxy-cases.js";
+import { describeFeedThroughProxy } from "./feed-proxy-cases.js";
 import { DOCUMENT, type PrismProcess } from "./prism.js";
 import {
   READ_KEY,
@@ -356,6 +358,8 @@ describe("GET /store/orders (listOrders) through prism proxy", () => {
     await forbidden("listOrders", { path: "/store/orders", key: null }, 401);
   });
 });
+
+describeFeedThroughProxy();
 
 describe("the proxies themselves", () => {
   it("strict: Prism answers a request the document forbids itself, without forwarding it", async () => {

@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { buildOpenApiDocument } from "../../src/api/openapi.js";
+import { invalidFeedParameterExamples } from "../../src/api/openapi-feed-examples.js";
 import { batchRequestSchema, inventoryUpdateSchema } from "../../src/api/schemas.js";
 import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import { AUTH, PETS, READ_AUTH, createTestApp, tempDir, type TestApp } from "./fixture.js";
@@ -271,6 +272,24 @@ describe("GET /v1/openapi.json", () => {
         batchCall({ changes: [{ petId: 1, delta: 2 }] }, { ...AUTH, "idempotency-key": "batch" }),
         422,
       ],
+      // The change feed: every record (the batches' above among them), a page, an empty page.
+      ["/inventory/changes", "get", { url: "/v1/inventory/changes", headers: AUTH }, 200],
+      [
+        "/inventory/changes",
+        "get",
+        { url: "/v1/inventory/changes?after=2&limit=2", headers: READ_AUTH },
+        200,
+      ],
+      [
+        "/inventory/changes",
+        "get",
+        { url: "/v1/inventory/changes?after=9223372036854775807&wait=0", headers: AUTH },
+        200,
+      ],
+      ["/inventory/changes", "get", { url: "/v1/inventory/changes?after=-1", headers: AUTH }, 400],
+      ["/inventory/changes", "get", { url: "/v1/inventory/changes?limit=0", headers: AUTH }, 400],
+      ["/inventory/changes", "get", { url: "/v1/inventory/changes?wait=61", headers: AUTH }, 400],
+      ["/inventory/changes", "get", { url: "/v1/inventory/changes" }, 401],
     ] as const;
     for (const [path, method, request, status] of cases) {
       const response = await t.app.inject(request);
@@ -278,6 +297,19 @@ describe("GET /v1/openapi.json", () => {
       expect(check(path, method, status, response.json()), `${method} ${path} ${status}`).toEqual(
         [],
       );
+    }
+  });
+
+  it("gives the feed's 400 examples as the server words them", async () => {
+    const queries = {
+      invalidAfter: "after=-1",
+      invalidFeedLimit: "limit=5000",
+      invalidWait: "wait=120",
+    };
+    for (const [name, example] of Object.entries(invalidFeedParameterExamples)) {
+      const query = queries[name as keyof typeof queries];
+      const response = await t.app.inject({ url: `/v1/inventory/changes?${query}`, headers: AUTH });
+      expect(response.json(), name).toEqual(example.value);
     }
   });
 
