@@ -1,6 +1,9 @@
 // The change feed rows of `npm run bench` (BENCH_ONLY=feed runs them alone): walking 100,000
 // changes through GET /v1/inventory/changes (limit 1000) on SQLite and on PostgreSQL, and
-// PATCH throughput with one long-polling follower against none.
+// PATCH throughput with one long-polling follower (the CLI's `inventory changes --follow`)
+// against none.
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { startBenchCluster } from "./postgres-cluster.js";
 
 const CHANGES = 100_000;
@@ -37,35 +40,27 @@ async function timeWalks(tools, server, label) {
 }
 
 /**
- * A follower as a cron job's `inventory changes --follow` is: a long poll (wait=30) from the
- * cursor it reached, again as soon as it is answered, until stopped.
+ * The follower: the real CLI, `petstore inventory changes --follow --json` from the start of
+ * the feed, its output thrown away, as a process of its own beside the load generator (core 0
+ * when pinned, as a follower on another machine would not share the server's core).
  */
-function startFollower(server, key) {
-  let stopped = false;
-  let after = 0;
-  let pages = 0;
-  const running = (async () => {
-    while (!stopped) {
-      const response = await fetch(
-        `${server.url}/inventory/changes?after=${after}&limit=1000&wait=30`,
-        { headers: { authorization: `Bearer ${key}` } },
-      );
-      const page = await response.json();
-      after = page.next;
-      pages++;
-    }
-  })();
+function startFollower(tools, server) {
+  const args = [tools.bin, "--base-url", server.url, "inventory", "changes", "--follow", "--json"];
+  const [command, argv] = tools.pinned
+    ? ["taskset", ["-c", "0", process.execPath, ...args]]
+    : [process.execPath, args];
+  const child = spawn(command, argv, {
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", PETSTORE_API_KEY: tools.key },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let stderr = "";
+  child.stderr.on("data", (chunk) => (stderr += chunk));
+  const exited = once(child, "exit");
   return {
     async stop() {
-      stopped = true;
-      // A change ends the last long poll.
-      await fetch(`${server.url}/inventory/1`, {
-        method: "PATCH",
-        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-        body: JSON.stringify({ quantity: 1 }),
-      });
-      await running;
-      return pages;
+      child.kill("SIGTERM");
+      const [code] = await exited;
+      if (code !== 143) throw new Error(`the follower exited ${code}: ${stderr}`);
     },
   };
 }
@@ -86,19 +81,17 @@ export async function feedBenchmarks(tools) {
 
   // PATCH with one long-polling follower against none, same server, rounds interleaved.
   const patchServer = await startOurs(await seededDb("feed-patch.db", 1000));
-  let follower;
-  let pages = 0;
   await compareAtLeast(
     "PATCH with one long-polling feed follower, requests/s vs without",
     0.95,
     "PATCH /v1/inventory/{random of 1,000}, one follower long-polling the feed",
     "the same, no follower",
     async (options) => {
-      follower = startFollower(patchServer, tools.key);
+      const follower = startFollower(tools, patchServer);
       try {
         return await load(patchServer, "/", { requests: tools.patchRequests(1000), ...options });
       } finally {
-        pages += await follower.stop();
+        await follower.stop();
       }
     },
     (options) => load(patchServer, "/", { requests: tools.patchRequests(1000), ...options }),
@@ -124,7 +117,7 @@ export async function feedBenchmarks(tools) {
     });
     figures.push({
       what: "walking 100,000 changes through the feed (limit 1000): SQLite; PostgreSQL",
-      shown: `${fmt(onSqlite.seconds)} s (${spread(onSqlite.spread)} s); ${fmt(onPostgres.seconds)} s (${spread(onPostgres.spread)} s); the follower beside PATCH read ${pages} pages`,
+      shown: `${fmt(onSqlite.seconds)} s (${spread(onSqlite.spread)} s); ${fmt(onPostgres.seconds)} s (${spread(onPostgres.spread)} s)`,
     });
   } finally {
     await cluster.destroy();

@@ -14,6 +14,8 @@ export const EXIT_CODES = {
   partialFailure: 7,
   /** A conditional write found the entry changed (412), or `adjust` gave up retrying. */
   conflict: 8,
+  /** `inventory low` found entries below their threshold (the list is on stdout). */
+  lowStock: 9,
   interruptedBySigint: 130,
   interruptedBySigterm: 143,
 } as const;
@@ -68,6 +70,25 @@ export class CliError extends Error {
 export class UsageError extends CliError {
   constructor(message: string, hint?: string) {
     super(message, EXIT_CODES.usage, hint);
+  }
+}
+
+/**
+ * `inventory low` found entries below their threshold: exit 9 once the list is on stdout. A
+ * finding rather than a failure, as grep's exit 1 is: nothing is printed on stderr for it (see
+ * formatError), so a cron job that mails on exit 9 mails the list alone, and cron's own mail of
+ * stderr still means that the job failed.
+ */
+export class LowStockError extends CliError {
+  /** How many entries are low. */
+  readonly low: number;
+
+  constructor(low: number) {
+    super(
+      `${low} ${low === 1 ? "entry is" : "entries are"} below their threshold`,
+      EXIT_CODES.lowStock,
+    );
+    this.low = low;
   }
 }
 

@@ -37,7 +37,9 @@ export function describeLocation(location: RowLocation): string {
 }
 
 /** Adds a problem for every petId seen before, naming where it was first seen. */
-export function findDuplicates(rows: readonly CountRow[]): CountProblem[] {
+export function findDuplicates(
+  rows: readonly Pick<CountRow, "petId" | "location">[],
+): CountProblem[] {
   const first = new Map<bigint, RowLocation>();
   const problems: CountProblem[] = [];
   for (const row of rows) {

@@ -28,8 +28,12 @@ export function sourceName(path: string): string {
   return path === "-" ? "stdin" : path;
 }
 
-/** Reads the whole input; an unreadable file is a UsageError. */
-export async function readCountsText(path: string, source: CountsSource): Promise<string> {
+/** Reads the whole input; an unreadable file is a UsageError (with `hint`, what to give). */
+export async function readCountsText(
+  path: string,
+  source: CountsSource,
+  hint = "give a readable CSV or JSON file, or - to read stdin",
+): Promise<string> {
   if (path === "-") return source.readStdin();
   try {
     return await source.readFile(path);
@@ -49,10 +53,7 @@ export async function readCountsText(path: string, source: CountsSource): Promis
           : code === "EACCES"
             ? "permission denied"
             : (code ?? (error instanceof Error ? error.message : String(error)));
-    throw new UsageError(
-      `cannot read ${path}: ${reason}`,
-      "give a readable CSV or JSON file, or - to read stdin",
-    );
+    throw new UsageError(`cannot read ${path}: ${reason}`, hint);
   }
 }
 
@@ -72,14 +73,17 @@ export function detectCountsFormat(
 
 /**
  * The error for a file with problems: each problem located (sorted by line), up to
- * MAX_LISTED_PROBLEMS of them; nothing was applied.
+ * MAX_LISTED_PROBLEMS of them; `hint` says what to do (by default: nothing was applied).
  */
-export function problemsError(name: string, problems: readonly CountProblem[]): UsageError {
+export function problemsError(
+  name: string,
+  problems: readonly CountProblem[],
+  hint = "fix the file and run again; nothing was applied",
+): UsageError {
   const sorted = [...problems].sort(
     (a, b) =>
       a.location.line - b.location.line || (a.location.entry ?? 0) - (b.location.entry ?? 0),
   );
-  const hint = "fix the file and run again; nothing was applied";
   const [only] = sorted;
   if (only !== undefined && sorted.length === 1) {
     return new UsageError(`${name} ${describeLocation(only.location)}: ${only.message}`, hint);

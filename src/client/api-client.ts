@@ -8,6 +8,7 @@ import type {
   BatchChangeResult,
   BatchRequest,
   BatchResponse,
+  ChangeFeedPage,
   InventoryChange,
   InventoryItem,
   Order,
@@ -17,6 +18,7 @@ import { BatchRejectedError, isBatchRejection } from "./batch-errors.js";
 import {
   decodeBatchResponse,
   decodeBatchResults,
+  decodeChangeFeedPage,
   decodeInventoryChanges,
   decodeInventoryItem,
   decodeInventoryList,
@@ -57,6 +59,14 @@ export interface BatchOptions {
   reason?: string | undefined;
 }
 
+/** How a page of the change feed is asked for. */
+export interface FeedRequestOptions {
+  /** A long poll: how long the server may wait for a change past the cursor (0 to 60 s). */
+  waitSeconds?: number | undefined;
+  /** Aborts the request in flight and its retries. */
+  signal?: AbortSignal | undefined;
+}
+
 /** The operations of the service the CLI uses. */
 export interface ApiClient {
   listInventory(): Promise<InventoryItem[]>;
@@ -85,6 +95,17 @@ export interface ApiClient {
   applyBatch(request: BatchRequest, options?: BatchOptions): Promise<BatchResponse>;
   /** The entry's latest `limit` changes, newest first. */
   getInventoryHistory(petId: bigint, limit: number): Promise<InventoryChange[]>;
+  /**
+   * A page of the change feed (`GET /inventory/changes`): at most `limit` changes with a seq
+   * above `after`, in seq order, and the cursor to ask after next. With `waitSeconds` the
+   * server holds the request up to that long while no change is past `after` (a long poll);
+   * the attempt's time-out is extended by as much. `signal` gives the call up.
+   */
+  listInventoryChanges(
+    after: bigint,
+    limit: number,
+    options?: FeedRequestOptions,
+  ): Promise<ChangeFeedPage>;
   getPet(petId: bigint): Promise<Pet>;
   listOrders(): Promise<Order[]>;
 }
@@ -187,6 +208,15 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         method: "GET",
         path: `/inventory/${petId.toString()}/history?limit=${limit}`,
         decode: (body) => decodeInventoryChanges(body),
+      }),
+    listInventoryChanges: (after, limit, { waitSeconds = 0, signal } = {}) =>
+      send({
+        operation: "listInventoryChanges",
+        method: "GET",
+        path: `/inventory/changes?after=${after.toString()}&limit=${limit}${waitSeconds > 0 ? `&wait=${waitSeconds}` : ""}`,
+        waitMs: waitSeconds * 1000,
+        signal,
+        decode: (body) => decodeChangeFeedPage(body, after, limit),
       }),
     getPet: (petId) =>
       send({

@@ -14,6 +14,8 @@ import {
   type BatchOutcome,
   type BatchResponse,
   type Category,
+  type ChangeFeedPage,
+  type FeedChange,
   type InventoryChange,
   type InventoryItem,
   type Order,
@@ -153,23 +155,59 @@ function nullable<T>(value: unknown, path: string, read: (value: unknown, path: 
   return value === null ? null : read(value, path);
 }
 
+/** Checks one history record. */
+function decodeChangeRecord(fields: Fields, path: string): InventoryChange {
+  return {
+    at: string(fields.at, `${path}.at`),
+    petId: int64(fields.petId, `${path}.petId`),
+    previous: nullable(fields.previous, `${path}.previous`, safeInteger),
+    quantity: safeInteger(fields.quantity, `${path}.quantity`),
+    keyName: nullable(fields.keyName, `${path}.keyName`, string),
+    requestId: nullable(fields.requestId, `${path}.requestId`, string),
+    reason: nullable(fields.reason, `${path}.reason`, string),
+    // A server that implements only the spec sends no ref.
+    ref: fields.ref === undefined ? null : nullable(fields.ref, `${path}.ref`, string),
+  };
+}
+
 /** Checks the body of `GET /inventory/{petId}/history`. */
 export function decodeInventoryChanges(value: unknown): InventoryChange[] {
   return array(value, "").map((record, index) => {
     const path = `[${index}]`;
-    const fields = object(record, path);
-    return {
-      at: string(fields.at, `${path}.at`),
-      petId: int64(fields.petId, `${path}.petId`),
-      previous: nullable(fields.previous, `${path}.previous`, safeInteger),
-      quantity: safeInteger(fields.quantity, `${path}.quantity`),
-      keyName: nullable(fields.keyName, `${path}.keyName`, string),
-      requestId: nullable(fields.requestId, `${path}.requestId`, string),
-      reason: nullable(fields.reason, `${path}.reason`, string),
-      // A server that implements only the spec sends no ref.
-      ref: fields.ref === undefined ? null : nullable(fields.ref, `${path}.ref`, string),
-    };
+    return decodeChangeRecord(object(record, path), path);
   });
+}
+
+/**
+ * Checks a page of `GET /inventory/changes?after=…&limit=…` against the feed's promise, so a
+ * reader that follows `next` can rely on it: at most `limit` changes, their seqs above `after`
+ * and increasing, and `next` the last seq listed (`after` when none is).
+ */
+export function decodeChangeFeedPage(value: unknown, after: bigint, limit: number): ChangeFeedPage {
+  const fields = object(value, "");
+  const records = array(fields.changes, ".changes");
+  if (records.length > limit) throw new ShapeError(".changes", `at most ${limit} changes`);
+  let last = after;
+  const changes = records.map((record, index): FeedChange => {
+    const path = `.changes[${index}]`;
+    const change = object(record, path);
+    const seq = int64(change.seq, `${path}.seq`);
+    if (seq <= last) {
+      throw new ShapeError(`${path}.seq`, `above ${last} (the feed is in increasing seq order)`);
+    }
+    last = seq;
+    return { seq, ...decodeChangeRecord(change, path) };
+  });
+  const next = int64(fields.next, ".next");
+  if (next !== last) {
+    throw new ShapeError(
+      ".next",
+      changes.length === 0
+        ? `${after} (after, as no change is listed)`
+        : `${last} (the last seq listed)`,
+    );
+  }
+  return { changes, next };
 }
 
 function decodeNamedRef(value: unknown, path: string): Category | Tag {

@@ -85,6 +85,16 @@ export interface Call<T> {
    * not have the shape the error promises.
    */
   decodeError?: ((error: ApiError, body: unknown) => ApiError) | undefined;
+  /**
+   * How long the server may hold the request before it answers (a long poll's `wait`), in
+   * milliseconds: added to the attempt's time-out, which bounds the rest as for any call.
+   */
+  waitMs?: number | undefined;
+  /**
+   * Gives the call up (a follower interrupted): the attempt in flight is aborted and no other
+   * is made; the call rejects with the signal's reason.
+   */
+  signal?: AbortSignal | undefined;
 }
 
 /** One request as the transport sends it: headers complete, body serialized. */
@@ -195,6 +205,17 @@ function untilAborted<T>(exchange: Promise<T>, signal: AbortSignal): Promise<T> 
   });
 }
 
+/** Whether the caller gave the call up (a function: an attempt's await may change it). */
+function isAborted(signal: AbortSignal): boolean {
+  return signal.aborted;
+}
+
+/** The error a call given up by its caller rejects with: not a failure of the call, never retried. */
+function givenUp(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error("the call was given up", { cause: reason });
+}
+
 /** Builds the transport for one target. */
 export function createTransport(options: TransportOptions): Transport {
   const { target, exchange, proxy, timeoutMs, trace, onDeprecation } = options;
@@ -228,8 +249,11 @@ export function createTransport(options: TransportOptions): Transport {
       headers: { ...headers, authorization: "Bearer [redacted]" },
       body,
     });
+    if (call.signal !== undefined && isAborted(call.signal)) throw givenUp(call.signal);
     const started = options.now();
-    const signal = AbortSignal.timeout(timeoutMs);
+    const attemptMs = timeoutMs + (call.waitMs ?? 0);
+    const deadline = AbortSignal.timeout(attemptMs);
+    const signal = call.signal === undefined ? deadline : AbortSignal.any([deadline, call.signal]);
     let status: number;
     let responseHeaders: Record<string, string>;
     let text: string;
@@ -240,14 +264,15 @@ export function createTransport(options: TransportOptions): Transport {
           headers: { ...headers, authorization: `Bearer ${apiKey}` },
           body,
           signal,
-          timeoutMs,
+          timeoutMs: attemptMs,
         }),
         signal,
       );
       ({ status, text } = answer);
       responseHeaders = flatHeaders(answer.headers);
     } catch (error) {
-      const failure = describeNetworkFailure(error, signal.aborted, timeoutMs);
+      if (call.signal !== undefined && isAborted(call.signal)) throw givenUp(call.signal);
+      const failure = describeNetworkFailure(error, deadline.aborted, attemptMs);
       trace?.({
         kind: "failure",
         method: call.method,

@@ -20,7 +20,7 @@ export const HISTORY_COLUMNS = [
 ] as const;
 
 /** Text a server sent, made safe for a terminal: a control character shows as U+FFFD. */
-const printable = (text: string) => replaceUnprintable(text, "\uFFFD");
+export const printable = (text: string) => replaceUnprintable(text, "\uFFFD");
 
 const pad = (value: number) => String(value).padStart(2, "0");
 
@@ -35,7 +35,7 @@ export function localTime(iso: string): string {
 }
 
 /** "+3", "-2", "±0"; empty for a seed's first record. */
-function change(record: InventoryChange): string {
+export function quantityChange(record: InventoryChange): string {
   if (record.previous === null) return "";
   const delta = record.quantity - record.previous;
   return delta > 0 ? `+${delta}` : delta < 0 ? String(delta) : "±0";
@@ -59,7 +59,7 @@ function table(records: readonly InventoryChange[], io: IoStreams): string {
         localTime(record.at),
         record.previous === null ? "" : String(record.previous),
         String(record.quantity),
-        change(record),
+        quantityChange(record),
         printable(record.keyName ?? ""),
         printable(record.reason ?? ""),
         ...(withRef ? [printable(record.ref ?? "")] : []),

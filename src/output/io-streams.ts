@@ -24,6 +24,26 @@ export async function writeWithRoom(sink: TextSink, text: string): Promise<void>
   await new Promise<void>((resolve) => sink.once?.("drain", resolve));
 }
 
+/**
+ * Writes `text` and resolves once the sink has handed it on to the system (a stream's write
+ * callback), so that what depends on it having been written (a saved cursor) comes after; a
+ * sink that is no stream writes at once. Rejects with the stream's error (a reader gone).
+ */
+export function writeFlushed(sink: TextSink, text: string): Promise<void> {
+  const stream = sink as TextSink & Partial<Pick<NodeJS.WritableStream, "writable">>;
+  if (typeof stream.writable !== "boolean") {
+    sink.write(text);
+    return Promise.resolve();
+  }
+  const writable = sink as NodeJS.WritableStream;
+  return new Promise((resolve, reject) => {
+    writable.write(text, (error) => {
+      if (error === null || error === undefined) resolve();
+      else reject(error);
+    });
+  });
+}
+
 export interface IoStreams {
   /** Data only. */
   out: TextSink;

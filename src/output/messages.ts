@@ -1,13 +1,21 @@
 /** Messages on stderr: errors with hints people can act on, and warnings. */
-import { ApiError, CliError, MalformedResponseError, NetworkError } from "../errors.js";
+import {
+  ApiError,
+  CliError,
+  LowStockError,
+  MalformedResponseError,
+  NetworkError,
+} from "../errors.js";
 import { apiErrorHint, malformedResponseHint, networkErrorHint } from "./error-hints.js";
 
 /**
  * The stderr text for an error: `error: <message> (<code>, HTTP <status>)` and a hint line.
  * The client's errors carry the target they were talking to, so hints name it as selected.
  * Anything that is not a CliError is a bug, said so, with the stack only when verbose.
+ * Low stock (exit 9) is a finding whose list is on stdout: nothing (an empty text).
  */
 export function formatError(error: unknown, context: { verbose: boolean }): string {
+  if (error instanceof LowStockError) return "";
   if (error instanceof ApiError) {
     const detail =
       error.code === undefined ? `HTTP ${error.status}` : `${error.code}, HTTP ${error.status}`;

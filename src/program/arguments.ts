@@ -5,7 +5,13 @@
  */
 import { InvalidArgumentError } from "commander";
 import { checkChangeReason, MAX_CHANGE_REASON_LENGTH } from "../api/change-reason.js";
-import { MAX_QUANTITY, readPetId, readQuantity, readWrittenWholeNumber } from "../api/limits.js";
+import {
+  MAX_PET_ID,
+  MAX_QUANTITY,
+  readPetId,
+  readQuantity,
+  readWrittenWholeNumber,
+} from "../api/limits.js";
 import { UsageError } from "../errors.js";
 
 /** A `<petId>` argument: a positive int64, exactly. */
@@ -91,4 +97,18 @@ export function wholeNumberOption(
         : `expected ${expected} from ${min} to ${max}.`,
     );
   };
+}
+
+/**
+ * A commander argParser for a cursor of the change feed (`--after SEQ`): a whole number from 0
+ * to 2^63 - 1 under the one rule, exact (a bigint).
+ */
+export function seqOption(text: string): bigint {
+  const reading = readWrittenWholeNumber(text, 0n, MAX_PET_ID);
+  if (reading.ok) return reading.value;
+  throw new InvalidArgumentError(
+    reading.reason.startsWith("leading zeros")
+      ? `${reading.reason} (a seq from 0 to ${MAX_PET_ID}).`
+      : `expected a seq, a whole number from 0 to ${MAX_PET_ID}.`,
+  );
 }

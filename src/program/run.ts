@@ -41,6 +41,7 @@ Exit codes:
            conflict (its report says which); a dry run in which some would fail
   8        conflict: set --if-quantity found the entry changed (412), or adjust gave up;
            nothing was changed
+  9        inventory low found pets below their threshold (the list is on stdout)
   130/143  interrupted (SIGINT / SIGTERM)
 
 Examples:

@@ -72,7 +72,7 @@ describe("bash completion", () => {
     ],
     [
       ["petstore", "inventory", ""],
-      ["list", "get", "set", "adjust", "apply", "history"],
+      ["list", "get", "set", "adjust", "apply", "history", "changes", "low"],
     ],
     [
       ["petstore", "--env", ""],
@@ -80,7 +80,11 @@ describe("bash completion", () => {
     ],
     [["petstore", "--env", "st"], ["staging"]],
     [["petstore", "--env", "=", "lo"], ["local"]],
-    [["petstore", "--env", "staging", "inventory", "l"], ["list"]],
+    [
+      ["petstore", "--env", "staging", "inventory", "l"],
+      ["list", "low"],
+    ],
+    [["petstore", "--env", "staging", "inventory", "li"], ["list"]],
     [["petstore", "inventory", "list", "--st"], ["--status"]],
     [
       ["petstore", "inventory", "list", "--status", ""],

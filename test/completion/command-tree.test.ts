@@ -57,6 +57,8 @@ describe("describeProgram on the real program", () => {
       "adjust",
       "apply",
       "history",
+      "changes",
+      "low",
     ]);
   });
 
@@ -193,9 +195,11 @@ describe("syntax of the zsh and fish scripts (only where those shells are instal
     expect(complete("petstore inventory ")).toEqual([
       "adjust",
       "apply",
+      "changes",
       "get",
       "history",
       "list",
+      "low",
       "set",
     ]);
     expect(complete("petstore --env ")).toEqual(["local", "production", "staging"]);

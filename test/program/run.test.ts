@@ -30,7 +30,7 @@ describe("commander parsing", () => {
     expect(result).toMatchObject({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
   });
 
-  it("lists the exit codes in the root help, 403 with 401, 8 for a conflict", async () => {
+  it("lists the exit codes in the root help, 403 with 401, 8 for a conflict, 9 for low stock", async () => {
     const result = await runFake(["--help"]);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(
@@ -41,6 +41,7 @@ describe("commander parsing", () => {
         "           conflict (its report says which); a dry run in which some would fail\n" +
         "  8        conflict: set --if-quantity found the entry changed (412), or adjust gave up;\n" +
         "           nothing was changed\n" +
+        "  9        inventory low found pets below their threshold (the list is on stdout)\n" +
         "  130/143  interrupted (SIGINT / SIGTERM)\n",
     );
   });

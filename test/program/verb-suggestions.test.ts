@@ -12,7 +12,7 @@ describe("unknown verbs, through the real program", () => {
       stdout: "",
       stderr:
         "error: unknown command 'view'\n" +
-        "(to read, use: petstore inventory list, petstore inventory get or petstore inventory history)\n" +
+        "(to read, use: petstore inventory list, petstore inventory get, petstore inventory history or petstore inventory changes)\n" +
         "hint: see petstore inventory --help\n",
     });
     expect(callsOf(agent)).toEqual([]);
@@ -24,7 +24,7 @@ describe("unknown verbs, through the real program", () => {
     [["inventory", "aplly", "counts.csv"], "(Did you mean apply?)"],
     [
       ["inventory", "show"],
-      "(to read, use: petstore inventory list, petstore inventory get or petstore inventory history)",
+      "(to read, use: petstore inventory list, petstore inventory get, petstore inventory history or petstore inventory changes)",
     ],
     [["inventory", "gte", "1"], "(Did you mean get?)"],
     [["inventory", "got", "1"], "(Did you mean get?)"],

@@ -4,9 +4,11 @@ import type { Factory } from "../../program/factory.js";
 import { guardVerbSuggestions } from "../../program/verb-suggestions.js";
 import { inventoryAdjustCommand } from "./adjust.js";
 import { inventoryApplyCommand } from "./apply.js";
+import { inventoryChangesCommand } from "./changes.js";
 import { inventoryGetCommand } from "./get.js";
 import { inventoryHistoryCommand } from "./history.js";
 import { inventoryListCommand } from "./list.js";
+import { inventoryLowCommand } from "./low.js";
 import { inventorySetCommand } from "./set.js";
 
 /** Defines `inventory` and its verbs. */
@@ -19,6 +21,8 @@ export function inventoryCommand(factory: Factory): Command {
     .addCommand(inventoryAdjustCommand(factory))
     .addCommand(inventoryApplyCommand(factory))
     .addCommand(inventoryHistoryCommand(factory))
+    .addCommand(inventoryChangesCommand(factory))
+    .addCommand(inventoryLowCommand(factory))
     .addHelpText(
       "after",
       `
@@ -31,7 +35,9 @@ Examples:
   petstore inventory adjust 42 -1
   petstore inventory adjust --file sales-2026-11-24.csv
   petstore inventory apply counts.csv --dry-run
-  petstore inventory history 42`,
+  petstore inventory history 42
+  petstore inventory changes --follow
+  petstore inventory low --below 3`,
     );
-  return guardVerbSuggestions(group, ["list", "get", "history"]);
+  return guardVerbSuggestions(group, ["list", "get", "history", "changes"]);
 }

@@ -1,0 +1,121 @@
+/**
+ * The cursor file of `inventory changes --cursor-file F`: the seq of the last change printed,
+ * in decimal on one line. Read when a run starts (no file: 0, the beginning of the feed), and
+ * replaced atomically only once the changes it covers are written out: a run killed between
+ * printing and saving prints those changes again next time, and never skips one.
+ */
+import { constants } from "node:fs";
+import { access, open, readFile, rename } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { MAX_PET_ID, readWrittenWholeNumber } from "../api/limits.js";
+import { UsageError } from "../errors.js";
+
+/** The largest seq a cursor holds: seqs are int64, as petIds are. */
+const MAX_SEQ = MAX_PET_ID;
+
+/** What the hint of a bad cursor file says to do. */
+const CURSOR_HINT =
+  "the file holds the seq of the last change printed, written by inventory changes --cursor-file; delete it to start from the first change, or write the seq to start after";
+
+/** A file system failure in words: "no such file or directory", "permission denied", … */
+function reasonOf(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case "ENOENT":
+      return "no such file or directory";
+    case "EACCES":
+    case "EPERM":
+      return "permission denied";
+    case "EISDIR":
+      return "it is a directory";
+    case "ENOTDIR":
+      return "a part of the path is not a directory";
+    case "ENOSPC":
+      return "no space left on the device";
+    case "EROFS":
+      return "the file system is read-only";
+    default:
+      return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** The text of a malformed cursor file, short and on one line, for the message. */
+function quoted(text: string): string {
+  const line = JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
+  return line;
+}
+
+/**
+ * The seq in the cursor file at `path`; 0 when there is no such file. A file that is not one
+ * whole number from 0 to 2^63 - 1 (whitespace around it aside), or cannot be read, is a
+ * UsageError naming it: guessing would skip changes or print them all again.
+ */
+export async function readCursorFile(path: string): Promise<bigint> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return 0n;
+    throw new UsageError(`cannot read the cursor file ${path}: ${reasonOf(error)}`);
+  }
+  const reading = readWrittenWholeNumber(text, 0n, MAX_SEQ);
+  if (reading.ok) return reading.value;
+  throw new UsageError(
+    `the cursor file ${path} does not hold a seq: ${reading.empty ? "it is empty" : `found ${quoted(text.trim())}, ${reading.reason}`}`,
+    CURSOR_HINT,
+  );
+}
+
+/**
+ * Checks, before anything is fetched, that the cursor file can be replaced: its directory
+ * exists and may be written to (the new cursor is written beside it, then renamed over it).
+ */
+export async function checkCursorDirectory(path: string): Promise<void> {
+  const directory = dirname(path);
+  try {
+    await access(directory, constants.W_OK);
+  } catch (error) {
+    throw new UsageError(
+      `cannot save the cursor file ${path}: its directory ${directory}: ${reasonOf(error)}`,
+      "give --cursor-file a path in a directory that exists and this user may write to",
+    );
+  }
+}
+
+/** Makes a rename in `directory` durable; a file system that cannot sync a directory is left be. */
+async function syncDirectory(directory: string): Promise<void> {
+  let handle;
+  try {
+    handle = await open(directory, "r");
+    await handle.sync();
+  } catch {
+    // Windows cannot open a directory; some file systems refuse fsync on one (EINVAL).
+  } finally {
+    await handle?.close();
+  }
+}
+
+/**
+ * Replaces the cursor file with `seq`, atomically: the new text goes to `F.tmp` beside it,
+ * is synced to disk, and is renamed over F (then the directory is synced), so F holds either
+ * the old cursor or the new one, whole, whenever the process or the machine stops.
+ */
+export async function saveCursorFile(path: string, seq: bigint): Promise<void> {
+  const temporary = join(dirname(path), `${basename(path)}.tmp`);
+  try {
+    const handle = await open(temporary, "w");
+    try {
+      await handle.writeFile(`${seq.toString()}\n`, "utf8");
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, path);
+  } catch (error) {
+    throw new UsageError(
+      `cannot save the cursor file ${path}: ${reasonOf(error)}`,
+      `the changes up to seq ${seq.toString()} were printed; the next run starts from the cursor the file still holds and prints them again`,
+    );
+  }
+  await syncDirectory(dirname(path));
+}

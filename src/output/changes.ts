@@ -1,0 +1,236 @@
+/**
+ * Printing the change feed (`inventory changes`) a page at a time, each page written out
+ * before the cursor that covers it is saved.
+ */
+import { stringify } from "lossless-json";
+import type { FeedChange } from "../api/types.js";
+import { ApiError, type CliError } from "../errors.js";
+import { csvLine, tsvLine } from "./delimited.js";
+import type { OutputFormat } from "./format.js";
+import { HISTORY_COLUMNS, localTime, printable, quantityChange } from "./history.js";
+import { writeFlushed, type IoStreams } from "./io-streams.js";
+import { renderTable } from "./table.js";
+
+/** The fields of a change, in the order of TSV and CSV columns and JSON keys. */
+export const CHANGE_COLUMNS = ["seq", ...HISTORY_COLUMNS] as const;
+
+/**
+ * How changes are laid out: a format of output/format.ts, or `lines`: on a terminal with
+ * --follow, where a boxed table cannot be printed before its last row is known, a header
+ * line once and then one aligned line per change as it comes.
+ */
+export type ChangesLayout = OutputFormat | "lines";
+
+/** The layout for a format: a terminal's table becomes aligned lines when following. */
+export function changesLayout(format: OutputFormat, follow: boolean): ChangesLayout {
+  return format === "table" && follow ? "lines" : format;
+}
+
+/** Prints the feed's pages in one layout. */
+export interface ChangesPrinter {
+  /**
+   * Prints a page of changes; resolves true once they are written out (handed on to the
+   * system), false when they are held until finish() (the boxed table).
+   */
+  print(changes: readonly FeedChange[]): Promise<boolean>;
+  /** Prints what is held (the table, or a note that there is nothing); resolves once written. */
+  finish(): Promise<void>;
+}
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+/** One change as one line of JSON, its keys in column order, int64 values exact. */
+export function changeJsonLine(change: FeedChange): string {
+  const fields = {
+    seq: change.seq,
+    at: change.at,
+    petId: change.petId,
+    previous: change.previous,
+    quantity: change.quantity,
+    keyName: change.keyName,
+    requestId: change.requestId,
+    reason: change.reason,
+    ref: change.ref,
+  };
+  // JSON.stringify when the int64 values are safe integers (the same digits); lossless-json
+  // writes the others exactly.
+  if (change.seq <= MAX_SAFE && change.petId <= MAX_SAFE && change.petId >= -MAX_SAFE) {
+    return `${JSON.stringify({ ...fields, seq: Number(change.seq), petId: Number(change.petId) })}\n`;
+  }
+  return `${stringify(fields) ?? ""}\n`;
+}
+
+function columnText(change: FeedChange, column: (typeof CHANGE_COLUMNS)[number]): string {
+  const value = change[column];
+  return value === null ? "" : String(value);
+}
+
+/** The tab-separated line of a change: ISO times, empty fields for nulls, control characters shown as U+FFFD. */
+function tsvChange(change: FeedChange): string {
+  return tsvLine(CHANGE_COLUMNS.map((column) => printable(columnText(change, column))));
+}
+
+/** The CSV line of a change: the text as the server sent it, quoted where needed. */
+function csvChange(change: FeedChange): string {
+  return csvLine(CHANGE_COLUMNS.map((column) => columnText(change, column)));
+}
+
+/** Columns of `lines`: title, width, right-aligned; the last one is not padded. */
+const LINE_COLUMNS: readonly (readonly [string, number, boolean])[] = [
+  ["seq", 9, true],
+  ["when", 19, false],
+  ["petId", 7, true],
+  ["previous", 8, true],
+  ["quantity", 8, true],
+  ["change", 6, true],
+  ["key", 12, false],
+  ["ref", 20, false],
+  ["reason", 0, false],
+];
+
+/**
+ * The cells at their columns, two spaces apart: a cell wider than its column pushes the next
+ * ones right only as far as it must, and the line is back in its columns when it can be.
+ */
+function alignedLine(fields: readonly string[]): string {
+  let line = "";
+  let end = 0;
+  LINE_COLUMNS.forEach(([, width, right], index) => {
+    const text = fields[index] ?? "";
+    const gap = index === 0 ? 0 : 2;
+    end += gap + width;
+    const start = right ? end - text.length : end - width;
+    line += " ".repeat(Math.max(gap, start - line.length)) + text;
+  });
+  return line.trimEnd();
+}
+
+/** What a person reads of a change: its local time and the change's sign, no request id. */
+function personLine(change: FeedChange): string {
+  return alignedLine([
+    change.seq.toString(),
+    localTime(change.at),
+    change.petId.toString(),
+    change.previous === null ? "" : String(change.previous),
+    String(change.quantity),
+    quantityChange(change),
+    printable(change.keyName ?? ""),
+    printable(change.ref ?? ""),
+    printable(change.reason ?? ""),
+  ]);
+}
+
+/** The boxed table; a `ref` column only when a change has one (a batch's), as in history. */
+function table(changes: readonly FeedChange[], io: IoStreams): string {
+  const withRef = changes.some((change) => change.ref !== null);
+  return renderTable(
+    {
+      head: [
+        "seq",
+        "when",
+        "petId",
+        "previous",
+        "quantity",
+        "change",
+        "key",
+        "reason",
+        ...(withRef ? ["ref"] : []),
+      ],
+      rows: changes.map((change) => [
+        change.seq.toString(),
+        localTime(change.at),
+        change.petId.toString(),
+        change.previous === null ? "" : String(change.previous),
+        String(change.quantity),
+        quantityChange(change),
+        printable(change.keyName ?? ""),
+        printable(change.reason ?? ""),
+        ...(withRef ? [printable(change.ref ?? "")] : []),
+      ]),
+      rightAligned: [0, 2, 3, 4, 5],
+    },
+    io.style,
+  );
+}
+
+/**
+ * A printer for `layout`. `after` is the cursor the run started from, for the note a terminal
+ * gets when there is no change. Every layout but the boxed table writes each page at once
+ * and waits until it is out; JSON is one object per line (JSON Lines), CSV has a header.
+ */
+export function changesPrinter(
+  layout: ChangesLayout,
+  io: IoStreams,
+  after: bigint,
+): ChangesPrinter {
+  const { out } = io;
+  const each = (line: (change: FeedChange) => string) => async (changes: readonly FeedChange[]) => {
+    if (changes.length > 0) await writeFlushed(out, changes.map(line).join(""));
+    return true;
+  };
+  switch (layout) {
+    case "json":
+      return { print: each(changeJsonLine), finish: () => Promise.resolve() };
+    case "tsv":
+      return { print: each(tsvChange), finish: () => Promise.resolve() };
+    case "csv": {
+      let header: string | undefined = csvLine(CHANGE_COLUMNS);
+      const headed = () => {
+        const text = header ?? "";
+        header = undefined;
+        return text;
+      };
+      return {
+        print: async (changes) => {
+          const text = headed() + changes.map(csvChange).join("");
+          if (text !== "") await writeFlushed(out, text);
+          return true;
+        },
+        finish: async () => {
+          if (header !== undefined) await writeFlushed(out, headed());
+        },
+      };
+    }
+    case "lines": {
+      let header: string | undefined =
+        `${io.style.bold(alignedLine(LINE_COLUMNS.map(([title]) => title)))}\n`;
+      return {
+        print: async (changes) => {
+          const text = (header ?? "") + changes.map((change) => `${personLine(change)}\n`).join("");
+          header = undefined;
+          if (text !== "") await writeFlushed(out, text);
+          return true;
+        },
+        finish: () => Promise.resolve(),
+      };
+    }
+    case "table": {
+      const held: FeedChange[] = [];
+      return {
+        print: (changes) => {
+          for (const change of changes) held.push(change);
+          return Promise.resolve(false);
+        },
+        finish: () =>
+          writeFlushed(
+            out,
+            held.length === 0 ? `no changes after seq ${after.toString()}\n` : table(held, io),
+          ),
+      };
+    }
+  }
+}
+
+/** What a follower says, once, when the server goes away: why, and that it keeps asking. */
+export function formatFeedLost(error: CliError): string {
+  const why =
+    error instanceof ApiError
+      ? `the server answered ${error.status}${error.code === undefined ? "" : ` ${error.code}`}: ${error.message}`
+      : error.message;
+  return `warning: ${why}; asking again until the server answers (interrupt to stop)\n`;
+}
+
+/** What a follower says when the server answers again after an outage. */
+export function formatFeedBack(after: bigint): string {
+  return `note: the server answers again; following the changes after seq ${after.toString()}\n`;
+}

@@ -1,0 +1,492 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { MockAgent } from "undici";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { localTime } from "../../../src/output/history.js";
+import { Interrupts } from "../../../src/program/interrupts.js";
+import { tempDir } from "../../support/temp-dir.js";
+import {
+  callsOf,
+  json,
+  mockAgent,
+  ORIGIN,
+  runFake,
+  socketError,
+  type FakeOptions,
+} from "../fake-deps.js";
+
+const MAX_ID = "9223372036854775807";
+
+/** A feed record as the server writes it. */
+function record(seq: number | string, fields: Record<string, unknown> = {}): string {
+  return JSON.stringify({
+    seq: 0,
+    at: "2026-11-22T14:03:12.481Z",
+    petId: 42,
+    previous: 8,
+    quantity: 7,
+    keyName: "till-1",
+    requestId: "0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b",
+    reason: "sale",
+    ref: null,
+    ...fields,
+  }).replace('"seq":0', `"seq":${seq}`);
+}
+
+/** A page of the seqs from..to (inclusive), `next` the last; empty when from > to. */
+function page(from: number, to: number, next = to >= from ? to : from - 1): string {
+  const records: string[] = [];
+  for (let seq = from; seq <= to; seq += 1) records.push(record(seq, { petId: seq }));
+  return `{"changes":[${records.join(",")}],"next":${next}}`;
+}
+
+/** Registers the answers of GET /v1/inventory/changes?<query>, in order. */
+function feed(agent: MockAgent, answers: readonly [string, number, string][]): MockAgent {
+  for (const [query, status, body] of answers) {
+    agent
+      .get(ORIGIN)
+      .intercept({ path: `/v1/inventory/changes?${query}`, method: "GET" })
+      .reply(status, body, json);
+  }
+  return agent;
+}
+
+/** The TSV lines of seqs from..to as the page() records print. */
+function tsv(from: number, to: number): string {
+  let text = "";
+  for (let seq = from; seq <= to; seq += 1) {
+    text += `${seq}\t2026-11-22T14:03:12.481Z\t${seq}\t8\t7\ttill-1\t0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b\tsale\t\n`;
+  }
+  return text;
+}
+
+/**
+ * Runs a follower on `agent`, stopped by a SIGTERM after `most` requests should the test's
+ * answers run out: a request the agent cannot match fails like an unreachable server, which
+ * a follower waits out forever (the fake sleeps return at once).
+ */
+async function runFollowing(
+  argv: readonly string[],
+  agent: MockAgent,
+  options: FakeOptions = {},
+  most = 50,
+) {
+  const interrupts = new Interrupts();
+  let requests = 0;
+  const dispatcher = agent.compose((dispatch) => (request, handler) => {
+    requests += 1;
+    if (requests > most) {
+      interrupts.deliver("SIGTERM");
+      return true;
+    }
+    return dispatch(request, handler);
+  });
+  return runFake(argv, { agent, dispatcher, interrupts, ...options });
+}
+
+let temp: { dir: string; remove: () => void };
+beforeEach(() => {
+  temp = tempDir("petstore-changes-");
+});
+afterEach(() => {
+  temp.remove();
+});
+
+describe("inventory changes", () => {
+  it("walks the feed from the first change, pages of 1000, one tab-separated line each when piped", async () => {
+    const agent = feed(mockAgent(), [
+      ["after=0&limit=1000", 200, page(1, 1000)],
+      ["after=1000&limit=1000", 200, page(1001, 1002)],
+    ]);
+    const result = await runFake(["inventory", "changes"], { agent });
+    expect(result).toMatchObject({ code: 0, stderr: "", stdout: tsv(1, 1002) });
+    expect(
+      agent
+        .getCallHistory()
+        ?.calls()
+        .map((call) => call.fullUrl),
+    ).toEqual([
+      `${ORIGIN}/v1/inventory/changes?after=0&limit=1000`,
+      `${ORIGIN}/v1/inventory/changes?after=1000&limit=1000`,
+    ]);
+  });
+
+  it("prints at most --limit changes, asking for no more than are left", async () => {
+    const agent = feed(mockAgent(), [
+      ["after=0&limit=1000", 200, page(1, 1000)],
+      ["after=1000&limit=500", 200, page(1001, 1500)],
+    ]);
+    const result = await runFake(["inventory", "changes", "--limit", "1500"], { agent });
+    expect(result).toMatchObject({ code: 0, stderr: "", stdout: tsv(1, 1500) });
+  });
+
+  it("starts after --after, exactly for an int64 seq, and prints JSON Lines with --json", async () => {
+    const agent = feed(mockAgent(), [
+      [
+        `after=${BigInt(MAX_ID) - 1n}&limit=1000`,
+        200,
+        `{"changes":[${record(MAX_ID, { petId: MAX_ID, previous: null, reason: null, ref: "till-1:0001" }).replaceAll(`"${MAX_ID}"`, MAX_ID)}],"next":${MAX_ID}}`,
+      ],
+    ]);
+    const after = (BigInt(MAX_ID) - 1n).toString();
+    const result = await runFake(["inventory", "changes", "--after", after, "--json"], { agent });
+    expect(result).toMatchObject({
+      code: 0,
+      stderr: "",
+      stdout: `{"seq":${MAX_ID},"at":"2026-11-22T14:03:12.481Z","petId":${MAX_ID},"previous":null,"quantity":7,"keyName":"till-1","requestId":"0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b","reason":null,"ref":"till-1:0001"}\n`,
+    });
+  });
+
+  it("prints CSV with a header with --csv", async () => {
+    const agent = feed(mockAgent(), [["after=0&limit=1000", 200, page(1, 2)]]);
+    const result = await runFake(["inventory", "changes", "--csv"], { agent });
+    expect(result.stdout).toBe(
+      "seq,at,petId,previous,quantity,keyName,requestId,reason,ref\n" +
+        "1,2026-11-22T14:03:12.481Z,1,8,7,till-1,0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b,sale,\n" +
+        "2,2026-11-22T14:03:12.481Z,2,8,7,till-1,0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b,sale,\n",
+    );
+  });
+
+  it("prints a table with local times on a terminal, and says when there is no change", async () => {
+    const agent = feed(mockAgent(), [["after=0&limit=1000", 200, page(1, 2)]]);
+    const result = await runFake(["--no-color", "inventory", "changes"], { agent, isTTY: true });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/seq.*when.*petId.*previous.*quantity.*change.*key.*reason/);
+    expect(result.stdout).toMatch(
+      new RegExp(
+        `│ +2 │ ${localTime("2026-11-22T14:03:12.481Z")} │ +2 │ +8 │ +7 │ +-1 │ till-1 +│ sale`,
+      ),
+    );
+    const none = feed(mockAgent(), [["after=7&limit=1000", 200, page(8, 7)]]);
+    const empty = await runFake(["inventory", "changes", "--after", "7"], {
+      agent: none,
+      isTTY: true,
+    });
+    expect(empty).toMatchObject({ code: 0, stdout: "no changes after seq 7\n", stderr: "" });
+  });
+
+  it("with --follow on a terminal prints a header, then aligned lines as changes come", async () => {
+    const agent = feed(mockAgent(), [
+      ["after=0&limit=3&wait=30", 200, page(1, 1)],
+      ["after=1&limit=2&wait=30", 200, page(2, 1)],
+      ["after=1&limit=2&wait=30", 200, page(2, 3)],
+    ]);
+    const result = await runFake(
+      ["--no-color", "inventory", "changes", "--follow", "--limit", "3"],
+      {
+        agent,
+        isTTY: true,
+      },
+    );
+    expect(result.code).toBe(0);
+    const lines = result.stdout.split("\n");
+    expect(lines[0]).toMatch(
+      /^ +seq {2}when +petId {2}previous {2}quantity {2}change {2}key +ref +reason$/,
+    );
+    expect(lines.slice(1).map((line) => line.trim().split(/ +/)[0])).toEqual(["1", "2", "3", ""]);
+    expect(result.stdout).not.toContain("│");
+  });
+
+  it("with --follow piped prints each page as it comes, past empty ones, and --limit ends it", async () => {
+    const agent = feed(mockAgent(), [
+      ["after=0&limit=3&wait=30", 200, page(1, 2)],
+      ["after=2&limit=1&wait=30", 200, page(3, 2)],
+      ["after=2&limit=1&wait=30", 200, page(3, 3)],
+    ]);
+    const result = await runFollowing(
+      ["inventory", "changes", "--follow", "--limit", "3", "--json"],
+      agent,
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout.split("\n").map((line) => line.slice(0, 9))).toEqual([
+      '{"seq":1,',
+      '{"seq":2,',
+      '{"seq":3,',
+      "",
+    ]);
+  });
+});
+
+describe("inventory changes --cursor-file", () => {
+  it("starts from 0 when the file does not exist, and saves the last seq printed", async () => {
+    const cursor = join(temp.dir, "changes.cursor");
+    const agent = feed(mockAgent(), [
+      ["after=0&limit=1000", 200, page(1, 1000)],
+      ["after=1000&limit=1000", 200, page(1001, 1003)],
+    ]);
+    const result = await runFake(["inventory", "changes", "--cursor-file", cursor], { agent });
+    expect(result).toMatchObject({ code: 0, stderr: "", stdout: tsv(1, 1003) });
+    expect(readFileSync(cursor, "utf8")).toBe("1003\n");
+  });
+
+  it("goes on after the seq the file holds, and leaves it be when there is nothing new", async () => {
+    const cursor = join(temp.dir, "changes.cursor");
+    writeFileSync(cursor, "1003\n");
+    const agent = feed(mockAgent(), [["after=1003&limit=1000", 200, page(1004, 1005)]]);
+    const first = await runFake(["inventory", "changes", "--cursor-file", cursor], { agent });
+    expect(first).toMatchObject({ code: 0, stdout: tsv(1004, 1005) });
+    expect(readFileSync(cursor, "utf8")).toBe("1005\n");
+    const again = feed(mockAgent(), [["after=1005&limit=1000", 200, page(1006, 1005)]]);
+    const second = await runFake(["inventory", "changes", "--cursor-file", cursor], {
+      agent: again,
+    });
+    expect(second).toMatchObject({ code: 0, stdout: "", stderr: "" });
+    expect(readFileSync(cursor, "utf8")).toBe("1005\n");
+  });
+
+  it("keeps the cursor of the last page printed when a later page fails (exit 3)", async () => {
+    const cursor = join(temp.dir, "changes.cursor");
+    const agent = feed(mockAgent(), [
+      ["after=0&limit=1000", 200, page(1, 1000)],
+      ["after=1000&limit=1000", 500, '{"code":"internal","message":"boom","status":500}'],
+    ]);
+    const result = await runFake(["inventory", "changes", "--cursor-file", cursor], { agent });
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe(tsv(1, 1000));
+    expect(result.stderr).toContain("error: boom (internal, HTTP 500)");
+    expect(readFileSync(cursor, "utf8")).toBe("1000\n");
+  });
+
+  it("saves the cursor of a table only once the table is printed", async () => {
+    const cursor = join(temp.dir, "changes.cursor");
+    const agent = feed(mockAgent(), [
+      ["after=0&limit=1000", 200, page(1, 1000)],
+      ["after=1000&limit=1000", 503, '{"code":"unavailable","message":"down","status":503}'],
+      ["after=1000&limit=1000", 503, '{"code":"unavailable","message":"down","status":503}'],
+      ["after=1000&limit=1000", 503, '{"code":"unavailable","message":"down","status":503}'],
+    ]);
+    const result = await runFake(["inventory", "changes", "--cursor-file", cursor], {
+      agent,
+      isTTY: true,
+    });
+    expect(result.code).toBe(3);
+    // The table was never printed, so the cursor stays where it was: nothing is skipped.
+    expect(result.stdout).toBe("");
+    expect(existsSync(cursor)).toBe(false);
+  });
+
+  it("refuses a malformed cursor file (exit 2, naming it) before sending anything", async () => {
+    const cursor = join(temp.dir, "changes.cursor");
+    writeFileSync(cursor, "next=12\n");
+    const agent = mockAgent();
+    const result = await runFake(["inventory", "changes", "--cursor-file", cursor], { agent });
+    expect(result).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: `error: the cursor file ${cursor} does not hold a seq: found "next=12", expected a whole number from 0 to 9223372036854775807\nhint: the file holds the seq of the last change printed, written by inventory changes --cursor-file; delete it to start from the first change, or write the seq to start after\n`,
+    });
+    expect(callsOf(agent)).toEqual([]);
+  });
+
+  it("refuses a cursor file in a directory that does not exist (exit 2) before sending anything", async () => {
+    const cursor = join(temp.dir, "nowhere", "changes.cursor");
+    const agent = mockAgent();
+    const result = await runFake(["inventory", "changes", "--cursor-file", cursor], { agent });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(
+      `error: cannot save the cursor file ${cursor}: its directory ${join(temp.dir, "nowhere")}: no such file or directory\nhint: give --cursor-file a path in a directory that exists and this user may write to\n`,
+    );
+    expect(callsOf(agent)).toEqual([]);
+  });
+
+  it("refuses a cursor file that is a directory (exit 2)", async () => {
+    const cursor = join(temp.dir, "a-directory");
+    mkdirSync(cursor);
+    const result = await runFake(["inventory", "changes", "--cursor-file", cursor]);
+    expect(result).toMatchObject({
+      code: 2,
+      stderr: `error: cannot read the cursor file ${cursor}: it is a directory\n`,
+    });
+  });
+
+  it("refuses --after together with --cursor-file (exit 2)", async () => {
+    const cursor = join(temp.dir, "changes.cursor");
+    const result = await runFake(["inventory", "changes", "--after", "5", "--cursor-file", cursor]);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      "error: option '--after <seq>' cannot be used with option '--cursor-file <file>'",
+    );
+  });
+});
+
+describe("inventory changes: bad arguments and failures", () => {
+  it.each([
+    [
+      ["--after", "-1"],
+      "option '--after <seq>' argument '-1' is invalid. expected a seq, a whole number from 0 to 9223372036854775807.",
+    ],
+    [["--after", "abc"], "expected a seq, a whole number from 0 to 9223372036854775807."],
+    [
+      ["--after", "007"],
+      "leading zeros are not allowed; write 7 (a seq from 0 to 9223372036854775807).",
+    ],
+    [["--after", "9223372036854775808"], "expected a seq"],
+    [
+      ["--limit", "0"],
+      "option '--limit <n>' argument '0' is invalid. expected a number of changes from 1 to 9007199254740991.",
+    ],
+    [["--limit", "ten"], "expected a number of changes"],
+    [["--json", "--csv"], "error: --json and --csv cannot be used together"],
+  ])("refuses %j (exit 2) and sends nothing", async (args, message) => {
+    const agent = mockAgent();
+    const result = await runFake(["inventory", "changes", ...args], { agent });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain(message);
+    expect(callsOf(agent)).toEqual([]);
+  });
+
+  it("exits 6 with the server's message when it refuses the request (400)", async () => {
+    const agent = feed(mockAgent(), [
+      [
+        "after=0&limit=1000",
+        400,
+        '{"code":"invalid_parameter","message":"after must be a whole number from 0 to 9223372036854775807","status":400}',
+      ],
+    ]);
+    const result = await runFake(["inventory", "changes"], { agent });
+    expect(result.code).toBe(6);
+    expect(result.stderr).toContain(
+      "error: after must be a whole number from 0 to 9223372036854775807 (invalid_parameter, HTTP 400)",
+    );
+  });
+
+  it("exits 4 when the key is refused (401)", async () => {
+    const agent = feed(mockAgent(), [
+      [
+        "after=0&limit=1000",
+        401,
+        '{"code":"unauthorized","message":"invalid API key","status":401}',
+      ],
+    ]);
+    const result = await runFake(["inventory", "changes"], { agent });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toContain("error: invalid API key (unauthorized, HTTP 401)");
+  });
+
+  it("exits 2 against a server without the change feed (404), saying what it needs", async () => {
+    const agent = feed(mockAgent(), [
+      [
+        "after=0&limit=1000&wait=30",
+        404,
+        '{"code":"not_found","message":"Route GET:/v1/inventory/changes not found","status":404}',
+      ],
+    ]);
+    const result = await runFollowing(["inventory", "changes", "--follow"], agent);
+    expect(result).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr:
+        "error: the server has no change feed (GET /inventory/changes answered 404 not_found)\n" +
+        "hint: inventory changes needs a server with GET /v1/inventory/changes (petstore serve has it); check the base URL http://petstore.test/v1 (from PETSTORE_BASE_URL), which includes /v1\n",
+    });
+  });
+
+  it("exits 3 when the server stays unavailable (503) after the retries, without --follow", async () => {
+    const body = '{"code":"unavailable","message":"the store is unavailable","status":503}';
+    const agent = feed(mockAgent(), [
+      ["after=0&limit=1000", 503, body],
+      ["after=0&limit=1000", 503, body],
+      ["after=0&limit=1000", 503, body],
+    ]);
+    const result = await runFake(["inventory", "changes"], { agent });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain("error: the store is unavailable (unavailable, HTTP 503)");
+    expect(result.sleeps).toHaveLength(2);
+  });
+
+  it("exits 3 on a page that breaks the feed's order, naming the field", async () => {
+    const agent = feed(mockAgent(), [
+      ["after=5&limit=1000", 200, `{"changes":[${record(5)}],"next":5}`],
+    ]);
+    const result = await runFake(["inventory", "changes", "--after", "5"], { agent });
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(
+      "error: unexpected response from GET http://petstore.test/v1/inventory/changes?after=5&limit=1000: .changes[0].seq is not above 5",
+    );
+  });
+});
+
+describe("inventory changes --follow through outages and interrupts", () => {
+  it("waits out a server that went away, says so once, and goes on from the last seq", async () => {
+    const agent = feed(mockAgent(), [["after=0&limit=2&wait=30", 200, page(1, 1)]]);
+    const pool = agent.get(ORIGIN);
+    const path = "/v1/inventory/changes?after=1&limit=1&wait=30";
+    // Refused three times (the call and its two retries), then unavailable three times.
+    for (let i = 0; i < 3; i += 1) {
+      pool
+        .intercept({ path, method: "GET" })
+        .replyWithError(socketError("ECONNREFUSED", "connect ECONNREFUSED"));
+    }
+    for (let i = 0; i < 3; i += 1) {
+      pool
+        .intercept({ path, method: "GET" })
+        .reply(503, '{"code":"unavailable","message":"shutting down","status":503}', json);
+    }
+    pool.intercept({ path, method: "GET" }).reply(200, page(2, 2), json);
+    const cursor = join(temp.dir, "changes.cursor");
+    const result = await runFollowing(
+      ["inventory", "changes", "--follow", "--limit", "2", "--cursor-file", cursor],
+      agent,
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(tsv(1, 2));
+    expect(result.stderr).toBe(
+      "warning: cannot reach http://petstore.test/v1/inventory/changes?after=1&limit=1&wait=30: connection refused (ECONNREFUSED); asking again until the server answers (interrupt to stop)\n" +
+        "note: the server answers again; following the changes after seq 1\n",
+    );
+    expect(readFileSync(cursor, "utf8")).toBe("2\n");
+  });
+
+  it.each([
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ] as const)(
+    "exits %s → %i when interrupted while waiting, the cursor saved",
+    async (signal, code) => {
+      const agent = feed(mockAgent(), [["after=0&limit=1000&wait=30", 200, page(1, 3)]]);
+      const interrupts = new Interrupts();
+      const deliveries: string[] = [];
+      // The next long poll never answers: the signal comes while it waits.
+      const dispatcher = agent.compose((dispatch) => (options, handler) => {
+        if (options.path.startsWith("/v1/inventory/changes?after=3&")) {
+          deliveries.push(interrupts.deliver(signal));
+          return true;
+        }
+        return dispatch(options, handler);
+      });
+      const cursor = join(temp.dir, "changes.cursor");
+      const result = await runFake(["inventory", "changes", "--follow", "--cursor-file", cursor], {
+        agent,
+        dispatcher,
+        interrupts,
+      });
+      expect(deliveries).toEqual(["claimed"]);
+      expect(result).toMatchObject({
+        code,
+        stdout: tsv(1, 3),
+        stderr: `error: interrupted by ${signal}: stopped following after 3 changes (up to seq 3)\nhint: the cursor file ${cursor} holds seq 3: the same command goes on from there\n`,
+      });
+      expect(readFileSync(cursor, "utf8")).toBe("3\n");
+    },
+  );
+
+  it("says where to go on from with --after when there is no cursor file", async () => {
+    const interrupts = new Interrupts();
+    const agent = mockAgent();
+    const dispatcher = agent.compose(() => () => {
+      interrupts.deliver("SIGINT");
+      return true;
+    });
+    const result = await runFake(["inventory", "changes", "--follow", "--after", "41230"], {
+      dispatcher,
+      interrupts,
+    });
+    expect(result).toMatchObject({
+      code: 130,
+      stdout: "",
+      stderr:
+        "error: interrupted by SIGINT: stopped following after 0 changes (up to seq 41230)\nhint: --after 41230 goes on from there\n",
+    });
+  });
+});

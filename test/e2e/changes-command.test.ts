@@ -1,0 +1,274 @@
+/**
+ * `petstore inventory changes`, end to end: the real binary against real servers. A run killed
+ * (SIGKILL) between printing a page and saving its cursor, a follower seeing a change made on
+ * another instance, interrupted by SIGINT and SIGTERM, and outliving a restart of its server.
+ */
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  API_KEY,
+  BIN,
+  assertBuilt,
+  runCli,
+  runCliRecordingModules,
+  serverForBlock,
+  spawnCli,
+  startServer,
+  tempDir,
+  type RunningServer,
+  type SeedFileEntry,
+  type SpawnedCli,
+} from "./helpers.js";
+
+const files = tempDir("petstore-changes-e2e-");
+afterAll(() => {
+  files.remove();
+});
+
+function pets(count: number): SeedFileEntry[] {
+  return Array.from({ length: count }, (_, i) => ({
+    petId: i + 1,
+    name: `Pet ${i + 1}`,
+    status: "available" as const,
+    quantity: 10,
+  }));
+}
+
+/** Resolves once `check` holds, polling; rejects after `timeoutMs` saying what it waited for. */
+async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!check()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+/** The seqs of the whole JSON lines in `text` (a last line cut short is left out). */
+function seqsOf(text: string): number[] {
+  const lines = text.split("\n").slice(0, -1);
+  return lines.map((line) => (JSON.parse(line) as { seq: number }).seq);
+}
+
+function range(from: number, to: number): number[] {
+  return Array.from({ length: Math.max(0, to - from + 1) }, (_, i) => from + i);
+}
+
+async function patch(baseUrl: string, petId: number, quantity: number): Promise<void> {
+  const response = await fetch(`${baseUrl}/inventory/${petId}`, {
+    method: "PATCH",
+    headers: { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify({ quantity }),
+  });
+  expect(response.status).toBe(200);
+  await response.arrayBuffer();
+}
+
+/** A follower's JSON lines so far. */
+function followed(cli: SpawnedCli): { seq: number; petId: number; quantity: number }[] {
+  return cli
+    .stdout()
+    .split("\n")
+    .slice(0, -1)
+    .map((line) => JSON.parse(line) as { seq: number; petId: number; quantity: number });
+}
+
+describe("inventory changes --cursor-file killed between printing and saving", () => {
+  // 30 pages of 1,000 changes: about 4.5 MB of JSON Lines, far more than a pipe holds.
+  const TOTAL = 30_000;
+  const { env } = serverForBlock(pets(TOTAL));
+
+  it("prints the unsaved changes again on the next run and skips none", async () => {
+    assertBuilt();
+    const cursor = join(files.dir, "killed.cursor");
+    const child = spawn(
+      process.execPath,
+      [BIN, "inventory", "changes", "--cursor-file", cursor, "--json"],
+      {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env() },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    const chunks: Buffer[] = [];
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    // Read until the first cursor is saved, then stop reading: the pipe fills, and the CLI is
+    // held in the middle of writing a later page, whose cursor it has not saved.
+    let killed = false;
+    child.stdout.on("data", (chunk: Buffer) => {
+      chunks.push(chunk);
+      if (!killed && existsSync(cursor)) child.stdout.pause();
+    });
+    const closed = once(child, "close");
+    await until("the first saved cursor", () => existsSync(cursor));
+    let saved = readFileSync(cursor, "utf8");
+    for (;;) {
+      await sleep(300);
+      const now = readFileSync(cursor, "utf8");
+      if (now === saved) break;
+      saved = now;
+    }
+    expect(child.exitCode, `the CLI finished before it was killed; stderr:\n${stderr}`).toBeNull();
+    child.kill("SIGKILL");
+    killed = true;
+    // What it wrote before it was killed is still in the pipe: read it to the end.
+    child.stdout.resume();
+    await closed;
+
+    const savedSeq = Number(saved.trim());
+    expect(saved).toMatch(/^[0-9]+\n$/);
+    expect(savedSeq % 1000).toBe(0); // a page's last seq
+    expect(savedSeq).toBeGreaterThanOrEqual(1000);
+    const firstRun = seqsOf(Buffer.concat(chunks).toString("utf8"));
+    // Every change up to the saved cursor was printed before it was saved, and the run had
+    // printed past it when it was killed: the kill fell between printing and saving.
+    expect(firstRun).toEqual(range(1, firstRun.length));
+    expect(firstRun.length).toBeGreaterThan(savedSeq);
+    expect(firstRun.length).toBeLessThan(TOTAL);
+
+    const second = await runCli(["inventory", "changes", "--cursor-file", cursor, "--json"], {
+      env: env(),
+    });
+    expect(second.code).toBe(0);
+    expect(second.stderr).toBe("");
+    // The next run starts right after the saved cursor: what the killed run printed past it
+    // comes again, and nothing is missing up to the last change.
+    expect(seqsOf(second.stdout)).toEqual(range(savedSeq + 1, TOTAL));
+    expect(readFileSync(cursor, "utf8")).toBe(`${TOTAL}\n`);
+    const printed = new Set([...firstRun, ...seqsOf(second.stdout)]);
+    expect(printed.size).toBe(TOTAL);
+    console.log(
+      `changes: killed having printed ${firstRun.length} changes and saved seq ${savedSeq}; the next run printed ${TOTAL - savedSeq}, from seq ${savedSeq + 1}`,
+    );
+  }, 60_000);
+});
+
+describe("inventory changes --follow with two instances on one PostgreSQL database", () => {
+  const { server, env } = serverForBlock(pets(3), { store: "postgres", instances: 2 });
+
+  it("prints a change made through the other instance within a second", async () => {
+    const follower = spawnCli(["inventory", "changes", "--follow", "--json"], {
+      env: env(server(0).url),
+      timeoutMs: 30_000,
+    });
+    await until("the seed's changes", () => followed(follower).length === 3);
+    // Long enough for the follower to be waiting in a long poll, not between requests.
+    await sleep(300);
+    await patch(server(1).url, 2, 77);
+    const written = performance.now();
+    await until(
+      "the change made on the other instance",
+      () => followed(follower).length === 4,
+      5_000,
+    );
+    const shownAfter = performance.now() - written;
+    expect(followed(follower)[3]).toMatchObject({ seq: 4, petId: 2, quantity: 77 });
+    expect(shownAfter).toBeLessThan(1000);
+    follower.process.kill("SIGINT");
+    expect(await follower.exited).toBe(130);
+  });
+});
+
+describe("inventory changes --follow interrupted", () => {
+  const { env } = serverForBlock(pets(3));
+
+  it.each([
+    ["SIGINT", 130],
+    ["SIGTERM", 143],
+  ] as const)(
+    "exits %s → %i at once while waiting, the cursor of what it printed saved",
+    async (signal, code) => {
+      const cursor = join(files.dir, `${signal}.cursor`);
+      const follower = spawnCli(["inventory", "changes", "--follow", "--cursor-file", cursor], {
+        env: env(),
+      });
+      await until("the seed's changes", () => follower.stdout().split("\n").length === 4);
+      await until("the cursor", () => existsSync(cursor));
+      await sleep(200);
+      const sent = performance.now();
+      follower.process.kill(signal);
+      expect(await follower.exited).toBe(code);
+      // The long poll in flight is given up: it does not hold the exit for its 30 s.
+      expect(performance.now() - sent).toBeLessThan(2000);
+      expect(follower.stderr()).toBe(
+        `error: interrupted by ${signal}: stopped following after 3 changes (up to seq 3)\n` +
+          `hint: the cursor file ${cursor} holds seq 3: the same command goes on from there\n`,
+      );
+      expect(
+        follower
+          .stdout()
+          .split("\n")
+          .map((line) => line.split("\t")[0]),
+      ).toEqual(["1", "2", "3", ""]);
+      expect(readFileSync(cursor, "utf8")).toBe("3\n");
+    },
+  );
+});
+
+describe("inventory changes --follow through a restart of its server", () => {
+  let server: RunningServer | undefined;
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it("says once that the server went away, and goes on printing once it is back", async () => {
+    const dbPath = join(files.dir, "restart.db");
+    server = await startServer({ seed: pets(2), dbPath });
+    const { url, port } = server;
+    const env = { PETSTORE_BASE_URL: url, PETSTORE_API_KEY: API_KEY };
+    const cursor = join(files.dir, "restart.cursor");
+    const follower = spawnCli(
+      ["inventory", "changes", "--follow", "--json", "--cursor-file", cursor],
+      { env, timeoutMs: 60_000 },
+    );
+    await until("the seed's changes", () => followed(follower).length === 2);
+
+    await server.stop();
+    server = undefined;
+    await follower.stderrContains("asking again until the server answers");
+    expect(follower.process.exitCode).toBeNull();
+    // The same file, the same port: the server is back where the follower looks for it.
+    server = await startServer({ dbPath, args: ["--port", String(port)] });
+    expect(server.url).toBe(url);
+    await patch(server.url, 1, 42);
+    await until("the change made after the restart", () => followed(follower).length === 3, 15_000);
+    expect(followed(follower).map((change) => [change.seq, change.petId, change.quantity])).toEqual(
+      [
+        [1, 1, 10],
+        [2, 2, 10],
+        [3, 1, 42],
+      ],
+    );
+    await follower.stderrContains(
+      "note: the server answers again; following the changes after seq 2",
+    );
+    expect(follower.stderr().match(/^warning: /gm)).toHaveLength(1);
+    expect(follower.stderr()).toMatch(
+      /^warning: cannot reach http:\/\/127\.0\.0\.1:[0-9]+\/v1\/inventory\/changes\?after=2&limit=1000&wait=30: connection refused \(ECONNREFUSED\); asking again until the server answers \(interrupt to stop\)\n/,
+    );
+    await until("the cursor of the last change", () => readFileSync(cursor, "utf8") === "3\n");
+    follower.process.kill("SIGTERM");
+    expect(await follower.exited).toBe(143);
+  }, 60_000);
+});
+
+describe("what inventory changes loads", () => {
+  const { env } = serverForBlock(pets(1));
+
+  it("keeps the feed's code out of other commands, and loads it for changes", async () => {
+    const get = await runCliRecordingModules(["inventory", "get", "1"], { env: env() });
+    expect(get.code).toBe(0);
+    const loaded = get.sources.join("\n");
+    expect(loaded).not.toMatch(/^src\/feed\//m);
+    expect(loaded).not.toMatch(/^src\/(?:commands\/inventory\/changes-run|output\/changes)\.ts$/m);
+    const changes = await runCliRecordingModules(["inventory", "changes"], { env: env() });
+    expect(changes).toMatchObject({ code: 0, stderr: "" });
+    expect(changes.sources).toEqual(
+      expect.arrayContaining(["src/feed/walk.ts", "src/output/changes.ts"]),
+    );
+    expect(changes.sources.join("\n")).not.toMatch(/^src\/server\//m);
+  });
+});

@@ -1,0 +1,156 @@
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  writeFileSync,
+} from "node:fs";
+import { closeSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { UsageError } from "../../src/errors.js";
+import {
+  checkCursorDirectory,
+  readCursorFile,
+  saveCursorFile,
+} from "../../src/feed/cursor-file.js";
+import { tempDir } from "../support/temp-dir.js";
+
+let temp: { dir: string; remove: () => void };
+beforeEach(() => {
+  temp = tempDir("petstore-cursor-");
+});
+afterEach(() => {
+  temp.remove();
+});
+
+async function failure(promise: Promise<unknown>): Promise<UsageError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(UsageError);
+  return error as UsageError;
+}
+
+describe("readCursorFile", () => {
+  it("starts from 0, the beginning of the feed, when the file does not exist", async () => {
+    await expect(readCursorFile(join(temp.dir, "changes.cursor"))).resolves.toBe(0n);
+  });
+
+  it.each([
+    ["0\n", 0n],
+    ["1234\n", 1234n],
+    ["  77  \n", 77n],
+    ["9223372036854775807", 9223372036854775807n],
+  ])("reads %j as seq %s, exactly", async (text, seq) => {
+    const path = join(temp.dir, "changes.cursor");
+    writeFileSync(path, text);
+    await expect(readCursorFile(path)).resolves.toBe(seq);
+  });
+
+  it.each([
+    ["", "it is empty"],
+    ["\n", "it is empty"],
+    ["abc\n", 'found "abc", expected a whole number from 0 to 9223372036854775807'],
+    ["-1", 'found "-1", expected a whole number'],
+    ["12\n13\n", 'found "12\\n13", expected a whole number'],
+    ["007", 'found "007", leading zeros are not allowed; write 7'],
+    ["9223372036854775808", 'found "9223372036854775808", expected a whole number'],
+    ['{"next": 5}', 'found "{\\"next\\": 5}"'],
+  ])("refuses %j (exit 2, naming the file and what it found)", async (text, found) => {
+    const path = join(temp.dir, "changes.cursor");
+    writeFileSync(path, text);
+    const error = await failure(readCursorFile(path));
+    expect(error.exitCode).toBe(2);
+    expect(error.message).toContain(`the cursor file ${path} does not hold a seq: ${found}`);
+    expect(error.hint).toContain("delete it to start from the first change");
+  });
+
+  it("shortens a long malformed file in the message", async () => {
+    const path = join(temp.dir, "changes.cursor");
+    writeFileSync(path, "x".repeat(5000));
+    const error = await failure(readCursorFile(path));
+    expect(error.message).toContain(`found "${"x".repeat(40)}…"`);
+    expect(error.message.length).toBeLessThan(300);
+  });
+
+  it("refuses a cursor file that is a directory (exit 2)", async () => {
+    const path = join(temp.dir, "cursor-dir");
+    mkdirSync(path);
+    const error = await failure(readCursorFile(path));
+    expect(error.message).toBe(`cannot read the cursor file ${path}: it is a directory`);
+  });
+
+  it.skipIf(process.getuid?.() === 0)(
+    "refuses a cursor file it may not read (exit 2)",
+    async () => {
+      const path = join(temp.dir, "changes.cursor");
+      writeFileSync(path, "5\n");
+      chmodSync(path, 0o000);
+      const error = await failure(readCursorFile(path));
+      expect(error.message).toBe(`cannot read the cursor file ${path}: permission denied`);
+    },
+  );
+});
+
+describe("checkCursorDirectory", () => {
+  it("accepts a file that does not exist yet in a directory that does", async () => {
+    await expect(checkCursorDirectory(join(temp.dir, "new.cursor"))).resolves.toBeUndefined();
+  });
+
+  it("refuses a cursor file in a directory that does not exist (exit 2)", async () => {
+    const path = join(temp.dir, "missing", "changes.cursor");
+    const error = await failure(checkCursorDirectory(path));
+    expect(error.message).toBe(
+      `cannot save the cursor file ${path}: its directory ${join(temp.dir, "missing")}: no such file or directory`,
+    );
+    expect(error.hint).toContain("a directory that exists");
+  });
+});
+
+describe("saveCursorFile", () => {
+  it("writes the seq on one line, which readCursorFile reads back exactly", async () => {
+    const path = join(temp.dir, "changes.cursor");
+    await saveCursorFile(path, 9223372036854775807n);
+    expect(readFileSync(path, "utf8")).toBe("9223372036854775807\n");
+    await expect(readCursorFile(path)).resolves.toBe(9223372036854775807n);
+  });
+
+  it("replaces the file by a rename, never writing into it: an open copy keeps the old cursor", async () => {
+    const path = join(temp.dir, "changes.cursor");
+    writeFileSync(path, "100\n");
+    const old = openSync(path, "r");
+    try {
+      await saveCursorFile(path, 2500n);
+      const buffer = Buffer.alloc(16);
+      const read = readSync(old, buffer, 0, 16, 0);
+      // The file descriptor still names the old file, whole: the new one replaced its name.
+      expect(buffer.subarray(0, read).toString()).toBe("100\n");
+    } finally {
+      closeSync(old);
+    }
+    expect(readFileSync(path, "utf8")).toBe("2500\n");
+    expect(existsSync(`${path}.tmp`)).toBe(false);
+  });
+
+  it("writes over the temporary file a killed run left behind", async () => {
+    const path = join(temp.dir, "changes.cursor");
+    writeFileSync(`${path}.tmp`, "garbage from a run killed while saving");
+    writeFileSync(path, "7\n");
+    await saveCursorFile(path, 8n);
+    expect(readFileSync(path, "utf8")).toBe("8\n");
+    expect(existsSync(`${path}.tmp`)).toBe(false);
+  });
+
+  it("says what was printed and what happens next when it cannot save (exit 2)", async () => {
+    const path = join(temp.dir, "gone", "changes.cursor");
+    const error = await failure(saveCursorFile(path, 42n));
+    expect(error.message).toBe(`cannot save the cursor file ${path}: no such file or directory`);
+    expect(error.hint).toBe(
+      "the changes up to seq 42 were printed; the next run starts from the cursor the file still holds and prints them again",
+    );
+  });
+});

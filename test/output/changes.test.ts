@@ -1,0 +1,249 @@
+import { Writable } from "node:stream";
+import { describe, expect, it } from "vitest";
+import type { FeedChange } from "../../src/api/types.js";
+import { ApiError, NetworkError } from "../../src/errors.js";
+import {
+  changeJsonLine,
+  changesLayout,
+  changesPrinter,
+  formatFeedBack,
+  formatFeedLost,
+} from "../../src/output/changes.js";
+import { localTime } from "../../src/output/history.js";
+import { createIoStreams, writeFlushed } from "../../src/output/io-streams.js";
+import { captureIo } from "../support/capture-io.js";
+
+const SALE: FeedChange = {
+  seq: 41231n,
+  at: "2026-11-22T14:03:12.481Z",
+  petId: 42n,
+  previous: 8,
+  quantity: 7,
+  keyName: "till-1",
+  requestId: "0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b",
+  reason: "sale",
+  ref: "till-1:0001",
+};
+const SEED: FeedChange = {
+  seq: 1n,
+  at: "2026-11-01T09:00:00.000Z",
+  petId: 9223372036854775807n,
+  previous: null,
+  quantity: 6,
+  keyName: null,
+  requestId: null,
+  reason: "seed pets.json",
+  ref: null,
+};
+const ODD: FeedChange = {
+  ...SALE,
+  seq: 41232n,
+  previous: 7,
+  quantity: 7,
+  reason: 'counted, "twice"\tby\nme\u0007',
+  ref: null,
+};
+
+describe("changesLayout", () => {
+  it("keeps every format, but a terminal's table becomes lines when following", () => {
+    expect(changesLayout("table", false)).toBe("table");
+    expect(changesLayout("table", true)).toBe("lines");
+    for (const format of ["tsv", "json", "csv"] as const) {
+      expect(changesLayout(format, true)).toBe(format);
+      expect(changesLayout(format, false)).toBe(format);
+    }
+  });
+});
+
+describe("changesPrinter", () => {
+  it("tsv: one line per change in column order, empty fields for nulls, control characters as U+FFFD", async () => {
+    const { streams, out } = captureIo(false);
+    const printer = changesPrinter("tsv", streams, 0n);
+    await expect(printer.print([SEED, SALE])).resolves.toBe(true);
+    await expect(printer.print([ODD])).resolves.toBe(true);
+    await printer.finish();
+    expect(out()).toBe(
+      "1\t2026-11-01T09:00:00.000Z\t9223372036854775807\t\t6\t\t\tseed pets.json\t\n" +
+        "41231\t2026-11-22T14:03:12.481Z\t42\t8\t7\ttill-1\t0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b\tsale\ttill-1:0001\n" +
+        '41232\t2026-11-22T14:03:12.481Z\t42\t7\t7\ttill-1\t0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b\tcounted, "twice"\uFFFDby\uFFFDme\uFFFD\t\n',
+    );
+  });
+
+  it("json: one object per line, keys in column order, int64 exact", async () => {
+    const { streams, out } = captureIo(false);
+    const printer = changesPrinter("json", streams, 0n);
+    await printer.print([SEED, SALE]);
+    await printer.finish();
+    const lines = out().split("\n");
+    expect(lines).toEqual([
+      '{"seq":1,"at":"2026-11-01T09:00:00.000Z","petId":9223372036854775807,"previous":null,"quantity":6,"keyName":null,"requestId":null,"reason":"seed pets.json","ref":null}',
+      '{"seq":41231,"at":"2026-11-22T14:03:12.481Z","petId":42,"previous":8,"quantity":7,"keyName":"till-1","requestId":"0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b","reason":"sale","ref":"till-1:0001"}',
+      "",
+    ]);
+  });
+
+  it("json: a seq beyond 2^53 is written exactly too, and the text as sent", () => {
+    const line = changeJsonLine({ ...ODD, seq: 9007199254740993n });
+    expect(line).toMatch(/^\{"seq":9007199254740993,"at":/);
+    expect(line).toContain('"reason":"counted, \\"twice\\"\\tby\\nme\\u0007"');
+    expect(line.endsWith("}\n")).toBe(true);
+  });
+
+  it("csv: a header, then the columns, quoted where needed; the header alone when there is no change", async () => {
+    const header = "seq,at,petId,previous,quantity,keyName,requestId,reason,ref\n";
+    const some = captureIo(false);
+    const printer = changesPrinter("csv", some.streams, 0n);
+    await printer.print([SEED]);
+    await printer.print([ODD]);
+    await printer.finish();
+    expect(some.out()).toBe(
+      header +
+        "1,2026-11-01T09:00:00.000Z,9223372036854775807,,6,,,seed pets.json,\n" +
+        '41232,2026-11-22T14:03:12.481Z,42,7,7,till-1,0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b,"counted, ""twice""\tby\nme\u0007",\n',
+    );
+    const none = captureIo(false);
+    const empty = changesPrinter("csv", none.streams, 5n);
+    await empty.finish();
+    expect(none.out()).toBe(header);
+  });
+
+  it("csv when following: the header comes with the first page, even an empty one", async () => {
+    const { streams, out } = captureIo(false);
+    const printer = changesPrinter("csv", streams, 0n);
+    await printer.print([]);
+    expect(out()).toBe("seq,at,petId,previous,quantity,keyName,requestId,reason,ref\n");
+    await printer.print([]);
+    await printer.finish();
+    expect(out().split("\n")).toHaveLength(2);
+  });
+
+  it("table: holds the pages and prints one table at the end, local times and signs", async () => {
+    const { streams, out } = captureIo(true);
+    const printer = changesPrinter("table", streams, 0n);
+    await expect(printer.print([SEED])).resolves.toBe(false);
+    await expect(printer.print([SALE, ODD])).resolves.toBe(false);
+    expect(out()).toBe("");
+    await printer.finish();
+    const text = out();
+    expect(text).toMatch(/seq.*when.*petId.*previous.*quantity.*change.*key.*reason.*ref/);
+    expect(text).toMatch(
+      new RegExp(
+        `│ +41231 │ ${localTime(SALE.at)} │ +42 │ +8 │ +7 │ +-1 │ till-1 +│ sale +│ till-1:0001`,
+      ),
+    );
+    expect(text).toMatch(/│ +1 │ .* │ 9223372036854775807 │ +│ +6 │ +│ +│ seed pets.json/);
+    expect(text).toMatch(/│ +41232 │ .* │ +7 │ +7 │ +±0 │/);
+    expect(text).not.toContain("0b6f4c1e");
+  });
+
+  it("table: no ref column when no change has one; a note when there is no change", async () => {
+    const one = captureIo(true);
+    const printer = changesPrinter("table", one.streams, 0n);
+    await printer.print([SEED]);
+    await printer.finish();
+    expect(one.out()).not.toMatch(/\bref\b/);
+    const none = captureIo(true);
+    await changesPrinter("table", none.streams, 41230n).finish();
+    expect(none.out()).toBe("no changes after seq 41230\n");
+  });
+
+  it("lines: a header once, then one aligned line per change as pages come", async () => {
+    const { streams, out } = captureIo(true);
+    const printer = changesPrinter("lines", streams, 0n);
+    await printer.print([]);
+    const header = out();
+    expect(header).toBe(
+      "      seq  when                   petId  previous  quantity  change  key           ref                   reason\n",
+    );
+    await printer.print([SALE]);
+    await printer.print([SEED]);
+    await printer.finish();
+    const lines = out().slice(header.length).split("\n");
+    expect(lines).toEqual([
+      `    41231  ${localTime(SALE.at)}       42         8         7      -1  till-1        till-1:0001           sale`,
+      `        1  ${localTime(SEED.at)}  9223372036854775807       6                                              seed pets.json`,
+      "",
+    ]);
+    // A wide petId pushes the next cells right only until they are back in their columns.
+    const [sale = "", seed = ""] = lines;
+    expect(seed.indexOf("6 ")).toBe(sale.indexOf("7 ", sale.indexOf("8")));
+    expect(seed.indexOf("seed pets.json")).toBe(sale.indexOf("sale"));
+    expect(header.indexOf("reason")).toBe(sale.indexOf("sale"));
+  });
+});
+
+describe("writeFlushed", () => {
+  it("resolves only once a stream has handed the text on (its write callback)", async () => {
+    const events: string[] = [];
+    let finishWrite: () => void = () => undefined;
+    const stream = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        events.push(`written ${chunk.toString().trim()}`);
+        finishWrite = () => {
+          events.push("handed on");
+          callback();
+        };
+      },
+    });
+    const flushed = writeFlushed(stream, "page 1\n").then(() => events.push("flushed"));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(events).toEqual(["written page 1"]);
+    finishWrite();
+    await flushed;
+    expect(events).toEqual(["written page 1", "handed on", "flushed"]);
+  });
+
+  it("rejects with the stream's error (a reader that went away)", async () => {
+    const stream = new Writable({
+      write(_chunk, _encoding, callback) {
+        callback(Object.assign(new Error("write EPIPE"), { code: "EPIPE" }));
+      },
+    });
+    stream.on("error", () => undefined);
+    await expect(writeFlushed(stream, "x\n")).rejects.toThrow("EPIPE");
+  });
+
+  it("writes to a sink that is no stream at once", async () => {
+    let text = "";
+    const io = createIoStreams({
+      out: { write: (chunk: string) => (text += chunk) },
+      err: { write: () => undefined },
+      isTTY: false,
+      env: {},
+      colorFlag: false,
+    });
+    await writeFlushed(io.out, "a\n");
+    expect(text).toBe("a\n");
+  });
+});
+
+describe("what a follower says on stderr", () => {
+  it("names the failure once it lost the server, and the cursor once it is back", () => {
+    const refused = new NetworkError({
+      failure: "unreachable",
+      message:
+        "cannot reach http://127.0.0.1:4010/v1/inventory/changes?after=3&limit=1000&wait=30: connection refused",
+      method: "GET",
+      url: "u",
+      attempts: 3,
+    });
+    expect(formatFeedLost(refused)).toBe(
+      "warning: cannot reach http://127.0.0.1:4010/v1/inventory/changes?after=3&limit=1000&wait=30: connection refused; asking again until the server answers (interrupt to stop)\n",
+    );
+    const unavailable = new ApiError({
+      status: 503,
+      code: "unavailable",
+      message: "the server is shutting down",
+      operation: "listInventoryChanges",
+      method: "GET",
+      url: "u",
+      attempts: 3,
+    });
+    expect(formatFeedLost(unavailable)).toBe(
+      "warning: the server answered 503 unavailable: the server is shutting down; asking again until the server answers (interrupt to stop)\n",
+    );
+    expect(formatFeedBack(41230n)).toBe(
+      "note: the server answers again; following the changes after seq 41230\n",
+    );
+  });
+});
