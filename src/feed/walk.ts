@@ -13,6 +13,16 @@ import { ApiError, NetworkError, type CliError, type InterruptSignal } from "../
 /** How long a follower's request may wait for a new change (the server allows up to 60 s). */
 export const FOLLOW_WAIT_SECONDS = 30;
 
+/**
+ * Following, after a page that was not full the next request starts no sooner than this
+ * after the last one did. Caught up with a busy store, a follower then asks a few times a
+ * second, each page holding the changes since, rather than once per change as fast as the
+ * server answers (measured: a follower asking back-to-back took PATCH throughput to 0.36×;
+ * paced it costs the server a few requests a second). A new change still shows within this
+ * pace plus one request; a backlog is read at full speed in full pages.
+ */
+export const FOLLOW_PACE_MS = 250;
+
 /** The pause between a follower's attempts to reach a server that went away. */
 export const RECONNECT_BACKOFF: BackoffSteps = { baseMs: 500, maxMs: 5_000 };
 
@@ -30,6 +40,8 @@ export interface FeedWalk {
   /** Following: settles with the signal that stops the walk (never settles when none comes). */
   interrupted?: Promise<InterruptSignal> | undefined;
   sleep: (ms: number) => Promise<void>;
+  /** Monotonic clock in milliseconds, for the follower's pace. */
+  now: () => number;
   /** Jitter source, in [0, 1). */
   random: () => number;
   /** Following: the server went away; said once per outage. */
@@ -77,8 +89,9 @@ const NEVER = new Promise<never>(() => undefined);
  * fewer to print), each handed to onPage before the next is asked for. Without `follow` it
  * stops at the first page that is not full (the end of the feed, as it was then) or at the
  * limit; a failure is thrown. Following, every request waits up to FOLLOW_WAIT_SECONDS for a
- * change, a passing failure is retried with a back-off until the server answers, and the walk
- * ends at the limit or when interrupted (the page being printed is finished first).
+ * change, a request after a page that was not full starts FOLLOW_PACE_MS after the last one
+ * at the soonest, a passing failure is retried with a back-off until the server answers, and
+ * the walk ends at the limit or when interrupted (the page being printed is finished first).
  */
 export async function walkFeed(walk: FeedWalk): Promise<WalkEnd> {
   const interrupted = walk.interrupted ?? NEVER;
@@ -90,8 +103,18 @@ export async function walkFeed(walk: FeedWalk): Promise<WalkEnd> {
   const waitSeconds = walk.follow ? FOLLOW_WAIT_SECONDS : 0;
   let lost = false;
   let failures = 0;
+  /** When the next request may start (`walk.now()` clock), following a page that was not full. */
+  let notBefore = -Infinity;
   while (walk.limit === undefined || printed < walk.limit) {
     const limit = Math.min(MAX_FEED_LIMIT, (walk.limit ?? Infinity) - printed);
+    const early = notBefore - walk.now();
+    if (
+      early > 0 &&
+      (await unlessInterrupted(walk.sleep(early), interrupted)).signal !== undefined
+    ) {
+      return end();
+    }
+    const started = walk.now();
     let page: ChangeFeedPage;
     try {
       const answer = await unlessInterrupted(
@@ -120,7 +143,12 @@ export async function walkFeed(walk: FeedWalk): Promise<WalkEnd> {
     after = page.next;
     printed += page.changes.length;
     if (interruptedBy !== undefined) return end();
-    if (!walk.follow && page.changes.length < limit) break;
+    if (page.changes.length < limit) {
+      if (!walk.follow) break;
+      notBefore = started + FOLLOW_PACE_MS;
+    } else {
+      notBefore = -Infinity;
+    }
   }
   return end();
 }

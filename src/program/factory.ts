@@ -28,6 +28,8 @@ export interface CommandContext {
   sleep: (ms: number) => Promise<void>;
   /** Jitter source, in [0, 1). */
   random: () => number;
+  /** Clock in milliseconds (a follower's pace between requests). */
+  now: () => number;
 }
 
 /** Where a command reads its input from. */
@@ -79,6 +81,7 @@ export class Factory {
       interrupts: this.deps.interrupts ?? NO_INTERRUPTS,
       sleep: this.deps.sleep,
       random: this.deps.random,
+      now: this.deps.now,
     };
   }
 

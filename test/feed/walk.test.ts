@@ -7,6 +7,7 @@ import {
   type InterruptSignal,
 } from "../../src/errors.js";
 import {
+  FOLLOW_PACE_MS,
   FOLLOW_WAIT_SECONDS,
   isPassingFailure,
   walkFeed,
@@ -52,6 +53,8 @@ function walkOn(
 ): { walk: FeedWalk; recorded: Recorded } {
   const recorded: Recorded = { requests: [], pages: [], sleeps: [], said: [] };
   let calls = 0;
+  // A fake clock that only sleeping moves: requests take no time.
+  let clock = 0;
   const walk: FeedWalk = {
     after: 0n,
     limit: undefined,
@@ -69,8 +72,10 @@ function walkOn(
     },
     sleep: (ms) => {
       recorded.sleeps.push(ms);
+      clock += ms;
       return Promise.resolve();
     },
+    now: () => clock,
     random: () => 0.5,
     onLost: (error) => recorded.said.push(`lost: ${error.message}`),
     onBack: (after) => recorded.said.push(`back after ${after}`),
@@ -166,6 +171,18 @@ describe("walkFeed with --follow", () => {
     expect(end).toEqual({ after: 6n, printed: 6, interruptedBy: undefined });
   });
 
+  it("asks again at most every FOLLOW_PACE_MS after a page that was not full; full pages back to back", async () => {
+    const { walk, recorded } = walkOn(
+      (after, limit, _wait, call) =>
+        call <= 2 ? feedOf(2000)(after, limit) : feedOf(Number(after) + 1)(after, limit),
+      { follow: true, limit: 2003 },
+    );
+    await walkFeed(walk);
+    // Two full pages at once, then three single changes, each a pace after the last request.
+    expect(recorded.requests).toHaveLength(5);
+    expect(recorded.sleeps).toEqual([FOLLOW_PACE_MS, FOLLOW_PACE_MS]);
+  });
+
   it("waits out a server that went away, says so once, and goes on from the last cursor", async () => {
     const { walk, recorded } = walkOn(
       (after, limit, _wait, call) => {
@@ -188,7 +205,8 @@ describe("walkFeed with --follow", () => {
       "back after 3",
     ]);
     // The back-off of api/backoff.ts from 0.5 s (random 0.5: three quarters of each step).
-    expect(recorded.sleeps).toEqual([375, 750, 1500, 3000]);
+    // The pace after the first page (not full), then the back-off's pauses.
+    expect(recorded.sleeps).toEqual([FOLLOW_PACE_MS, 375, 750, 1500, 3000]);
     expect(end).toEqual({ after: 6n, printed: 6, interruptedBy: undefined });
   });
 
@@ -202,7 +220,7 @@ describe("walkFeed with --follow", () => {
     );
     await walkFeed(walk);
     expect(recorded.said.filter((line) => line.startsWith("lost"))).toHaveLength(2);
-    expect(recorded.sleeps).toEqual([375, 375]);
+    expect(recorded.sleeps).toEqual([FOLLOW_PACE_MS, 375, FOLLOW_PACE_MS, 375]);
   });
 
   it.each<[string, () => Error]>([

@@ -103,6 +103,7 @@ export async function runInventoryChanges(
       onPage,
       interrupted,
       sleep: context.sleep,
+      now: context.now,
       random: context.random,
       onLost: (error) => io.err.write(formatFeedLost(error)),
       onBack: (seq) => io.err.write(formatFeedBack(seq)),
