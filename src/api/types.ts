@@ -17,6 +17,8 @@ export interface InventoryItem {
  * it, the request's id, the reason given (`X-Change-Reason`) and a batch change's `ref`.
  */
 export interface InventoryChange {
+  /** The record's place in the change feed; absent from a server without one. */
+  seq?: bigint;
   at: string;
   petId: bigint;
   previous: number | null;

@@ -174,7 +174,10 @@ function decodeChangeRecord(fields: Fields, path: string): InventoryChange {
 export function decodeInventoryChanges(value: unknown): InventoryChange[] {
   return array(value, "").map((record, index) => {
     const path = `[${index}]`;
-    return decodeChangeRecord(object(record, path), path);
+    const fields = object(record, path);
+    // A server with a change feed numbers its records; one that implements only the spec does not.
+    const seq = fields.seq === undefined ? undefined : int64(fields.seq, `${path}.seq`);
+    return { ...(seq === undefined ? {} : { seq }), ...decodeChangeRecord(fields, path) };
   });
 }
 
