@@ -3,12 +3,11 @@
  * the batch endpoint): what the run would change, and which rows would fail and why.
  */
 import type { ApplyReport, RowResult } from "../apply/execute.js";
-import { tsvLine } from "./delimited.js";
 import type { OutputFormat } from "./format.js";
 import type { IoStreams } from "./io-streams.js";
+import { wouldChangeTable, wouldChangeTsv } from "./apply.js";
 import { writeJsonReport } from "./json.js";
 import { countOf } from "./plural.js";
-import { renderTable } from "./table.js";
 
 /** A dry run's word for what a row would do. */
 export const DRY_RUN_OUTCOMES = ["would_change", "unchanged", "would_fail"] as const;
@@ -25,10 +24,6 @@ export function wouldFailReason(row: RowResult): string {
     return "would not be applied: the batch is atomic and other rows would fail";
   }
   return row.failure?.reason ?? "would fail";
-}
-
-function quantityText(value: number | undefined): string {
-  return value === undefined ? "not listed" : String(value);
 }
 
 /** The one-line summary of a dry run the server evaluated. */
@@ -102,31 +97,13 @@ export async function writeApplyDryRun(
       );
       return;
     case "tsv":
-      io.out.write(
-        changes.map((row) => tsvLine([row.petId, row.previous ?? "", row.desired])).join(""),
-      );
+      io.out.write(wouldChangeTsv(changes));
       io.err.write(failingText + evaluatedDryRunSummary(report));
       return;
-    case "table": {
-      const table =
-        changes.length === 0
-          ? ""
-          : renderTable(
-              {
-                head: ["petId", "current", "desired"],
-                rows: changes.map((row) => [
-                  row.petId.toString(),
-                  quantityText(row.previous),
-                  String(row.desired),
-                ]),
-                rightAligned: [0, 1, 2],
-              },
-              io.style,
-            );
+    case "table":
       io.out.write(
-        `${table}${failingText}${io.style.dim(evaluatedDryRunSummary(report).trimEnd())}\n`,
+        `${wouldChangeTable(changes, io)}${failingText}${io.style.dim(evaluatedDryRunSummary(report).trimEnd())}\n`,
       );
       return;
-    }
   }
 }

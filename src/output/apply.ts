@@ -14,8 +14,37 @@ import { renderTable } from "./table.js";
  */
 const MAX_ROWS_SHOWN_ON_TTY = 20;
 
-function quantityText(value: number | undefined): string {
+export function quantityText(value: number | undefined): string {
   return value === undefined ? "not listed" : String(value);
+}
+
+/** A row a dry run would change: the pet, the quantity read, the quantity wanted. */
+interface WouldChange {
+  petId: bigint;
+  previous?: number | undefined;
+  desired: number;
+}
+
+/** The rows a dry run would change, one tab-separated line each (petId, current, desired). */
+export function wouldChangeTsv(rows: readonly WouldChange[]): string {
+  return rows.map((row) => tsvLine([row.petId, row.previous ?? "", row.desired])).join("");
+}
+
+/** The rows a dry run would change as a table (petId, current, desired); empty for none. */
+export function wouldChangeTable(rows: readonly WouldChange[], io: IoStreams): string {
+  if (rows.length === 0) return "";
+  return renderTable(
+    {
+      head: ["petId", "current", "desired"],
+      rows: rows.map((row) => [
+        row.petId.toString(),
+        quantityText(row.previous),
+        String(row.desired),
+      ]),
+      rightAligned: [0, 1, 2],
+    },
+    io.style,
+  );
 }
 
 /** One row of the report as JSON: its outcome and, for failures, why. */
@@ -163,29 +192,13 @@ export function writeApplyPlan(
       io.out.write(toJson(planJson(plan)));
       return;
     case "tsv":
-      io.out.write(
-        changes.map((row) => tsvLine([row.petId, row.previous ?? "", row.desired])).join(""),
-      );
+      io.out.write(wouldChangeTsv(changes));
       io.err.write(dryRunSummary(plan));
       return;
-    case "table": {
-      const table =
-        changes.length === 0
-          ? ""
-          : renderTable(
-              {
-                head: ["petId", "current", "desired"],
-                rows: changes.map((row) => [
-                  row.petId.toString(),
-                  quantityText(row.previous),
-                  String(row.desired),
-                ]),
-                rightAligned: [0, 1, 2],
-              },
-              io.style,
-            );
-      io.out.write(`${table}${io.style.dim(dryRunSummary(plan).trimEnd())}\n`);
+    case "table":
+      io.out.write(
+        `${wouldChangeTable(changes, io)}${io.style.dim(dryRunSummary(plan).trimEnd())}\n`,
+      );
       return;
-    }
   }
 }
