@@ -11,11 +11,9 @@ import {
   MAX_FEED_LIMIT,
   MAX_FEED_WAIT_SECONDS,
   MAX_PET_ID,
-  readWholeNumber,
 } from "../../api/limits.js";
-import { HttpError } from "../http-error.js";
 import type { FeedRecord, Store } from "../store/store.js";
-import { serializeChange } from "./inventory.js";
+import { serializeChange, wholeNumberParameter } from "./inventory.js";
 import { rejectOtherMethods } from "./method-not-allowed.js";
 
 /**
@@ -25,27 +23,6 @@ import { rejectOtherMethods } from "./method-not-allowed.js";
  * second promised; one small read per waiting request per interval.
  */
 export const FEED_POLL_MS = 200;
-
-/** A query parameter under the whole-number rule, from `min` to `max`; `fallback` when absent. */
-function wholeNumberParameter(
-  query: Record<string, unknown>,
-  name: string,
-  range: { min: bigint; max: bigint; fallback: bigint },
-  code: string,
-): bigint {
-  const text = query[name];
-  if (text === undefined) return range.fallback;
-  const reading =
-    typeof text === "string" ? readWholeNumber(text, range.min, range.max) : undefined;
-  if (!reading?.ok) {
-    throw new HttpError(
-      400,
-      code,
-      `${name} must be a whole number from ${range.min} to ${range.max}, got ${JSON.stringify(text).slice(0, 40)}`,
-    );
-  }
-  return reading.value;
-}
 
 function feedBody(records: readonly FeedRecord[], after: bigint): string {
   const next = records.at(-1)?.seq ?? after;

@@ -45,20 +45,38 @@ export function serializeChange(change: FeedRecord): string {
   );
 }
 
-/** The `limit` of a history request: 1 to 1000 under the whole-number rule, 20 when absent. */
-function historyLimitOf(query: Record<string, unknown>): number {
-  const text = query.limit;
-  if (text === undefined) return DEFAULT_HISTORY_LIMIT;
+/**
+ * A query parameter under the whole-number rule, from `min` to `max`; `fallback` when absent.
+ * Anything else (a sign, a fraction, leading zeros, a repeated parameter) is 400 `code`.
+ */
+export function wholeNumberParameter(
+  query: Record<string, unknown>,
+  name: string,
+  range: { min: bigint; max: bigint; fallback: bigint },
+  code: string,
+): bigint {
+  const text = query[name];
+  if (text === undefined) return range.fallback;
   const reading =
-    typeof text === "string" ? readWholeNumber(text, 1n, BigInt(MAX_HISTORY_LIMIT)) : undefined;
+    typeof text === "string" ? readWholeNumber(text, range.min, range.max) : undefined;
   if (!reading?.ok) {
     throw new HttpError(
       400,
-      ERROR_CODES.invalidLimit,
-      `limit must be a whole number from 1 to ${MAX_HISTORY_LIMIT}, got ${JSON.stringify(text).slice(0, 40)}`,
+      code,
+      `${name} must be a whole number from ${range.min} to ${range.max}, got ${JSON.stringify(text).slice(0, 40)}`,
     );
   }
-  return Number(reading.value);
+  return reading.value;
+}
+
+/** The `limit` of a history request: 1 to 1000 under the whole-number rule, 20 when absent. */
+function historyLimitOf(query: Record<string, unknown>): number {
+  const range = {
+    min: 1n,
+    max: BigInt(MAX_HISTORY_LIMIT),
+    fallback: BigInt(DEFAULT_HISTORY_LIMIT),
+  };
+  return Number(wholeNumberParameter(query, "limit", range, ERROR_CODES.invalidLimit));
 }
 
 /** The answer to a write's outcome, as sent and as kept for an idempotent replay. */
