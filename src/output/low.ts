@@ -75,7 +75,10 @@ export function writeLowStock(
         io.out.write(`nothing is low (${countOf(checked, "pet")} checked)\n`);
         return;
       }
-      io.out.write(table(entries, io) + io.style.dim(summary(entries.length, checked)));
+      // Dimmed without its line end: chalk would dim the empty text after it too.
+      io.out.write(
+        `${table(entries, io)}${io.style.dim(summary(entries.length, checked).trimEnd())}\n`,
+      );
       return;
   }
 }
