@@ -15,6 +15,7 @@ const STARTUP_EXIT_CODES: Readonly<Record<StartupFailure, ExitCode>> = {
 };
 
 const parsePort = wholeNumberOption("a port number", 0, 65535);
+const parseMetricsPort = wholeNumberOption("a port number", 0, 65535);
 const parseRateLimit = wholeNumberOption("a whole number of requests per minute", 0, 999_999_999);
 
 /** Builds the `serve` command; the server code is loaded only when it runs. */
@@ -39,6 +40,15 @@ export function serveCommand(io: ServeIo): Command {
         .argParser(parseRateLimit)
         .default(0),
     )
+    .addOption(
+      new Option(
+        "--metrics-port <port>",
+        "serve GET /metrics (Prometheus) on this port, apart from the API (default: off)",
+      ).argParser(parseMetricsPort),
+    )
+    .addOption(
+      new Option("--metrics-host <host>", "address of the metrics listener").default("127.0.0.1"),
+    )
     .addHelpText(
       "after",
       `
@@ -46,13 +56,18 @@ Accepted API keys come from --api-keys-file and/or PETSTORE_API_KEYS (comma-sepa
 write key). A keys-file line is "<name> <scope> sha256:<hex>", as petstore keys create prints it:
 scope read may only GET, write may do everything; # starts a comment; a bare key on a line is a
 write key named key-N. A line it cannot use is exit 2 naming it. The server refuses to start
-without at least one key.
+without at least one key. SIGHUP reads the keys file again (check it first with petstore keys
+check FILE): a valid file holds from the next request, a bad one is refused and the old keys
+stay. SIGTERM or SIGINT: /readyz answers 503 at once, requests in flight finish, exit 0.
+Probes, without a key: GET /livez (the process runs), GET /readyz and /healthz (ready: the
+store answers within 1 s, keys are loaded, not shutting down).
 PETSTORE_DATABASE_URL=postgres://… keeps everything in PostgreSQL instead of a SQLite file,
 so several instances can serve one database (not together with --db).
 
 Examples:
   PETSTORE_API_KEYS=s3cret petstore serve --demo
   PETSTORE_API_KEYS=s3cret petstore serve --port 0 --db /var/lib/petstore/inventory.db
+  petstore serve --api-keys-file /etc/petstore/keys --metrics-port 9464
   petstore serve --api-keys-file /etc/petstore/keys --seed pets.json
   PETSTORE_DATABASE_URL=postgres://petstore@db.internal/petstore petstore serve --host 0.0.0.0`,
     )

@@ -1,5 +1,5 @@
 /** The package version, for --version and the User-Agent header. */
-import packageJson from "../../package.json" with { type: "json" };
+import { VERSION } from "../api/version.js";
 
-export const VERSION: string = packageJson.version;
+export { VERSION };
 export const USER_AGENT = `petstore-inventory/${VERSION}`;

@@ -1,16 +1,18 @@
 /** buildApp(options) → a Fastify instance serving the inventory spec; it never listens. */
-import { randomUUID } from "node:crypto";
 import { METHODS } from "node:http";
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
-import type { DestinationStream } from "pino";
+import { stdTimeFunctions, type DestinationStream } from "pino";
 import { ERROR_CODES } from "../api/error-codes.js";
-import { type ApiKey, createKeyChecker } from "./api-keys.js";
+import type { ApiKey } from "./api-keys.js";
 import { bearerAuth } from "./auth.js";
 import { answerClientError, answerConnect, answerUnmetExpectation } from "./client-errors.js";
 import { drainRequestBody } from "./drain-request-body.js";
 import { handleError } from "./error-handler.js";
 import { HttpError } from "./http-error.js";
 import { startIdempotencyPurge } from "./idempotency-purge.js";
+import { KeyRing } from "./key-ring.js";
+import { type ServerMetrics, UNKNOWN_ROUTE } from "./metrics.js";
+import { requestIdOf } from "./request-id.js";
 import { serviceUnavailable } from "./service-unavailable.js";
 import { healthRoutes } from "./routes/health.js";
 import { inventoryRoutes } from "./routes/inventory.js";
@@ -24,8 +26,13 @@ import type { Store } from "./store/store.js";
 
 export interface AppOptions {
   store: Store;
-  /** Accepted API keys (names, scopes and digests); at least one. */
-  apiKeys: readonly ApiKey[];
+  /**
+   * Accepted API keys (names, scopes and digests); at least one. A KeyRing when they may be
+   * replaced while serving (SIGHUP reads the keys file again).
+   */
+  apiKeys: readonly ApiKey[] | KeyRing;
+  /** Where requests and changes are counted; none when metrics are off. */
+  metrics?: ServerMetrics;
   /** Where structured JSON logs go; no logging when absent. */
   logStream?: DestinationStream;
   logLevel?: string;
@@ -50,12 +57,15 @@ const MAX_PARAM_LENGTH = 16 * 1024;
 
 /** Builds the application with its routes, authentication, error bodies and logging. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
-  if (options.apiKeys.length === 0) throw new Error("at least one API key is required");
+  const keys = options.apiKeys instanceof KeyRing ? options.apiKeys : new KeyRing(options.apiKeys);
+  const { metrics } = options;
   const app = Fastify({
     logger: options.logStream
       ? {
           level: options.logLevel ?? "info",
           stream: options.logStream,
+          // ISO 8601 UTC, as an operator searches for it: "time":"2026-11-25T12:00:00.000Z".
+          timestamp: stdTimeFunctions.isoTime,
           redact: {
             paths: ["req.headers.authorization", "headers.authorization"],
             censor: "[redacted]",
@@ -64,7 +74,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       : false,
     // One log line per request, written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
-    genReqId: () => randomUUID(),
+    // The caller's X-Request-Id when well formed, else a new UUID (request-id.ts).
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     // Time-outs: a slow or idle client cannot hold a connection forever.
     connectionTimeout: 30_000,
@@ -112,7 +124,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done();
   });
   app.addHook("onRequest", (request, reply, done) => {
-    if (closing.now) {
+    // The probes answer for themselves while closing: /readyz says so, /livez stays 200.
+    if (closing.now && !isProbe(request)) {
       done(serviceUnavailable("the server is shutting down; retry", { connection: "close" }));
       return;
     }
@@ -133,11 +146,17 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     done(null, payload);
   });
   app.addHook("onResponse", (request, reply, done) => {
+    const route = request.routeOptions.url ?? UNKNOWN_ROUTE;
+    metrics?.observeRequest(request.method, route, reply.statusCode, reply.elapsedTime / 1000);
     request.log.info(
       {
         method: request.method,
-        route: request.routeOptions.url ?? "(unknown)",
+        route,
+        petId: (request.params as { petId?: string } | undefined)?.petId,
         status: reply.statusCode,
+        // The Error body's code of a 4xx or 5xx answer.
+        code: reply.errorCode === "" ? undefined : reply.errorCode,
+        client: request.ip,
         // The key's name only, never the key or its digest; absent before authentication.
         keyName: request.callerKeyName === "" ? undefined : request.callerKeyName,
         latencyMs: Math.round(reply.elapsedTime * 100) / 100,
@@ -149,6 +168,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   app.decorateRequest("callerKeyDigest", "");
   app.decorateRequest("callerKeyName", "");
+  app.decorateReply("errorCode", "");
   const clock = options.clock ?? Date.now;
   const purge = startIdempotencyPurge(options.store, {
     now: clock,
@@ -163,8 +183,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await purge.stop();
   });
 
-  await app.register(healthRoutes, { store: options.store });
-  const acceptedKey = createKeyChecker(options.apiKeys);
+  await app.register(healthRoutes, { store: options.store, keys, draining: () => closing.now });
+  const countChanges = (count: number) => metrics?.countChanges(count);
   await app.register(
     async (v1) => {
       // The limiter's hooks are per route (onRequest), so authentication runs at preParsing
@@ -182,9 +202,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
             ),
         });
       }
-      v1.addHook("preParsing", bearerAuth(acceptedKey));
-      await v1.register(inventoryRoutes, { store: options.store, clock });
-      await v1.register(inventoryBatchRoutes, { store: options.store, clock });
+      v1.addHook(
+        "preParsing",
+        bearerAuth((presented) => keys.check(presented)),
+      );
+      await v1.register(inventoryRoutes, { store: options.store, clock, countChanges });
+      await v1.register(inventoryBatchRoutes, { store: options.store, clock, countChanges });
       await v1.register(inventoryChangesRoutes, { store: options.store });
       await v1.register(petRoutes, { store: options.store });
       await v1.register(orderRoutes, { store: options.store });
@@ -195,6 +218,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   );
   app.setNotFoundHandler(noSuchRoute);
   return app;
+}
+
+const PROBES: ReadonlySet<string> = new Set(["/livez", "/readyz", "/healthz"]);
+
+function isProbe(request: FastifyRequest): boolean {
+  return request.routeOptions.url !== undefined && PROBES.has(request.routeOptions.url);
 }
 
 /** 404 for an unknown route; the query string, which may hold anything, is not echoed. */

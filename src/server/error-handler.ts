@@ -6,6 +6,13 @@ import { serviceUnavailable } from "./service-unavailable.js";
 import { StoreBusyError } from "./store/store-busy-error.js";
 import { StoreUnavailableError } from "./store/store-unavailable-error.js";
 
+declare module "fastify" {
+  interface FastifyReply {
+    /** The Error body's `code` of a 4xx or 5xx answer, for the request's log line; else "". */
+    errorCode: string;
+  }
+}
+
 /** Maps Fastify's own error codes to ours. */
 const FASTIFY_ERRORS: Readonly<Record<string, { status: number; code: string }>> = {
   FST_ERR_CTP_INVALID_MEDIA_TYPE: { status: 415, code: ERROR_CODES.unsupportedMediaType },
@@ -71,6 +78,7 @@ export function handleError(
 ): FastifyReply {
   const httpError = toHttpError(error);
   if (httpError.statusCode >= 500) logServerAnswer(error, httpError, request);
+  reply.errorCode = httpError.code;
   return reply
     .code(httpError.statusCode)
     .headers(httpError.headers)

@@ -2,11 +2,17 @@
 import { existsSync, rmSync } from "node:fs";
 import { basename } from "node:path";
 import { fittedReason } from "../api/change-reason.js";
+import type { Server } from "node:http";
 import type { FastifyInstance } from "fastify";
 import { destination, type DestinationStream } from "pino";
 import { ApiKeysError, loadApiKeys } from "./api-keys.js";
 import { buildApp } from "./app.js";
 import { DEMO_ORDERS, DEMO_PETS } from "./demo-data.js";
+import { KeyRing } from "./key-ring.js";
+import { keysReloader, type ReloadLog } from "./keys-reload.js";
+import { ServerMetrics } from "./metrics.js";
+import { listenForMetrics } from "./metrics-listener.js";
+import { storeAnswers } from "./routes/health.js";
 import { lockTimeoutFrom } from "./lock-timeout.js";
 import { SeedError, loadSeed } from "./seed.js";
 import { openSqliteStore } from "./store/sqlite/store.js";
@@ -32,6 +38,10 @@ export interface ServeOptions {
   demo?: boolean;
   apiKeysFile?: string;
   rateLimit: number;
+  /** Serve GET /metrics on this port (off when absent). */
+  metricsPort?: number;
+  /** The metrics listener's address; loopback unless the operator opens it. */
+  metricsHost: string;
 }
 
 /** Exit status for a second signal while closing: the operator asked twice. */
@@ -69,10 +79,32 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
     choice.kind === "sqlite"
       ? openStore(choice.path, lockTimeoutMs)
       : await openChosenStore(choice, lockTimeoutMs, io.stderr);
-  // Signals are caught from here on, so one that arrives while starting still closes cleanly.
+  const keys = new KeyRing(apiKeys);
+  const metrics =
+    options.metricsPort === undefined
+      ? undefined
+      : new ServerMetrics(
+          {
+            storeAnswers: async () => (await storeAnswers(store)) === true,
+            keysLoaded: () => keys.size,
+          },
+          Date.now(),
+        );
+  // Signals are caught from here on, so one that arrives while starting still closes cleanly,
+  // and SIGHUP reads the keys file again instead of ending the process.
   const signalled = nextSignal();
+  const reloader = keysReloader(
+    keys,
+    { envKeys: io.env.PETSTORE_API_KEYS, file: options.apiKeysFile },
+    metrics,
+  );
   const logs = logDestination(io.stderr);
   let app: FastifyInstance | undefined;
+  let metricsServer: Server | undefined;
+  const onHangUp = () => {
+    void reloader.reload(app?.log ?? plainLog(io.stderr));
+  };
+  process.on("SIGHUP", onHangUp);
   try {
     if (seed && options.seed !== undefined) {
       // A seed's history records say where the counts came from: `seed pets.json`.
@@ -88,27 +120,79 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
     }
     app = await buildApp({
       store,
-      apiKeys,
+      apiKeys: keys,
+      ...(metrics ? { metrics } : {}),
       logStream: logs.stream,
       logLevel: io.env.PETSTORE_LOG_LEVEL ?? "info",
       rateLimitPerMinute: options.rateLimit,
     });
     await listen(app, options);
+    if (metrics && options.metricsPort !== undefined) {
+      metricsServer = await listenMetrics(metrics, options.metricsHost, options.metricsPort);
+    }
   } catch (error) {
     signalled.cancel();
+    process.off("SIGHUP", onHangUp);
     await app?.close();
+    await closeServer(metricsServer);
     await store.close();
     logs.close();
     if (createdFile !== undefined) removeDatabase(createdFile);
     throw error instanceof StoreBusyError ? databaseLocked(storeName(choice), error) : error;
   }
   io.stdout.write(`listening on ${baseUrl(app, options.host)}\n`);
+  if (metricsServer) {
+    io.stdout.write(`metrics on ${metricsUrl(metricsServer, options.metricsHost)}\n`);
+  }
   const signal = await signalled.promise;
   io.stderr.write(`received ${signal}, closing\n`);
-  // Stops accepting connections, waits for requests in flight, then closes the store.
+  // /readyz answers 503 from here on; stops accepting connections, waits for requests in
+  // flight, then closes the store. The metrics stay up until the API has closed.
   await app.close();
+  process.off("SIGHUP", onHangUp);
+  await closeServer(metricsServer);
   await store.close();
   logs.close();
+}
+
+/** A reload's log before the server's logger exists (SIGHUP while starting): plain lines. */
+function plainLog(stderr: NodeJS.WritableStream): ReloadLog {
+  const line = (_fields: object, message: string) => stderr.write(`${message}\n`);
+  return { info: line, error: line };
+}
+
+async function listenMetrics(metrics: ServerMetrics, host: string, port: number): Promise<Server> {
+  try {
+    return await listenForMetrics(metrics, host, port);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
+      throw new StartupError(
+        "configuration",
+        `cannot serve metrics on ${host}:${port} (${code})`,
+        code === "EADDRINUSE"
+          ? "another process uses this port: pick another with --metrics-port"
+          : undefined,
+      );
+    }
+    throw error;
+  }
+}
+
+async function closeServer(server: Server | undefined): Promise<void> {
+  if (!server) return;
+  server.closeIdleConnections();
+  await new Promise<void>((resolve) => {
+    server.close(() => {
+      resolve();
+    });
+  });
+}
+
+function metricsUrl(server: Server, host: string): string {
+  const address = server.address();
+  const port = typeof address === "object" && address ? address.port : 0;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${port}/metrics`;
 }
 
 /**

@@ -12,8 +12,14 @@ import { BATCH_BODY_LIMIT } from "../../api/limits.js";
 import { isFailedOutcome, type BatchChangeResult } from "../../api/types.js";
 import { HttpError } from "../http-error.js";
 import { batchFingerprintOf, parseIdempotencyKey } from "../idempotency.js";
-import type { BatchEvaluation, BatchOptions, Store, StoredResponse } from "../store/store.js";
-import { answerUnwritten, changeAuthorOf, headerValue, send } from "./inventory.js";
+import type { BatchEvaluation, BatchOptions, StoredResponse } from "../store/store.js";
+import {
+  type InventoryRouteOptions,
+  answerUnwritten,
+  changeAuthorOf,
+  headerValue,
+  send,
+} from "./inventory.js";
 import { rejectOtherMethods } from "./method-not-allowed.js";
 
 function serializeResult(result: BatchChangeResult): string {
@@ -54,10 +60,10 @@ export function renderBatch(evaluation: BatchEvaluation): StoredResponse {
   };
 }
 
-export const inventoryBatchRoutes: FastifyPluginAsync<{
-  store: Store;
-  clock: () => number;
-}> = async (app, { store, clock }) => {
+export const inventoryBatchRoutes: FastifyPluginAsync<InventoryRouteOptions> = async (
+  app,
+  { store, clock, countChanges },
+) => {
   // This plugin's own JSON parser: int64 petIds exact, and the larger body limit.
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser(
@@ -93,9 +99,13 @@ export const inventoryBatchRoutes: FastifyPluginAsync<{
       };
     }
     const result = await store.applyBatch(batch, options);
-    return result.kind === "evaluated"
-      ? send(reply, renderBatch(result))
-      : answerUnwritten(reply, result, "another batch", "batch");
+    if (result.kind !== "evaluated") {
+      return answerUnwritten(reply, result, "another batch", "batch");
+    }
+    if (!batch.dryRun && !result.rejected) {
+      countChanges?.(result.results.filter(({ outcome }) => outcome === "changed").length);
+    }
+    return send(reply, renderBatch(result));
   });
 
   rejectOtherMethods(app, "/inventory/batch", ["POST"]);

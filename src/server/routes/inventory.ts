@@ -113,15 +113,31 @@ export function renderOutcome(petId: bigint, outcome: WriteOutcome): StoredRespo
   }
 }
 
+/**
+ * The `code` of a rendered Error body, for the log line. Our error bodies are written with
+ * `code` first (HttpError.toBody, renderBatch), so the start of the text is enough: a
+ * rejected batch's body may hold 10,000 results.
+ */
+const ERROR_BODY_START = /^\{"code":"([a-z_]+)"/;
+
 /** Sends a rendered answer (a write's, or one kept for a replay). */
 export function send(reply: FastifyReply, response: StoredResponse): FastifyReply {
   if (response.etag !== null) void reply.header("etag", response.etag);
+  if (response.status >= 400) reply.errorCode = ERROR_BODY_START.exec(response.body)?.[1] ?? "";
   return reply.code(response.status).type("application/json; charset=utf-8").send(response.body);
 }
 
-export const inventoryRoutes: FastifyPluginAsync<{ store: Store; clock: () => number }> = async (
+/** What the inventory routes take: the store, the clock, and where applied changes are counted. */
+export interface InventoryRouteOptions {
+  store: Store;
+  clock: () => number;
+  /** Called with how many changes a request applied (the changes metric). */
+  countChanges?: (count: number) => void;
+}
+
+export const inventoryRoutes: FastifyPluginAsync<InventoryRouteOptions> = async (
   app,
-  { store, clock },
+  { store, clock, countChanges },
 ) => {
   // The serialized inventory, reused until the store's revision changes.
   let cached: { revision: string; body: Buffer } | undefined;
@@ -179,6 +195,8 @@ export const inventoryRoutes: FastifyPluginAsync<{ store: Store; clock: () => nu
       const result = await store.updateQuantity(petId, quantity, options);
       switch (result.kind) {
         case "updated":
+          countChanges?.(1);
+          return send(reply, renderOutcome(petId, result));
         case "not_found":
         case "precondition_failed":
           return send(reply, renderOutcome(petId, result));

@@ -386,9 +386,9 @@ class SqliteStore implements Store {
     return `${external ?? 0n}:${this.#writes}`;
   }
 
-  /** A file open in this process is always there. */
+  /** A read of the file: it waits (up to the lock time-out) while another process locks reads out. */
   async ping(): Promise<void> {
-    // Nothing to ask: reads fail on their own while another process holds a lock.
+    await this.#whenUnlocked(() => this.#item.get(0n));
   }
 
   async seedIfEmpty(

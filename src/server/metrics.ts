@@ -1,0 +1,108 @@
+/**
+ * The server's Prometheus metrics (prom-client, a registry of its own, never the global one).
+ * Labels are bounded: a method Node parses, a route template (one value for unknown routes),
+ * a status code, a reload result. No label carries a pet id, a key or a key's name.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { VERSION } from "../api/version.js";
+
+/** The route label of a request no route matched (404s): one value for all of them. */
+export const UNKNOWN_ROUTE = "(unknown)";
+
+/** What the metrics read from the server when scraped. */
+export interface MetricsSources {
+  /** Resolves when the store answers; rejects (or is slow) when it does not. */
+  storeAnswers(): Promise<boolean>;
+  /** How many API keys are loaded now. */
+  keysLoaded(): number;
+}
+
+type RequestLabels = "method" | "route" | "status_code";
+
+export class ServerMetrics {
+  readonly registry = new Registry();
+  readonly #requestDuration: Histogram<RequestLabels>;
+  readonly #changes: Counter;
+  readonly #reloads: Counter<"result">;
+  readonly #lastReloadSuccessful: Gauge;
+  readonly #lastReloadSuccessTime: Gauge;
+
+  constructor(sources: MetricsSources, startedAt: number) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    this.#requestDuration = new Histogram({
+      name: "http_request_duration_seconds",
+      help: "Time from a request's arrival to its answer, by method, route template and status",
+      labelNames: ["method", "route", "status_code"],
+      registers,
+    });
+    this.#changes = new Counter({
+      name: "petstore_inventory_changes_total",
+      help: "Inventory changes applied (a PATCH that wrote, each changed entry of a batch)",
+      registers,
+    });
+    new Gauge({
+      name: "petstore_store_up",
+      help: "1 when the store answered within 1 s at this scrape, else 0",
+      registers,
+      async collect() {
+        this.set((await sources.storeAnswers()) ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "petstore_api_keys_loaded",
+      help: "API keys the server accepts now",
+      registers,
+      collect() {
+        this.set(sources.keysLoaded());
+      },
+    });
+    this.#lastReloadSuccessful = new Gauge({
+      name: "petstore_keys_last_reload_successful",
+      help: "1 when the last reading of the keys file (start or SIGHUP) was valid and holds, 0 when it was refused",
+      registers,
+    });
+    this.#lastReloadSuccessTime = new Gauge({
+      name: "petstore_keys_last_reload_success_timestamp_seconds",
+      help: "When the keys now held were read (Unix seconds)",
+      registers,
+    });
+    this.#reloads = new Counter({
+      name: "petstore_keys_reloads_total",
+      help: "Readings of the keys file on SIGHUP, by result (success, failure)",
+      labelNames: ["result"],
+      registers,
+    });
+    const buildInfo = new Gauge({
+      name: "petstore_build_info",
+      help: "The running petstore-inventory version (always 1)",
+      labelNames: ["version"],
+      registers,
+    });
+    buildInfo.set({ version: VERSION }, 1);
+    this.#lastReloadSuccessful.set(1);
+    this.#lastReloadSuccessTime.set(startedAt / 1000);
+    for (const result of ["success", "failure"]) this.#reloads.inc({ result }, 0);
+  }
+
+  /** One answered request: `route` is its template, UNKNOWN_ROUTE when none matched. */
+  observeRequest(method: string, route: string, statusCode: number, seconds: number): void {
+    this.#requestDuration.observe({ method, route, status_code: statusCode }, seconds);
+  }
+
+  countChanges(count: number): void {
+    if (count > 0) this.#changes.inc(count);
+  }
+
+  /** A SIGHUP's reading of the keys file: `at` (Unix ms) when it held. */
+  keysReloaded(outcome: { ok: true; at: number } | { ok: false }): void {
+    this.#reloads.inc({ result: outcome.ok ? "success" : "failure" });
+    this.#lastReloadSuccessful.set(outcome.ok ? 1 : 0);
+    if (outcome.ok) this.#lastReloadSuccessTime.set(outcome.at / 1000);
+  }
+
+  /** The exposition text and its content type. */
+  async exposition(): Promise<{ contentType: string; text: string }> {
+    return { contentType: this.registry.contentType, text: await this.registry.metrics() };
+  }
+}
