@@ -3,7 +3,7 @@ import { METHODS } from "node:http";
 import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
 import { stdTimeFunctions, type DestinationStream } from "pino";
 import { ERROR_CODES } from "../api/error-codes.js";
-import type { ApiKey } from "./api-keys.js";
+import type { ApiKey } from "../api/keys-file.js";
 import { bearerAuth } from "./auth.js";
 import { answerClientError, answerConnect, answerUnmetExpectation } from "./client-errors.js";
 import { drainRequestBody } from "./drain-request-body.js";

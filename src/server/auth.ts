@@ -1,7 +1,7 @@
 /** Bearer authentication and scopes for everything under /v1 (RFC 6750 challenges). */
 import type { FastifyRequest } from "fastify";
 import { ERROR_CODES } from "../api/error-codes.js";
-import type { ApiKey } from "./api-keys.js";
+import type { ApiKey } from "../api/keys-file.js";
 import { HttpError } from "./http-error.js";
 
 declare module "fastify" {

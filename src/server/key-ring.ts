@@ -3,7 +3,8 @@
  * (SIGHUP). A request is checked against the keys held when it is authenticated; a later
  * replacement does not reach it, so requests in flight are never affected.
  */
-import { type ApiKey, createKeyChecker } from "./api-keys.js";
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { ApiKey } from "../api/keys-file.js";
 
 export class KeyRing {
   #keys: readonly ApiKey[] = [];
@@ -33,4 +34,23 @@ export class KeyRing {
   get size(): number {
     return this.#keys.length;
   }
+}
+
+/**
+ * Returns a checker that finds the accepted key a presented key is, or undefined. Keys are
+ * compared as SHA-256 digests with timingSafeEqual, and every key is compared on every call,
+ * so timing reveals neither a key nor which one matched.
+ */
+export function createKeyChecker(
+  keys: readonly ApiKey[],
+): (presented: string) => ApiKey | undefined {
+  return (presented) => {
+    const candidate = createHash("sha256").update(presented).digest();
+    let matched: ApiKey | undefined;
+    for (const known of keys) {
+      const equal = timingSafeEqual(candidate, known.digest);
+      matched = equal ? known : matched;
+    }
+    return matched;
+  };
 }

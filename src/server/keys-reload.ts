@@ -4,7 +4,7 @@
  * cannot be used changes nothing but the reload metrics and a log line naming FILE:LINE.
  * Readings run one at a time, in the order the signals came.
  */
-import { ApiKeysError, type ApiKey, loadApiKeys } from "./api-keys.js";
+import { ApiKeysError, type ApiKey, loadApiKeys } from "../api/keys-file.js";
 import type { KeyRing } from "./key-ring.js";
 import type { ServerMetrics } from "./metrics.js";
 

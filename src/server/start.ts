@@ -5,7 +5,7 @@ import { fittedReason } from "../api/change-reason.js";
 import type { Server } from "node:http";
 import type { FastifyInstance } from "fastify";
 import { destination, type DestinationStream } from "pino";
-import { ApiKeysError, loadApiKeys } from "./api-keys.js";
+import { ApiKeysError, loadApiKeys } from "../api/keys-file.js";
 import { buildApp } from "./app.js";
 import { DEMO_ORDERS, DEMO_PETS } from "./demo-data.js";
 import { KeyRing } from "./key-ring.js";

@@ -162,7 +162,15 @@ describe(`the installed package on Node.js ${nodeVersion()}`, () => {
     temp = tempDir("petstore-install-");
     // A clone's files without dist/: prepack has to build it.
     const project = join(temp.dir, "project");
-    for (const name of ["bin", "scripts", "src", "package.json", "README.md", "tsconfig.json"]) {
+    for (const name of [
+      "bin",
+      "deploy",
+      "scripts",
+      "src",
+      "package.json",
+      "README.md",
+      "tsconfig.json",
+    ]) {
       cpSync(join(ROOT, name), join(project, name), { recursive: true });
     }
     symlinkSync(join(ROOT, "node_modules"), join(project, "node_modules"), "dir");
@@ -200,7 +208,7 @@ describe(`the installed package on Node.js ${nodeVersion()}`, () => {
     temp.remove();
   });
 
-  it("packs the built bundle, bin and package.json: no sources, no sourcemaps", () => {
+  it("packs the built bundle, bin, package.json and the systemd unit: no sources, no sourcemaps", () => {
     const listed = spawnSync("tar", ["-tzf", tarball], { encoding: "utf8" });
     expect(listed.status).toBe(0);
     const files = listed.stdout
@@ -211,9 +219,10 @@ describe(`the installed package on Node.js ${nodeVersion()}`, () => {
     expect(files).toContain("dist/cli.js");
     expect(files.some((file) => /^dist\/chunks\/main-[\w-]+\.js$/.test(file))).toBe(true);
     expect(files.some((file) => /^dist\/chunks\/start-[\w-]+\.js$/.test(file))).toBe(true);
+    expect(files).toContain("deploy/petstore.service");
     const unexpected = files.filter(
       (file) =>
-        !/^(README\.md|package\.json|bin\/petstore\.js|bin\/package\.json|dist\/cli\.js|dist\/chunks\/[\w-]+\.js)$/.test(
+        !/^(README\.md|package\.json|bin\/petstore\.js|bin\/package\.json|deploy\/petstore\.service|dist\/cli\.js|dist\/chunks\/[\w-]+\.js)$/.test(
           file,
         ),
     );

@@ -1,12 +1,19 @@
 /**
  * Named, scoped keys end to end: keys made by the real `petstore keys create`, their lines in
- * a keys file, a real `petstore serve` reading it, and the real CLI using each key.
+ * a keys file checked by `petstore keys check`, a real `petstore serve` reading it, and the
+ * real CLI using each key.
  */
 import { createHash } from "node:crypto";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, startServer, tempDir, type RunningServer } from "./helpers.js";
+import {
+  runCli,
+  runCliRecordingModules,
+  startServer,
+  tempDir,
+  type RunningServer,
+} from "./helpers.js";
 
 const sha256 = (key: string) => createHash("sha256").update(key).digest("hex");
 
@@ -84,7 +91,8 @@ describe("a server with a read key and a write key from petstore keys create", (
     const log = server.stdout() + server.stderr();
     expect(log).toContain('"keyName":"cron-report"');
     expect(log).toContain('"keyName":"till-1"');
-    expect(log).toMatch(/"status":403,"keyName":"cron-report"/);
+    // (other fields, such as the error's code, may sit between the two in the line.)
+    expect(log).toMatch(/"status":403,[^\n}]*"keyName":"cron-report"/);
     for (const made of [reader, writer]) {
       expect(log).not.toContain(made.key);
       expect(log.toLowerCase()).not.toContain(sha256(made.key));
@@ -101,12 +109,95 @@ describe("a keys file the server cannot use", () => {
     const { line } = await createKey(["cron-report", "--scope", "read"]);
     writeFileSync(keysFile, `# keys\n${line}\n${line.replace(/^cron-report/, "till-2")}\n`);
     const result = await runCli(["serve", "--port", "0", "--db", db, "--api-keys-file", keysFile]);
+    const refusal = `${keysFile}:3: duplicate key: the same key as ${keysFile}:2 (cron-report); give each key once`;
+    expect(result).toEqual({ code: 2, stdout: "", stderr: `error: ${refusal}\n` });
+    expect(existsSync(db)).toBe(false);
+    // keys check refuses it with the server's very words, before any server is started.
+    const checked = await runCli(["keys", "check", keysFile]);
+    expect(checked.code).toBe(2);
+    expect(checked.stdout).toBe("");
+    expect(checked.stderr.split("\n")[0]).toBe(`error: ${refusal}`);
+    temp.remove();
+  });
+});
+
+describe("petstore keys check, the real binary", () => {
+  const temp = tempDir();
+  afterAll(() => {
+    temp.remove();
+  });
+  const file = (name: string, text: string) => {
+    const path = join(temp.dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+
+  it("lists the names and scopes of a file made by keys create, exit 0, no key or digest", async () => {
+    const made = await Promise.all([
+      createKey(["cron-report", "--scope", "read"]),
+      createKey(["till-1"]),
+      createKey(["till-2", "--scope", "write"]),
+    ]);
+    const keysFile = file("keys", `# petstore keys\n${made.map((m) => `${m.line}\n`).join("")}`);
+    const result = await runCli(["keys", "check", keysFile]);
     expect(result).toEqual({
+      code: 0,
+      stdout: "cron-report\tread\ntill-1\twrite\ntill-2\twrite\n",
+      stderr: `3 keys in ${keysFile}: 2 write, 1 read\n`,
+    });
+    for (const { key } of made) {
+      expect(result.stdout + result.stderr).not.toContain(key);
+      expect(result.stdout + result.stderr).not.toContain(sha256(key));
+    }
+  });
+
+  it("a bad line: exit 2 naming FILE:LINE, the pasted key not echoed", async () => {
+    const { key, line } = await createKey(["till-1"]);
+    // The key itself pasted where its digest belongs: the mistake a check must catch.
+    const keysFile = file("pasted", `# keys\n${line}\nops write ${key}\n`);
+    const result = await runCli(["keys", "check", keysFile]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(
+      new RegExp(`^error: ${keysFile.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:3: bad digest: `),
+    );
+    expect(result.stderr).not.toContain(key);
+  });
+
+  it("an empty file: exit 2, the server would refuse it", async () => {
+    const keysFile = file("empty", "# no keys yet\n\n");
+    expect(await runCli(["keys", "check", keysFile])).toEqual({
       code: 2,
       stdout: "",
-      stderr: `error: ${keysFile}:3: duplicate key: the same key as ${keysFile}:2 (cron-report); give each key once\n`,
+      stderr:
+        `error: no key in ${keysFile}: the server would refuse it\n` +
+        "hint: add the lines petstore keys create NAME prints on stderr\n",
     });
-    expect(existsSync(db)).toBe(false);
-    temp.remove();
+  });
+
+  it("a missing file: exit 2 naming it", async () => {
+    const missing = join(temp.dir, "no-such-file");
+    expect(await runCli(["keys", "check", missing])).toEqual({
+      code: 2,
+      stdout: "",
+      stderr:
+        `error: cannot read API keys file ${missing}: ENOENT\n` +
+        "hint: the server would refuse this file: at start it exits 2, on a reload (SIGHUP) it keeps its old keys\n",
+    });
+  });
+
+  it("loads the keys-file reader and no server code", async () => {
+    const { line } = await createKey(["till-1"]);
+    const result = await runCliRecordingModules(["keys", "check", file("one", `${line}\n`)]);
+    expect(result.code).toBe(0);
+    expect(result.sources).toContain("src/api/keys-file.ts");
+    expect(result.sources.filter((source) => source.startsWith("src/server/"))).toEqual([]);
+    for (const heavy of [
+      "node_modules/fastify",
+      "node_modules/better-sqlite3",
+      "node_modules/pg",
+    ]) {
+      expect(result.sources).not.toContain(heavy);
+    }
   });
 });

@@ -6,10 +6,10 @@ import {
   ApiKeysError,
   apiKeyFromSecret,
   apiKeysFrom,
-  createKeyChecker,
   loadApiKeys,
   type ApiKey,
-} from "../../src/server/api-keys.js";
+} from "../../src/api/keys-file.js";
+import { createKeyChecker } from "../../src/server/key-ring.js";
 import { tempDir } from "./fixture.js";
 
 const sha256 = (key: string) => createHash("sha256").update(key).digest("hex");

@@ -2,7 +2,7 @@
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import type { FastifyInstance } from "fastify";
-import { apiKeyFromSecret } from "../../src/server/api-keys.js";
+import { apiKeyFromSecret } from "../../src/api/keys-file.js";
 import { buildApp, type AppOptions } from "../../src/server/app.js";
 import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import type { SeedPet, Store } from "../../src/server/store/store.js";

@@ -3,7 +3,7 @@ import { writeFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { keysFileLine } from "../../src/api/api-keys.js";
-import { loadApiKeys } from "../../src/server/api-keys.js";
+import { loadApiKeys } from "../../src/api/keys-file.js";
 import { KeyRing } from "../../src/server/key-ring.js";
 import { keysReloader, type ReloadLog } from "../../src/server/keys-reload.js";
 import { ServerMetrics } from "../../src/server/metrics.js";

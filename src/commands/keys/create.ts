@@ -58,7 +58,9 @@ export function keysCreateCommand(io: Omit<KeysCreateIo, "randomBytes">): Comman
 The key (256 random bits, base64url) is printed once, on stdout: store it where its user reads
 it (PETSTORE_API_KEY_FILE names such a file). The line on stderr, "<name> <scope> sha256:<hex>",
 goes into the server's keys file (petstore serve --api-keys-file FILE), which so holds only the
-key's SHA-256; restart the server to load it. Needs no server and no key.
+key's SHA-256. Check the file with petstore keys check FILE, then send the server SIGHUP to load
+it without a restart: systemctl reload petstore under systemd, else kill -HUP <pid>. Needs no
+server and no key.
 
 Examples:
   petstore keys create cron-report --scope read > cron-report.key

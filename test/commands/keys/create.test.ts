@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { KEY_BYTES, runKeysCreate } from "../../../src/commands/keys/create.js";
 import { UsageError } from "../../../src/errors.js";
-import { apiKeysFrom } from "../../../src/server/api-keys.js";
+import { apiKeysFrom } from "../../../src/api/keys-file.js";
 import { captureStream, runFake } from "../fake-deps.js";
 
 const sha256 = (key: string) => createHash("sha256").update(key).digest("hex");

@@ -1,8 +1,8 @@
 /**
- * Accepted API keys: where they come from (PETSTORE_API_KEYS, a keys file), and how a
- * presented key is checked. Only digests are kept: a key itself is hashed as it is read.
+ * The server's accepted API keys as read from PETSTORE_API_KEYS and a keys file: the one
+ * reader of keys files (the server at start and on SIGHUP, `petstore keys check`). Only
+ * digests are kept: a key itself is hashed as it is read.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import {
   KEY_DIGEST_PREFIX,
@@ -13,7 +13,7 @@ import {
   keyDigestHex,
   parseKeyDigest,
   type KeyScope,
-} from "../api/api-keys.js";
+} from "./api-keys.js";
 
 /** An accepted key as the server keeps it: its name, scope and SHA-256, never the key. */
 export interface ApiKey {
@@ -158,23 +158,4 @@ export async function loadApiKeys(envValue: string | undefined, file?: string): 
     );
   }
   return apiKeysFrom(envValue, { path: file, text });
-}
-
-/**
- * Returns a checker that finds the accepted key a presented key is, or undefined. Keys are
- * compared as SHA-256 digests with timingSafeEqual, and every key is compared on every call,
- * so timing reveals neither a key nor which one matched.
- */
-export function createKeyChecker(
-  keys: readonly ApiKey[],
-): (presented: string) => ApiKey | undefined {
-  return (presented) => {
-    const candidate = createHash("sha256").update(presented).digest();
-    let matched: ApiKey | undefined;
-    for (const known of keys) {
-      const equal = timingSafeEqual(candidate, known.digest);
-      matched = equal ? known : matched;
-    }
-    return matched;
-  };
 }

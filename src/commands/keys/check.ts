@@ -1,0 +1,84 @@
+/** `petstore keys check <file>`: a keys file read as the server reads it, without a server. */
+import { Command } from "commander";
+import { KEY_SCOPES, type KeyScope } from "../../api/api-keys.js";
+import { UsageError } from "../../errors.js";
+import { tsvLine } from "../../output/delimited.js";
+import { countOf } from "../../output/plural.js";
+
+/** Where `keys check` writes. */
+export interface KeysCheckIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/** A key as the check reports it: never its digest. */
+export interface CheckedKey {
+  name: string;
+  scope: KeyScope;
+}
+
+const SERVER_REFUSES =
+  "the server would refuse this file: at start it exits 2, on a reload (SIGHUP) it keeps its old keys";
+
+/**
+ * Reads `file` with the server's own keys-file loader, so the rules live once: a file the
+ * server would refuse is a UsageError (exit 2) with the loader's message naming FILE:LINE,
+ * which never quotes a field. A file without any key is refused too, as a reload refuses it.
+ * Prints each key's name and scope (TSV on stdout) and how many of each scope (stderr).
+ */
+export async function runKeysCheck(file: string, io: KeysCheckIo): Promise<CheckedKey[]> {
+  // The one reader of keys files, the server's; loaded only when this command runs.
+  const { ApiKeysError, loadApiKeys } = await import("../../api/keys-file.js");
+  let keys: CheckedKey[];
+  try {
+    // Only the file: PETSTORE_API_KEYS is the server's environment, not this shell's.
+    keys = (await loadApiKeys(undefined, file)).map(({ name, scope }) => ({ name, scope }));
+  } catch (error) {
+    if (!(error instanceof ApiKeysError)) throw error;
+    throw new UsageError(error.message, SERVER_REFUSES);
+  }
+  if (keys.length === 0) {
+    throw new UsageError(
+      `no key in ${file}: the server would refuse it`,
+      "add the lines petstore keys create NAME prints on stderr",
+    );
+  }
+  io.stdout.write(keys.map((key) => tsvLine([key.name, key.scope])).join(""));
+  io.stderr.write(`${countOf(keys.length, "key")} in ${file}: ${scopeCounts(keys)}\n`);
+  return keys;
+}
+
+/** `2 write, 1 read`: every scope, write first (the one that can change stock). */
+function scopeCounts(keys: readonly CheckedKey[]): string {
+  return [...KEY_SCOPES]
+    .reverse()
+    .map((scope) => `${keys.filter((key) => key.scope === scope).length} ${scope}`)
+    .join(", ");
+}
+
+/** Defines `keys check`. */
+export function keysCheckCommand(io: KeysCheckIo): Command {
+  return new Command("check")
+    .description("check a keys file as the server reads it: key names and scopes, or FILE:LINE")
+    .argument("<file>", "the keys file (petstore serve --api-keys-file FILE)")
+    .addHelpText(
+      "after",
+      `
+Reads the file with the server's own parser, without a server and without a key. A valid file:
+exit 0, each key's name and scope on stdout (tab-separated; bare keys as key-1, key-2, …), and
+how many of each scope on stderr. A file the server would refuse: exit 2 and the line, as
+FILE:LINE, that it cannot use (the line's fields are never printed: a pasted key stays off the
+screen). A file without any key is refused too: the server would not start, or not reload, on it.
+Digests and keys are never printed. PETSTORE_API_KEYS is not read: only the file is checked.
+
+Check the file before sending the server SIGHUP to load it: systemctl reload petstore under
+systemd, else kill -HUP <pid>.
+
+Examples:
+  petstore keys check /etc/petstore/keys
+  petstore keys check keys.txt | cut -f1`,
+    )
+    .action(async (file: string) => {
+      await runKeysCheck(file, io);
+    });
+}

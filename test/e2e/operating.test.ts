@@ -1,0 +1,296 @@
+/**
+ * Operating the real server process: SIGHUP reloads the keys file under load (a removed key
+ * is refused within a second, the others never fail, a request in flight finishes; a broken
+ * file changes nothing but the metric and a log line naming FILE:LINE), the metrics listener,
+ * and /readyz turning 503 the moment SIGTERM arrives.
+ */
+import { writeFileSync } from "node:fs";
+import { connect, createServer, type AddressInfo, type Socket } from "node:net";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { keysFileLine } from "../../src/api/api-keys.js";
+import { runCli, startServer, tempDir, type RunningServer } from "./helpers.js";
+
+const KEYS = {
+  till: "till-1-key-8c1f0e",
+  spare: "till-2-key-73a9d4",
+  cron: "cron-key-2be5f1",
+  audit: "audit-key-9d04aa",
+};
+
+function keysFile(...names: (keyof typeof KEYS)[]): string {
+  const line = (name: keyof typeof KEYS) =>
+    keysFileLine(
+      name === "till" ? "till-1" : name === "spare" ? "till-2" : name,
+      name === "cron" || name === "audit" ? "read" : "write",
+      KEYS[name],
+    );
+  return `# petstore keys\n${names.map(line).join("\n")}\n`;
+}
+
+let temp: { dir: string; remove(): void };
+let keysPath: string;
+beforeEach(() => {
+  temp = tempDir();
+  keysPath = join(temp.dir, "keys");
+});
+afterEach(() => {
+  temp.remove();
+});
+
+async function metricsUrlOf(server: RunningServer): Promise<string> {
+  for (let waited = 0; waited < 5000; waited += 10) {
+    const match = /^metrics on (http:\/\/\S+)$/m.exec(server.stdout());
+    if (match?.[1] !== undefined) return match[1];
+    await sleep(10);
+  }
+  throw new Error(`no metrics line in: ${server.stdout()}`);
+}
+
+async function scrape(url: string): Promise<string> {
+  const response = await fetch(url);
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toContain("text/plain");
+  return response.text();
+}
+
+function sampleOf(text: string, series: string): number | undefined {
+  const line = text.split("\n").find((candidate) => candidate.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+/** Waits for a log line (the server flushes its log at least every half second). */
+async function logLine(server: RunningServer, pattern: RegExp): Promise<string> {
+  for (let waited = 0; waited < 5000; waited += 20) {
+    const line = server
+      .stderr()
+      .split("\n")
+      .find((candidate) => pattern.test(candidate));
+    if (line !== undefined) return line;
+    await sleep(20);
+  }
+  throw new Error(`no log line ${String(pattern)} in:\n${server.stderr()}`);
+}
+
+interface Answer {
+  at: number;
+  status: number;
+}
+
+/** GETs the inventory with `key` over and over until `stop` says so, recording each answer. */
+async function readLoop(url: string, key: string, stop: () => boolean): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  while (!stop()) {
+    const at = performance.now();
+    const response = await fetch(`${url}/inventory`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
+    await response.arrayBuffer();
+    answers.push({ at, status: response.status });
+  }
+  return answers;
+}
+
+describe("SIGHUP: reloading the keys file of a running server", () => {
+  it("refuses a removed key within a second while the other keys never fail, and keeps serving", async () => {
+    writeFileSync(keysPath, keysFile("till", "spare", "cron", "audit"));
+    const server = await startServer({
+      args: ["--api-keys-file", keysPath, "--metrics-port", "0", "--demo"],
+      env: { PETSTORE_API_KEYS: "" },
+    });
+    const metricsUrl = await metricsUrlOf(server);
+    try {
+      // A write with the key about to be removed, in flight: its body not yet sent.
+      const inFlight = rawConnection(server.port);
+      const body = '{"quantity":17}';
+      inFlight.socket.write(
+        `PATCH /v1/inventory/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${KEYS.spare}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+      );
+
+      let stop = false;
+      const reading = (key: string) => readLoop(server.url, key, () => stop);
+      const loops = Promise.all([reading(KEYS.till), reading(KEYS.audit), reading(KEYS.cron)]);
+      await sleep(300);
+      writeFileSync(keysPath, keysFile("till", "audit"));
+      const signalled = performance.now();
+      server.process.kill("SIGHUP");
+      await sleep(1500);
+      stop = true;
+      const [till, audit, cron] = await loops;
+
+      for (const answers of [till, audit]) {
+        expect(answers.length).toBeGreaterThan(20);
+        expect(answers.filter(({ status }) => status !== 200)).toEqual([]);
+      }
+      const refusedFrom = cron.find(({ status }) => status === 401)?.at;
+      expect(refusedFrom).toBeDefined();
+      expect((refusedFrom ?? Infinity) - signalled).toBeLessThan(1000);
+      // Once refused, always refused; and everything a second after the signal is refused.
+      const afterFirstRefusal = cron.filter(({ at }) => at >= (refusedFrom ?? 0));
+      expect(afterFirstRefusal.every(({ status }) => status === 401)).toBe(true);
+      expect(cron.filter(({ at }) => at > signalled + 1000).length).toBeGreaterThan(5);
+
+      // The write authenticated before the reload finishes as it began.
+      inFlight.socket.write(body);
+      await until(() => inFlight.received().includes('"quantity":17'));
+      expect(inFlight.received()).toMatch(/^HTTP\/1\.1 200 /);
+      inFlight.socket.destroy();
+
+      const reloaded = JSON.parse(await logLine(server, /keys reloaded/)) as Record<
+        string,
+        unknown
+      >;
+      expect(reloaded).toMatchObject({ keys: 2, removed: ["till-2", "cron"], added: [] });
+      expect(server.stderr()).not.toContain(KEYS.cron);
+      const text = await scrape(metricsUrl);
+      expect(sampleOf(text, "petstore_api_keys_loaded")).toBe(2);
+      expect(sampleOf(text, "petstore_keys_last_reload_successful")).toBe(1);
+      expect(sampleOf(text, 'petstore_keys_reloads_total{result="success"}')).toBe(1);
+      expect(server.process.exitCode).toBeNull();
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  it("keeps every key when the new file is broken: only the metric and a log line naming FILE:LINE change", async () => {
+    writeFileSync(keysPath, keysFile("till", "cron"));
+    const server = await startServer({
+      args: ["--api-keys-file", keysPath, "--metrics-port", "0"],
+      env: { PETSTORE_API_KEYS: "" },
+    });
+    const metricsUrl = await metricsUrlOf(server);
+    try {
+      const before = await scrape(metricsUrl);
+      writeFileSync(keysPath, `${keysFile("till")}cron reader sha256:abc\n`);
+      server.process.kill("SIGHUP");
+      const refused = JSON.parse(await logLine(server, /keys file refused/)) as {
+        msg: string;
+        level: number;
+      };
+      expect(refused.msg).toBe(
+        `keys file refused, the old keys stay: ${keysPath}:3: unknown scope: a scope is read or write`,
+      );
+      expect(refused.level).toBe(50);
+      for (const key of [KEYS.till, KEYS.cron]) {
+        const response = await fetch(`${server.url}/inventory`, {
+          headers: { authorization: `Bearer ${key}` },
+        });
+        expect(response.status).toBe(200);
+      }
+      const after = await scrape(metricsUrl);
+      expect(sampleOf(after, "petstore_keys_last_reload_successful")).toBe(0);
+      expect(sampleOf(after, 'petstore_keys_reloads_total{result="failure"}')).toBe(1);
+      expect(sampleOf(after, "petstore_api_keys_loaded")).toBe(2);
+      expect(sampleOf(after, "petstore_keys_last_reload_success_timestamp_seconds")).toBe(
+        sampleOf(before, "petstore_keys_last_reload_success_timestamp_seconds"),
+      );
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+});
+
+describe("the metrics listener", () => {
+  it("serves /metrics on its own loopback port, not on the API's, with route templates as labels", async () => {
+    const server = await startServer({ args: ["--metrics-port", "0", "--demo"] });
+    const metricsUrl = await metricsUrlOf(server);
+    try {
+      expect(new URL(metricsUrl).hostname).toBe("127.0.0.1");
+      const list = await runCli(["inventory", "list", "--json"], {
+        env: { PETSTORE_BASE_URL: server.url, PETSTORE_API_KEY: "e2e-key-4b9f2c" },
+      });
+      expect(list.code).toBe(0);
+      const onApi = await fetch(`${server.url.replace(/\/v1$/, "")}/metrics`);
+      expect(onApi.status).toBe(404);
+      const text = await scrape(metricsUrl);
+      expect(text).toContain(
+        'http_request_duration_seconds_count{method="GET",route="/v1/inventory",status_code="200"} 1',
+      );
+      expect(sampleOf(text, "petstore_store_up")).toBe(1);
+      expect(text).toMatch(/^process_resident_memory_bytes \d+/m);
+      expect((await fetch(metricsUrl.replace("/metrics", "/other"))).status).toBe(404);
+      expect((await fetch(metricsUrl, { method: "POST" })).status).toBe(405);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  it("refuses to start when the metrics port is taken: exit 2, naming it, and no database left behind", async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as AddressInfo).port;
+    const db = join(temp.dir, "new.db");
+    const result = await runCli(
+      ["serve", "--port", "0", "--db", db, "--metrics-port", String(port)],
+      {
+        env: { PETSTORE_API_KEYS: "k" },
+      },
+    );
+    taken.close();
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`cannot serve metrics on 127.0.0.1:${port} (EADDRINUSE)`);
+    expect(result.stderr).toContain("--metrics-port");
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    const { existsSync } = await import("node:fs");
+    expect(existsSync(db)).toBe(false);
+  });
+});
+
+describe("SIGTERM and the probes", () => {
+  it("answers /readyz 503 at once while a request in flight finishes, then exits 0", async () => {
+    const server = await startServer({ args: ["--demo"] });
+    const body = '{"quantity":6}';
+    const inFlight = rawConnection(server.port);
+    inFlight.socket.write(
+      `PATCH /v1/inventory/1 HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer e2e-key-4b9f2c\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
+    const probe = rawConnection(server.port);
+    probe.socket.write("GET /readyz HTTP/1.1\r\nHost: x\r\n\r\nGET /readyz HTTP/1.1\r\n");
+    await until(() => probe.received().includes('{"status":"ok"}'));
+
+    server.process.kill("SIGTERM");
+    await until(() => server.stderr().includes("received SIGTERM"));
+    probe.socket.write("Host: x\r\n\r\n");
+    await until(() => probe.received().split("HTTP/1.1 ").length === 3);
+    const second = probe.received().slice(probe.received().indexOf("HTTP/1.1", 1));
+    expect(second).toMatch(/^HTTP\/1\.1 503 /);
+    expect(second).toContain(
+      '{"code":"unavailable","message":"not ready (draining): the server is shutting down","status":503}',
+    );
+    expect(server.process.exitCode).toBeNull();
+
+    inFlight.socket.write(body);
+    await inFlight.closed;
+    expect(inFlight.received()).toMatch(/^HTTP\/1\.1 200 /);
+    // With the last request answered, the server closes by itself.
+    await until(() => server.process.exitCode !== null);
+    expect(await server.stop()).toBe(0);
+  });
+});
+
+interface RawConnection {
+  socket: Socket;
+  received: () => string;
+  closed: Promise<void>;
+}
+
+function rawConnection(port: number): RawConnection {
+  const socket = connect(port, "127.0.0.1");
+  let received = "";
+  socket.on("data", (chunk) => (received += chunk.toString("latin1")));
+  socket.on("error", () => undefined);
+  const closed = new Promise<void>((resolve) => {
+    socket.on("close", () => {
+      resolve();
+    });
+  });
+  return { socket, received: () => received, closed };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition(); waited += 5) {
+    if (waited > 10_000) throw new Error("timed out waiting");
+    await sleep(5);
+  }
+}
