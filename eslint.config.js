@@ -7,8 +7,9 @@ import tseslint from "typescript-eslint";
 /**
  * The layering of docs/architecture.md, enforced: the API client and the server meet only in
  * src/api; the server imports nothing of the CLI; output and apply never reach into the
- * program, the commands or the server. `petstore serve` (src/commands/serve.ts) is the one
- * command file that may reach the server, and it loads it lazily.
+ * program, the commands or the server. `petstore serve` (src/commands/serve.ts) and the `db`
+ * verbs (src/commands/db/, which work on the server's store files) are the command files that
+ * may reach the server, and they load it lazily.
  */
 const LAYERS = [
   {
@@ -34,9 +35,19 @@ const LAYERS = [
     message: "output/ and apply/ are used by commands, never the other way round.",
   },
   {
-    target: ["./src/program", "./src/commands/*/**", "./src/cli.ts", "./src/main.ts"],
+    target: [
+      "./src/program",
+      "./src/commands/inventory",
+      "./src/commands/pets",
+      "./src/commands/orders",
+      "./src/commands/keys",
+      "./src/commands/completion.ts",
+      "./src/cli.ts",
+      "./src/main.ts",
+    ],
     from: "./src/server",
-    message: "Client commands never load server code (only commands/serve.ts starts it).",
+    message:
+      "Client commands never load server code (only commands/serve.ts and commands/db/ reach it, lazily).",
   },
 ];
 

@@ -14,6 +14,7 @@ import autocannon from "autocannon";
 import { buildCommit } from "./baseline.js";
 import { batchBenchmarks } from "./batch.js";
 import { feedBenchmarks } from "./feed.js";
+import { metricsBenchmarks } from "./metrics.js";
 import { postgresBenchmarks } from "./postgres.js";
 
 const root = join(import.meta.dirname, "..");
@@ -63,16 +64,19 @@ async function startProcess(args, moreEnv = {}) {
   });
   children.add(child);
   child.once("exit", () => children.delete(child));
+  let out = "";
   const url = await new Promise((resolve, reject) => {
     child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}`)));
     child.stdout.on("data", (chunk) => {
-      const match = /listening on (\S+)/.exec(chunk.toString());
+      out += chunk.toString();
+      const match = /listening on (\S+)/.exec(out);
       if (match) resolve(match[1]);
     });
   });
   return {
     url,
     pid: child.pid,
+    stdout: () => out,
     async stop() {
       child.kill("SIGTERM");
       await once(child, "exit");
@@ -729,6 +733,13 @@ const runFeedBenchmarks = () =>
     ...{ targets, figures, log, median, fmt, spread, load, compareAtLeast, patchRequests },
   });
 
+/** The metrics rows (bench/metrics.js): GET and PATCH with metrics on against off. */
+const runMetricsBenchmarks = () =>
+  metricsBenchmarks({
+    ...{ bin, startProcess, seededDb, startOurs, load, compareAtLeast, patchRequests },
+    ...{ figures, log },
+  });
+
 /** The PostgreSQL rows (bench/postgres.js), with the helpers they share with the others. */
 const runPostgresBenchmarks = () =>
   postgresBenchmarks({
@@ -742,7 +753,8 @@ const runPostgresBenchmarks = () =>
 // BENCH_ONLY=feed the change feed rows (walking it, PATCH beside a follower) alone;
 // BENCH_ONLY=batch the batch rows (apply, adjust --file, one batch of sets) alone;
 // BENCH_ONLY=postgres the PostgreSQL rows alone; BENCH_ONLY=history PATCH before and after
-// history was kept; BENCH_ONLY=memory the server's RSS under sustained idempotent writes.
+// history was kept; BENCH_ONLY=memory the server's RSS under sustained idempotent writes;
+// BENCH_ONLY=metrics GET and PATCH with metrics on against off.
 const only = process.env.BENCH_ONLY;
 try {
   if (only === "adjust") {
@@ -759,10 +771,13 @@ try {
     await historyBenchmark();
   } else if (only === "memory") {
     await memoryBenchmark();
+  } else if (only === "metrics") {
+    await runMetricsBenchmarks();
   } else {
     await serverBenchmarks();
   }
   if (only === undefined) {
+    await runMetricsBenchmarks();
     await historyBenchmark();
     await memoryBenchmark();
     await runPostgresBenchmarks();
