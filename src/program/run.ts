@@ -9,6 +9,7 @@ import type { Deps } from "./deps.js";
 import { Factory } from "./factory.js";
 import { addGlobalOptions } from "./global-options.js";
 import { completionCommand } from "../commands/completion.js";
+import { dbCommand } from "../commands/db/index.js";
 import { inventoryCommand } from "../commands/inventory/index.js";
 import { keysCommand } from "../commands/keys/index.js";
 import { ordersCommand } from "../commands/orders/index.js";
@@ -78,6 +79,7 @@ export function createProgram(factory: Factory): Command {
     .addCommand(ordersCommand(factory))
     .addCommand(serveCommand({ env: deps.env, stdout: deps.stdout, stderr: deps.stderr }))
     .addCommand(keysCommand({ stdout: deps.stdout, stderr: deps.stderr }))
+    .addCommand(dbCommand({ env: deps.env, stdout: deps.stdout, stderr: deps.stderr }))
     .addCommand(completionCommand({ stdout: deps.stdout }));
   // addCommand() does not pass settings down, so apply them to every command.
   forEachCommand(program, (command) => {

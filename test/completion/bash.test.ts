@@ -63,9 +63,17 @@ describe("bash completion", () => {
     [["petstore", "inv"], ["inventory"]],
     [
       ["petstore", ""],
-      ["inventory", "pets", "orders", "serve", "keys", "completion"],
+      ["inventory", "pets", "orders", "serve", "keys", "db", "completion"],
     ],
-    [["petstore", "keys", ""], ["create"]],
+    [
+      ["petstore", "keys", ""],
+      ["create", "check"],
+    ],
+    [["petstore", "keys", "ch"], ["check"]],
+    [
+      ["petstore", "db", ""],
+      ["backup", "copy"],
+    ],
     [
       ["petstore", "keys", "create", "cron", "--scope", ""],
       ["read", "write"],
@@ -115,7 +123,7 @@ describe("bash completion", () => {
     expect(complete("petstore", "inventory", "set", "42", "")).toEqual([]);
   });
 
-  it("completes file names for inventory apply <file> and serve's file options", () => {
+  it("completes file names for inventory apply <file>, serve's file options and keys check <file>", () => {
     // compgen -f lists in directory order; bash sorts before showing them.
     expect(complete("petstore", "inventory", "apply", join(dir, "count")).sort()).toEqual([
       join(dir, "counted"),
@@ -130,5 +138,8 @@ describe("bash completion", () => {
         join(dir, "counts.json"),
       ]);
     }
+    expect(complete("petstore", "keys", "check", join(dir, "no"))).toEqual([
+      join(dir, "notes.txt"),
+    ]);
   });
 });

@@ -48,8 +48,14 @@ describe("describeProgram on the real program", () => {
       "orders",
       "serve",
       "keys",
+      "db",
       "completion",
     ]);
+    expect(at(root, "keys").commands.map((command) => command.names[0])).toEqual([
+      "create",
+      "check",
+    ]);
+    expect(at(root, "db").commands.map((command) => command.names[0])).toEqual(["backup", "copy"]);
     expect(at(root, "inventory").commands.map((command) => command.names[0])).toEqual([
       "list",
       "get",
@@ -78,9 +84,11 @@ describe("describeProgram on the real program", () => {
   });
 
   it("completes file names for <file> arguments and options", () => {
-    expect(at(root, "inventory apply").arguments).toEqual([
-      { name: "file", value: { kind: "files" }, variadic: false },
-    ]);
+    for (const path of ["inventory apply", "keys check"]) {
+      expect(at(root, path).arguments).toEqual([
+        { name: "file", value: { kind: "files" }, variadic: false },
+      ]);
+    }
     const serve = at(root, "serve");
     for (const name of ["--db", "--seed", "--api-keys-file"]) {
       expect(optionNamed(serve, name)?.value).toEqual({ kind: "files" });

@@ -125,17 +125,7 @@ export async function migrate(pool: pg.Pool): Promise<void> {
   let failed: unknown;
   try {
     await client.query("BEGIN");
-    await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-    await client.query("CREATE TABLE IF NOT EXISTS petstore_schema (version integer NOT NULL)");
-    const rows = (await client.query<{ version: number }>("SELECT version FROM petstore_schema"))
-      .rows;
-    const current = rows[0]?.version ?? 0;
-    refuseNewerSchema(current, POSTGRES_MIGRATIONS.length);
-    if (rows.length === 0) await client.query("INSERT INTO petstore_schema (version) VALUES (0)");
-    for (let version = current; version < POSTGRES_MIGRATIONS.length; version++) {
-      await client.query(POSTGRES_MIGRATIONS[version] ?? "");
-    }
-    await client.query("UPDATE petstore_schema SET version = $1", [POSTGRES_MIGRATIONS.length]);
+    await migrateInTransaction(client);
     await client.query("COMMIT");
   } catch (error) {
     failed = error;
@@ -144,4 +134,22 @@ export async function migrate(pool: pg.Pool): Promise<void> {
   } finally {
     client.release(failed instanceof Error && isUnreachable(failed) ? failed : undefined);
   }
+}
+
+/**
+ * The migration itself, inside the caller's open transaction (`db copy` creates the schema
+ * and fills it in one): the advisory lock is held until that transaction ends.
+ */
+export async function migrateInTransaction(client: pg.ClientBase): Promise<void> {
+  await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+  await client.query("CREATE TABLE IF NOT EXISTS petstore_schema (version integer NOT NULL)");
+  const rows = (await client.query<{ version: number }>("SELECT version FROM petstore_schema"))
+    .rows;
+  const current = rows[0]?.version ?? 0;
+  refuseNewerSchema(current, POSTGRES_MIGRATIONS.length);
+  if (rows.length === 0) await client.query("INSERT INTO petstore_schema (version) VALUES (0)");
+  for (let version = current; version < POSTGRES_MIGRATIONS.length; version++) {
+    await client.query(POSTGRES_MIGRATIONS[version] ?? "");
+  }
+  await client.query("UPDATE petstore_schema SET version = $1", [POSTGRES_MIGRATIONS.length]);
 }

@@ -1,0 +1,127 @@
+/**
+ * `petstore db backup <out> [--db FILE]`: a checked, consistent copy of the bundled server's
+ * SQLite store while the server writes to it; never over an existing file.
+ */
+import { Command } from "commander";
+import { CliError, EXIT_CODES, UsageError, type ExitCode } from "../../errors.js";
+// `db backup` works on the server's file, as `serve` does, and like commands/serve.ts it
+// reaches the server's code only with a lazy import() when it runs (below).
+import type { BackupFailure, BackupReport } from "../../server/store/sqlite/backup.js";
+import type { DbIo } from "./index.js";
+
+export interface DbBackupOptions {
+  /** The SQLite file to copy; the server's default when absent. */
+  db?: string;
+  json?: boolean;
+}
+
+/**
+ * Exit code for each reason a backup made no copy (PRODUCT.md's table). Everything the
+ * operator must fix about the files named (an existing destination, no source, a damaged
+ * source, a copy that fails its check) is 2, as an unreadable input file is; a source that
+ * another process kept locked past the wait is 3, as a store that answers 503 is.
+ */
+const BACKUP_EXIT_CODES: Readonly<Record<BackupFailure, ExitCode>> = {
+  "out-exists": EXIT_CODES.usage,
+  "no-source": EXIT_CODES.usage,
+  "cannot-write": EXIT_CODES.usage,
+  "unreadable-source": EXIT_CODES.usage,
+  "check-failed": EXIT_CODES.usage,
+  locked: EXIT_CODES.unavailable,
+};
+
+/** The pg_dump command the PostgreSQL refusal gives: the URL stays in its variable. */
+export const PG_DUMP_COMMAND =
+  'pg_dump --format=custom --file=petstore.dump "$PETSTORE_DATABASE_URL"';
+
+/**
+ * Backs up the SQLite store (`--db`, else the server's default file) to the new file `out`
+ * and prints what it wrote and what the check found. A PostgreSQL store
+ * (PETSTORE_DATABASE_URL) is refused with the pg_dump command to use; its URL, which may hold
+ * a password, is never printed.
+ */
+export async function runDbBackup(out: string, options: DbBackupOptions, io: DbIo): Promise<void> {
+  const url = io.env.PETSTORE_DATABASE_URL;
+  if (url !== undefined && url !== "") {
+    throw new UsageError(
+      "the store lives in PostgreSQL (PETSTORE_DATABASE_URL is set): db backup copies SQLite files only",
+      `back it up with pg_dump: ${PG_DUMP_COMMAND}`,
+    );
+  }
+  if (out === "") throw new UsageError("the file to write must not be empty");
+  if (options.db === "") throw new UsageError("--db must name a file");
+  const { backupSqliteStore, BackupError, DEFAULT_DB } =
+    await import("../../server/store/sqlite/backup.js");
+  let report: BackupReport;
+  try {
+    report = backupSqliteStore(options.db ?? DEFAULT_DB, out);
+  } catch (error) {
+    if (!(error instanceof BackupError)) throw error;
+    const hint =
+      error.failure === "no-source" && options.db === undefined
+        ? `${DEFAULT_DB} is petstore serve's file when it runs without --db: name the server's file with --db FILE`
+        : error.hint;
+    throw new CliError(error.message, BACKUP_EXIT_CODES[error.failure], hint);
+  }
+  io.stdout.write(options.json === true ? `${JSON.stringify(report)}\n` : formatReport(report));
+}
+
+/** The report as `label  value` lines, in the order of the JSON object's fields. */
+function formatReport(report: BackupReport): string {
+  const lines: [string, string | number][] = [
+    ["backup", report.path],
+    ["source", report.source],
+    ["bytes", report.bytes],
+    ["integrity check", report.integrity],
+    ["schema version", report.schemaVersion],
+    ["pets", report.pets],
+    ["orders", report.orders],
+    ["history records", report.historyRecords],
+    ["idempotency records", report.idempotencyRecords],
+  ];
+  const width = Math.max(...lines.map(([label]) => label.length)) + 2;
+  return lines.map(([label, value]) => `${label.padEnd(width)}${value}\n`).join("");
+}
+
+/** Defines `db backup`. */
+export function dbBackupCommand(io: DbIo): Command {
+  return new Command("backup")
+    .description("copy the SQLite store while the server runs, check the copy, never overwrite")
+    .argument("<out>", "the new file to write (must not exist; its directory must)")
+    .option("--db <file>", 'the SQLite file of petstore serve (default: "./petstore.db")')
+    .option("--json", "print the report as one JSON object")
+    .addHelpText(
+      "after",
+      `
+The copy is one consistent snapshot of the store, taken while the server goes on writing
+(SQLite's VACUUM INTO: one read, which in the server's WAL mode never blocks a write). It is
+written beside <out> under a temporary name, checked (PRAGMA integrity_check must say ok, and
+the schema version must be the one this petstore writes), synced to disk, and only then
+named <out>. <out> is never overwritten: when it exists the backup stops before copying, and
+a failed check leaves nothing there. The source is opened read-only and must exist.
+
+Report on stdout: the file written, its size, the check, the schema version, and how many
+pets (each an inventory entry), orders, history records and idempotency records it holds;
+--json prints {"path", "source", "bytes", "integrity", "schemaVersion", "pets", "orders",
+"historyRecords", "idempotencyRecords"}.
+
+Exit status: 0 when the checked copy is in place; 2 when <out> exists, the source is missing,
+is not a SQLite store or is damaged, or the copy fails its check (nothing is left at <out>);
+3 when another process kept the source locked for 5 s.
+
+To restore: stop the server, put the copy in place of its file, delete that file's -wal and
+-shm files (they belong to the old file), start the server.
+A PostgreSQL store (PETSTORE_DATABASE_URL) is backed up with pg_dump instead:
+  ${PG_DUMP_COMMAND}
+In a crontab, % ends the command: write each % as \\%, as the last example does (every
+night at 03:15).
+
+Examples:
+  petstore db backup petstore-backup.db
+  petstore db backup --json --db /var/lib/petstore/petstore.db "/var/backups/petstore/petstore-$(date +%F).db"
+  15 3 * * * petstore db backup --db /var/lib/petstore/petstore.db "/var/backups/petstore/petstore-$(date +\\%F).db"`,
+    )
+    .action(async (out: string, options: DbBackupOptions) => {
+      await runDbBackup(out, options, io);
+    });
+}

@@ -1,0 +1,26 @@
+/** `petstore db`: groups the verbs that work on the bundled server's database files. */
+import { Command } from "commander";
+import { dbBackupCommand } from "./backup.js";
+import { dbCopyCommand } from "./copy.js";
+
+/** What the db verbs take from the process. */
+export interface DbIo {
+  env: Readonly<Record<string, string | undefined>>;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/** Defines `db` and its verbs. */
+export function dbCommand(io: DbIo): Command {
+  return new Command("db")
+    .description("back up the bundled server's SQLite store, or move it to PostgreSQL")
+    .addCommand(dbBackupCommand(io))
+    .addCommand(dbCopyCommand(io))
+    .addHelpText(
+      "after",
+      `
+Examples:
+  petstore db backup --db /var/lib/petstore/petstore.db /var/backups/petstore/nightly.db
+  PETSTORE_DATABASE_URL=postgres://petstore@db.internal/petstore petstore db copy --from /var/lib/petstore/petstore.db`,
+    );
+}
