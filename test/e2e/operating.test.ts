@@ -5,11 +5,12 @@
  * and /readyz turning 503 the moment SIGTERM arrives.
  */
 import { writeFileSync } from "node:fs";
-import { connect, createServer, type AddressInfo, type Socket } from "node:net";
+import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { keysFileLine } from "../../src/api/api-keys.js";
+import { rawConnection, until } from "../server/raw-http.js";
 import { runCli, startServer, tempDir, type RunningServer } from "./helpers.js";
 
 const KEYS = {
@@ -268,29 +269,3 @@ describe("SIGTERM and the probes", () => {
     expect(await server.stop()).toBe(0);
   });
 });
-
-interface RawConnection {
-  socket: Socket;
-  received: () => string;
-  closed: Promise<void>;
-}
-
-function rawConnection(port: number): RawConnection {
-  const socket = connect(port, "127.0.0.1");
-  let received = "";
-  socket.on("data", (chunk) => (received += chunk.toString("latin1")));
-  socket.on("error", () => undefined);
-  const closed = new Promise<void>((resolve) => {
-    socket.on("close", () => {
-      resolve();
-    });
-  });
-  return { socket, received: () => received, closed };
-}
-
-async function until(condition: () => boolean): Promise<void> {
-  for (let waited = 0; !condition(); waited += 5) {
-    if (waited > 10_000) throw new Error("timed out waiting");
-    await sleep(5);
-  }
-}

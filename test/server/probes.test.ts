@@ -2,7 +2,7 @@
  * The probes: /livez (no I/O), /readyz and /healthz (store within 1 s, keys loaded, not
  * shutting down), each without a key, a 503 in the Error envelope naming the failed check.
  */
-import { connect, type AddressInfo, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { storeAnswers } from "../../src/server/routes/health.js";
@@ -10,7 +10,7 @@ import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import type { Store } from "../../src/server/store/store.js";
 import { StoreUnavailableError } from "../../src/server/store/store-unavailable-error.js";
 import { API_KEY, createTestApp, tempDir } from "./fixture.js";
-import { parseRawResponse } from "./raw-http.js";
+import { parseRawResponse, rawConnection, until } from "./raw-http.js";
 
 /** A real SQLite store whose ping answers as `ping` says: the database's failures, staged. */
 function storeWithPing(ping: () => Promise<void>): { store: Store; remove(): void } {
@@ -130,33 +130,10 @@ describe("the probes", () => {
   });
 });
 
-interface RawConnection {
-  socket: Socket;
-  received: () => string;
-  closed: Promise<void>;
-}
-
-function rawConnection(port: number): RawConnection {
-  const socket = connect(port, "127.0.0.1");
-  let received = "";
-  socket.on("data", (chunk) => (received += chunk.toString("latin1")));
-  socket.on("error", () => undefined);
-  const closed = new Promise<void>((resolve) => {
-    socket.on("close", () => {
-      resolve();
-    });
-  });
-  return { socket, received: () => received, closed };
-}
-
 function countAnswers(text: string): number {
   return text.split("HTTP/1.1 ").length - 1;
 }
 
 function secondAnswer(text: string) {
   return parseRawResponse(text.slice(text.indexOf("HTTP/1.1", 1)), true);
-}
-
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await sleep(5);
 }

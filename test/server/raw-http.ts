@@ -1,5 +1,6 @@
 /** Raw HTTP/1.1 over TCP, for requests no HTTP client would send. */
-import { connect } from "node:net";
+import { connect, type Socket } from "node:net";
+import { setTimeout as sleep } from "node:timers/promises";
 
 export interface RawResponse {
   status: number;
@@ -82,4 +83,33 @@ export function rawRequest(
     });
     socket.write(request);
   });
+}
+
+/** A connection kept open, for requests sent a part at a time (a head now, its end later). */
+export interface RawConnection {
+  socket: Socket;
+  /** Everything received so far, as latin1. */
+  received: () => string;
+  closed: Promise<void>;
+}
+
+export function rawConnection(port: number): RawConnection {
+  const socket = connect(port, "127.0.0.1");
+  let received = "";
+  socket.on("data", (chunk) => (received += chunk.toString("latin1")));
+  socket.on("error", () => undefined);
+  const closed = new Promise<void>((resolve) => {
+    socket.on("close", () => {
+      resolve();
+    });
+  });
+  return { socket, received: () => received, closed };
+}
+
+/** Waits until `condition` holds, checking every few milliseconds; fails after 10 s. */
+export async function until(condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition(); waited += 5) {
+    if (waited > 10_000) throw new Error("timed out waiting");
+    await sleep(5);
+  }
 }

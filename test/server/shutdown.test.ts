@@ -3,36 +3,11 @@
  * (and are kept), their answers close the connection, idle connections close at once, and a
  * request that arrives meanwhile gets the 503 Error body with Retry-After.
  */
-import { connect, type AddressInfo, type Socket } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import { API_KEY, createTestApp } from "./fixture.js";
-import { parseRawResponse } from "./raw-http.js";
-
-interface Connection {
-  socket: Socket;
-  received: () => string;
-  closed: Promise<void>;
-}
-
-function open(port: number): Connection {
-  const socket = connect(port, "127.0.0.1");
-  let received = "";
-  socket.on("data", (chunk) => (received += chunk.toString("latin1")));
-  socket.on("error", () => undefined);
-  const closed = new Promise<void>((resolve) =>
-    socket.on("close", () => {
-      resolve();
-    }),
-  );
-  return { socket, received: () => received, closed };
-}
-
-/** Waits until `condition` holds, checking every few milliseconds (bounded by the test timeout). */
-async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await sleep(5);
-}
+import { parseRawResponse, rawConnection, until } from "./raw-http.js";
 
 const auth = `Authorization: Bearer ${API_KEY}\r\n`;
 
@@ -44,15 +19,15 @@ describe("closing the server", () => {
     const body = '{"quantity":9}';
 
     // In flight: a PATCH whose body has not arrived yet.
-    const inFlight = open(port);
+    const inFlight = rawConnection(port);
     inFlight.socket.write(
       `PATCH /v1/inventory/1 HTTP/1.1\r\nHost: x\r\n${auth}Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
     );
     // Idle: kept alive after an answered request.
-    const idle = open(port);
+    const idle = rawConnection(port);
     idle.socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
     // Arriving: answered once, then half of a second request's head.
-    const arriving = open(port);
+    const arriving = rawConnection(port);
     arriving.socket.write(
       `GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/inventory HTTP/1.1\r\nHost: x\r\n`,
     );
