@@ -5,7 +5,7 @@
 import type { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { runFake } from "../commands/fake-deps.js";
-import { realProgram } from "./real-program.js";
+import { commandReached, petstoreWords, realProgram } from "./real-program.js";
 
 function allPaths(command: Command, prefix: string[] = []): string[][] {
   return command.commands.flatMap((sub) => {
@@ -22,52 +22,6 @@ function examplesIn(help: string): string[] {
     lines.push(line.trim());
   }
   return lines;
-}
-
-/** The petstore words of an example: from `petstore` to the first unquoted | > < or ). */
-function petstoreWords(example: string): string[] {
-  const start = /(^|[\s(])petstore(\s|$)/.exec(example);
-  if (start === null) throw new Error(`no petstore command in: ${example}`);
-  const words: string[] = [];
-  let word: string | undefined;
-  let quote: string | undefined;
-  for (const char of example.slice(start.index + (start[1] ?? "").length)) {
-    if (quote !== undefined) {
-      if (char === quote) quote = undefined;
-      else word = (word ?? "") + char;
-    } else if (char === "'" || char === '"') {
-      quote = char;
-      word ??= "";
-    } else if ("|<>)".includes(char)) {
-      break;
-    } else if (/\s/.test(char)) {
-      if (word !== undefined) words.push(word);
-      word = undefined;
-    } else {
-      word = (word ?? "") + char;
-    }
-  }
-  if (word !== undefined) words.push(word);
-  return words;
-}
-
-/** Parses `argv` with the real program whose actions only record which command ran. */
-async function commandReached(argv: readonly string[]): Promise<string> {
-  const program = realProgram();
-  const reached: string[] = [];
-  const record = (command: Command, path: string) => {
-    // Only verbs run; a group that got an action would swallow unknown verbs as arguments.
-    if (command.commands.length === 0) {
-      command.action(() => {
-        reached.push(path);
-      });
-    }
-    for (const sub of command.commands) record(sub, `${path} ${sub.name()}`.trim());
-  };
-  for (const sub of program.commands) record(sub, sub.name());
-  await program.parseAsync([...argv], { from: "user" });
-  expect(reached).toHaveLength(1);
-  return reached[0] ?? "";
 }
 
 const paths = allPaths(realProgram());

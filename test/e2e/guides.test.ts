@@ -1,0 +1,174 @@
+/**
+ * The guides cannot go stale: every ```console transcript in README.md and docs/*.md runs,
+ * command by command, against the real program and a real `petstore serve --demo`, and prints
+ * what the guide says it prints (times, ids and ports aside: test/docs/transcripts.ts); every
+ * other line of a code block that runs `petstore` is a command line the program accepts.
+ *
+ * Each guide gets its own server and working directory, which its transcripts share in the
+ * order they come: `petstore.db` (the server's file), `keys` (its keys file, with one key,
+ * till-1, whose key is in `till-1.key`), `petstore.pid` (its process id). The commands see
+ * PETSTORE_BASE_URL and PETSTORE_API_KEY_FILE set to that server and key, as a set-up shell
+ * would, and TZ=UTC.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { commandReached, petstoreWords } from "../program/real-program.js";
+import {
+  matchesTranscript,
+  normalized,
+  readGuide,
+  type TranscriptStep,
+} from "../docs/transcripts.js";
+import { BIN, HAS_SCRIPT, ROOT, assertBuilt, tempDir } from "./helpers.js";
+
+const GUIDES = [
+  "README.md",
+  "docs/staff.md",
+  "docs/scripts.md",
+  "docs/cron.md",
+  "docs/operating.md",
+];
+
+interface GuideWorld {
+  dir: string;
+  env: Record<string, string>;
+  server: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/** A working directory with a `petstore` on PATH, a keys file, and a demo server on it. */
+async function startWorld(): Promise<GuideWorld> {
+  assertBuilt();
+  const temp = tempDir("petstore-guide-");
+  const dir = temp.dir;
+  const bin = join(dir, ".bin");
+  spawnSync("mkdir", [bin]);
+  writeFileSync(join(bin, "petstore"), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  chmodSync(join(bin, "petstore"), 0o755);
+  const base = {
+    PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}`,
+    HOME: dir,
+    TMPDIR: process.env.TMPDIR ?? "/tmp",
+    TZ: "UTC",
+    LANG: "C.UTF-8",
+    NO_COLOR: "1",
+  };
+  const created = spawnSync(process.execPath, [BIN, "keys", "create", "till-1"], {
+    cwd: dir,
+    env: base,
+  });
+  writeFileSync(join(dir, "till-1.key"), created.stdout);
+  writeFileSync(join(dir, "keys"), created.stderr);
+  const server = spawn(
+    process.execPath,
+    [BIN, "serve", "--demo", "--db", "petstore.db", "--api-keys-file", "keys", "--port", "0"],
+    { cwd: dir, env: base, stdio: ["ignore", "pipe", "ignore"] },
+  );
+  let out = "";
+  const url = await new Promise<string>((resolve, reject) => {
+    server.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /^listening on (\S+)$/m.exec(out);
+      if (match?.[1] !== undefined) resolve(match[1]);
+    });
+    server.once("exit", (code) => {
+      reject(new Error(`the guide's server exited with ${String(code)}`));
+    });
+  });
+  writeFileSync(join(dir, "petstore.pid"), `${server.pid ?? ""}\n`);
+  return {
+    dir,
+    server,
+    env: { ...base, PETSTORE_BASE_URL: url, PETSTORE_API_KEY_FILE: join(dir, "till-1.key") },
+    async stop() {
+      if (server.exitCode === null && server.signalCode === null) {
+        server.kill("SIGTERM");
+        await once(server, "exit");
+      }
+      temp.remove();
+    },
+  };
+}
+
+/** Runs one transcript command under /bin/sh, stdout and stderr in one stream as on a terminal. */
+async function runStep(
+  world: GuideWorld,
+  step: TranscriptStep,
+  tty: boolean,
+): Promise<{ code: number | null; output: string }> {
+  const script = `exec 2>&1\n${step.command}`;
+  const [command, args] = tty
+    ? ["script", ["-qec", `stty cols 100 rows 50; sh -c ${shellQuote(script)}`, "/dev/null"]]
+    : ["sh", ["-c", script]];
+  const child = spawn(command, args, {
+    cwd: world.dir,
+    env: { ...world.env, ...(tty ? { TERM: "xterm-256color" } : {}) },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
+  const [code] = (await once(child, "close")) as [number | null];
+  clearTimeout(timer);
+  return { code, output: output.replaceAll("\r\n", "\n") };
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replaceAll("'", `'\\''`)}'`;
+}
+
+function linesOf(text: string): string[] {
+  const lines = normalized(text).split("\n");
+  while (lines.at(-1) === "") lines.pop();
+  return lines;
+}
+
+for (const guide of GUIDES.filter((file) => existsSync(join(ROOT, file)))) {
+  const blocks = readGuide(readFileSync(join(ROOT, guide), "utf8"));
+
+  describe(`${guide}: its transcripts, run`, () => {
+    let world: GuideWorld | undefined;
+    beforeAll(async () => {
+      if (blocks.transcripts.length > 0) world = await startWorld();
+    });
+    afterAll(async () => {
+      await world?.stop();
+    });
+
+    const steps = blocks.transcripts.flatMap((transcript) =>
+      transcript.steps.map((step) => ({ step, tty: transcript.tty })),
+    );
+    it.skipIf(steps.length === 0)("has transcripts", () => {
+      expect(steps.length).toBeGreaterThan(0);
+    });
+    for (const { step, tty } of steps) {
+      it.skipIf(tty && !HAS_SCRIPT)(`line ${step.line}: $ ${step.command}`, async () => {
+        if (world === undefined) throw new Error("no server");
+        const { code, output } = await runStep(world, step, tty);
+        const expected = step.output.map((line) => normalized(line));
+        const actual = linesOf(output);
+        if (!matchesTranscript(expected, actual)) {
+          expect(actual.join("\n"), `${guide}:${step.line}`).toBe(expected.join("\n"));
+        }
+        expect(code, `${guide}:${step.line}: exit status\n${output}`).toBe(step.exit);
+      });
+    }
+  });
+
+  describe(`${guide}: its other command lines`, () => {
+    it
+      .skipIf(blocks.commandLines.length === 0)
+      .each(blocks.commandLines.map((entry) => [entry.line, entry.text] as const))(
+      "line %i: %s",
+      async (_line, text) => {
+        const words = petstoreWords(text);
+        expect(words[0]).toBe("petstore");
+        await expect(commandReached(words.slice(1))).resolves.toBeTruthy();
+      },
+    );
+  });
+}
