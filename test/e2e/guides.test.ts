@@ -14,6 +14,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { CommanderError } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { commandReached, petstoreWords } from "../program/real-program.js";
 import {
@@ -117,6 +118,16 @@ async function runStep(
   return { code, output: output.replaceAll("\r\n", "\n") };
 }
 
+/** Parses a command line with the real program: it reaches a command, or asks for help or the version. */
+async function acceptedByProgram(argv: readonly string[]): Promise<void> {
+  try {
+    await commandReached(argv);
+  } catch (error) {
+    const code = error instanceof CommanderError ? error.code : "";
+    if (code !== "commander.version" && code !== "commander.helpDisplayed") throw error;
+  }
+}
+
 function shellQuote(text: string): string {
   return `'${text.replaceAll("'", `'\\''`)}'`;
 }
@@ -167,7 +178,7 @@ for (const guide of GUIDES.filter((file) => existsSync(join(ROOT, file)))) {
       async (_line, text) => {
         const words = petstoreWords(text);
         expect(words[0]).toBe("petstore");
-        await expect(commandReached(words.slice(1))).resolves.toBeTruthy();
+        await acceptedByProgram(words.slice(1));
       },
     );
   });
