@@ -78,11 +78,15 @@ try {
     const target =
       new URL(baseUrl).port === DEFAULT_PORT ? ["--env", "local"] : ["--base-url", baseUrl];
     console.log(`$ PETSTORE_API_KEYS=${key} petstore serve --demo   # listening on ${baseUrl}\n`);
+    // The CLI prints tables at a terminal and, piped (a log, CI, `| less`), tab-separated lines
+    // without a header, as scripts want. History's eight columns, some empty, cannot be read
+    // unnamed, so a piped demo shows it with --json, whose fields are named.
+    const piped = !process.stdout.isTTY;
     let failed = false;
     for (const args of [
       ["inventory", "list"],
       ["inventory", "set", "42", "7", "--reason", "counted the shelf"],
-      ["inventory", "history", "42"],
+      ["inventory", "history", "42", ...(piped ? ["--json"] : [])],
       ["inventory", "list", "--status", "available", "--json"],
       ["pets", "get", "1"],
     ]) {

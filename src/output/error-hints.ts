@@ -7,6 +7,7 @@ import {
   type NetworkError,
   type TargetContext,
 } from "../errors.js";
+import { serveCommandFor } from "./serve-hint.js";
 
 function times(count: number): string {
   return count === 1 ? "1 attempt" : `${count} attempts`;
@@ -130,7 +131,11 @@ function certificateHint(error: NetworkError): string {
   return `if ${host} uses a private CA (or a self-signed certificate), trust it: NODE_EXTRA_CA_CERTS=/path/ca.pem petstore ...`;
 }
 
-/** The hint for a failure below HTTP: where it tried, through which proxy, and what to check. */
+/**
+ * The hint for a failure below HTTP: where it tried, through which proxy, and what to check; a
+ * refused connection where the bundled server could listen (`--env local`, a loopback URL)
+ * says how to start it there.
+ */
 export function networkErrorHint(error: NetworkError): string {
   if (error.failure === "untrusted-certificate") return certificateHint(error);
   const tried = `tried ${where(error.target, error.url)}`;
@@ -143,6 +148,13 @@ export function networkErrorHint(error: NetworkError): string {
   }
   if (error.failure === "timeout") {
     return `${tried}, ${times(error.attempts)}; raise --timeout or check the network`;
+  }
+  const serve =
+    error.code === "ECONNREFUSED" && error.target !== undefined
+      ? serveCommandFor(error.target.baseUrl, error.target.apiKeySource)
+      : undefined;
+  if (serve !== undefined) {
+    return `${tried}, ${times(error.attempts)}, and nothing listens there; start the bundled server with: ${serve}`;
   }
   return `${tried}, ${times(error.attempts)}; is the server running and the URL right?`;
 }

@@ -21,48 +21,78 @@ export function petIdArgument(text: string): bigint {
   return reading.value;
 }
 
-/** A `<quantity>` argument: a whole number from MIN_QUANTITY to MAX_QUANTITY (0 to 2^31 - 1). */
-export function quantityArgument(text: string): number {
+/**
+ * The `<quantity>` argument of `set <petId> <quantity>`: a whole number from MIN_QUANTITY to
+ * MAX_QUANTITY (0 to 2^31 - 1). A signed number that `adjust` reads as a delta (`-1`, `+5`) is
+ * refused all the same, since `set` takes the new count and not a change (as `adjust` takes no
+ * unsigned count); its hint names the `adjust` of that delta for `petId`.
+ */
+export function quantityArgument(text: string, petId: bigint): number {
   const reading = readQuantity(text);
-  if (!reading.ok) throw new UsageError(`invalid quantity "${text}": ${reading.reason}`);
-  return reading.value;
+  if (reading.ok) return reading.value;
+  const delta = readDelta(text);
+  throw new UsageError(
+    `invalid quantity "${text}": ${reading.reason}`,
+    delta.ok ? adjustHint(petId, delta.value) : undefined,
+  );
 }
 
+/** "to take 1 from the count, use: petstore inventory adjust 42 -1" (or to add, with +N). */
+function adjustHint(petId: bigint, delta: number): string {
+  return delta < 0
+    ? `to take ${-delta} from the count, use: petstore inventory adjust ${petId} ${delta}`
+    : `to add ${delta} to the count, use: petstore inventory adjust ${petId} +${delta}`;
+}
+
+/** What reading a `<delta>` gave: its value, or why the text is none (with a hint when one helps). */
+type DeltaReading = { ok: true; value: number } | { ok: false; reason: string; hint?: string };
+
 /**
- * A `<delta>` argument of `adjust`: `+N` (received) or `-N` (sold), N a whole number from 1 to
+ * The rule of `adjust`'s `<delta>`: `+N` (received) or `-N` (sold), N a whole number from 1 to
  * MAX_QUANTITY under the one rule. The sign is required, so `adjust 42 5` is not mistaken for
  * `set 42 5` (or the other way round); a delta of 0 is refused because it changes nothing.
  */
-export function deltaArgument(text: string): number {
+function readDelta(text: string): DeltaReading {
   const trimmed = text.trim();
   const sign = trimmed[0];
-  const invalid = (reason: string, hint?: string) =>
-    new UsageError(`invalid delta "${text}": ${reason}`, hint);
-  if (trimmed === "0") {
-    throw invalid("a delta of 0 changes nothing", "petstore inventory get shows the entry");
-  }
+  const zero = {
+    ok: false,
+    reason: "a delta of 0 changes nothing",
+    hint: "petstore inventory get shows the entry",
+  } as const;
+  if (trimmed === "0") return zero;
   if (sign !== "+" && sign !== "-") {
     const reading = readQuantity(trimmed);
-    throw invalid(
-      `expected +N to add or -N to remove, N a whole number from 1 to ${MAX_QUANTITY}`,
-      reading.ok
-        ? `write +${reading.value} or -${reading.value}; to set the quantity to ${reading.value}, use petstore inventory set`
-        : undefined,
-    );
+    return {
+      ok: false,
+      reason: `expected +N to add or -N to remove, N a whole number from 1 to ${MAX_QUANTITY}`,
+      ...(reading.ok
+        ? {
+            hint: `write +${reading.value} or -${reading.value}; to set the quantity to ${reading.value}, use petstore inventory set`,
+          }
+        : {}),
+    };
   }
   const magnitude = trimmed.slice(1);
   const reading = readWrittenWholeNumber(magnitude, 0n, BigInt(MAX_QUANTITY));
   if (!reading.ok || magnitude !== magnitude.trim()) {
-    throw invalid(
-      !reading.ok && reading.reason.startsWith("leading zeros")
-        ? reading.reason.replace(/write /, `write ${sign}`)
-        : `expected +N to add or -N to remove, N a whole number from 1 to ${MAX_QUANTITY}`,
-    );
+    return {
+      ok: false,
+      reason:
+        !reading.ok && reading.reason.startsWith("leading zeros")
+          ? reading.reason.replace(/write /, `write ${sign}`)
+          : `expected +N to add or -N to remove, N a whole number from 1 to ${MAX_QUANTITY}`,
+    };
   }
-  if (reading.value === 0n) {
-    throw invalid("a delta of 0 changes nothing", "petstore inventory get shows the entry");
-  }
-  return sign === "-" ? -Number(reading.value) : Number(reading.value);
+  if (reading.value === 0n) return zero;
+  return { ok: true, value: sign === "-" ? -Number(reading.value) : Number(reading.value) };
+}
+
+/** A `<delta>` argument of `adjust` (the rule of readDelta); anything else is exit 2. */
+export function deltaArgument(text: string): number {
+  const reading = readDelta(text);
+  if (reading.ok) return reading.value;
+  throw new UsageError(`invalid delta "${text}": ${reading.reason}`, reading.hint);
 }
 
 /** A commander argParser for `--reason TEXT`: the rule of src/api/change-reason.ts. */

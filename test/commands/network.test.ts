@@ -12,7 +12,7 @@ import {
   type LocalHttpsServer,
   type SelfSigned,
 } from "../support/local-tls.js";
-import { KEY, runFake } from "./fake-deps.js";
+import { KEY, mockAgent, runFake, socketError } from "./fake-deps.js";
 
 const LIST = '[{"petId":1,"quantity":2,"status":"available"}]';
 
@@ -119,6 +119,49 @@ describe("through a proxy", () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
+  }, 10_000);
+});
+
+describe("a refused connection on this machine, where petstore serve could listen", () => {
+  it("--env local says how to start the bundled server, with the key the CLI sends", async () => {
+    // Port 4010 may be in use on this machine (a demo): its refusal is faked.
+    const agent = mockAgent();
+    agent
+      .get("http://127.0.0.1:4010")
+      .intercept({ path: "/v1/inventory", method: "GET" })
+      .replyWithError(socketError("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:4010"))
+      .times(3);
+    const result = await runFake(["--env", "local", "inventory", "list"], {
+      agent,
+      env: env({}),
+    });
+    expect(result).toMatchObject({
+      code: 3,
+      stdout: "",
+      stderr:
+        "error: cannot reach http://127.0.0.1:4010/v1/inventory: connection refused (ECONNREFUSED)\n" +
+        'hint: tried http://127.0.0.1:4010/v1 (from --env local), 3 attempts, and nothing listens there; start the bundled server with: PETSTORE_API_KEYS="$PETSTORE_API_KEY" petstore serve --demo\n',
+    });
+  });
+
+  it("a loopback --base-url names its port, and a key file as the server's keys file", async () => {
+    const port = await closedPort();
+    const baseUrl = `http://127.0.0.1:${port}/v1`;
+    const result = await runFake(
+      ["--base-url", baseUrl, "--retries", "0", "inventory", "set", "42", "7"],
+      {
+        realNetwork: true,
+        env: { PETSTORE_API_KEY_FILE: "/run/secrets/petstore-key" },
+        files: { "/run/secrets/petstore-key": `${KEY}\n` },
+      },
+    );
+    expect(result).toMatchObject({
+      code: 3,
+      stdout: "",
+      stderr:
+        `error: cannot reach ${baseUrl}/inventory/42: connection refused (ECONNREFUSED)\n` +
+        `hint: tried ${baseUrl} (from --base-url), 1 attempt, and nothing listens there; start the bundled server with: petstore serve --demo --port ${port} --api-keys-file "$PETSTORE_API_KEY_FILE"\n`,
+    });
   }, 10_000);
 });
 

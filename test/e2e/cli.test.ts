@@ -219,7 +219,7 @@ describe("exit 2: usage", () => {
     );
   });
 
-  it("rejects a bad quantity without sending anything", async () => {
+  it("rejects a bad quantity without sending anything, pointing a change to adjust", async () => {
     const fake = await startFakeServer((_request, response) => {
       replyJson(response, 500, "{}");
     });
@@ -229,7 +229,8 @@ describe("exit 2: usage", () => {
     await fake.stop();
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
-      'error: invalid quantity "-3": expected a whole number from 0 to 2147483647\n',
+      'error: invalid quantity "-3": expected a whole number from 0 to 2147483647\n' +
+        "hint: to take 3 from the count, use: petstore inventory adjust 42 -3\n",
     );
     expect(fake.requests).toEqual([]);
   });
@@ -252,10 +253,12 @@ describe("exit 2: usage", () => {
 });
 
 describe("exit 3: unreachable, timed out, failing", () => {
-  it("reports a refused connection with the URL it tried", async () => {
+  it("reports a refused connection with the URL it tried, and how to start a server there", async () => {
     const gone = await startServer();
     const url = gone.url;
     await gone.stop();
+    // The server's own default port needs no --port (a free port that is 4010, by chance).
+    const port = gone.port === 4010 ? "" : ` --port ${gone.port}`;
     const result = await runCli(["--retries", "1", "inventory", "list"], {
       env: { PETSTORE_BASE_URL: url, PETSTORE_API_KEY: API_KEY },
     });
@@ -263,7 +266,7 @@ describe("exit 3: unreachable, timed out, failing", () => {
     expect(result.stdout).toBe("");
     expect(result.stderr).toBe(
       `error: cannot reach ${url}/inventory: connection refused (ECONNREFUSED)\n` +
-        `hint: tried ${url} (from PETSTORE_BASE_URL), 2 attempts; is the server running and the URL right?\n`,
+        `hint: tried ${url} (from PETSTORE_BASE_URL), 2 attempts, and nothing listens there; start the bundled server with: PETSTORE_API_KEYS="$PETSTORE_API_KEY" petstore serve --demo${port}\n`,
     );
   });
 

@@ -40,9 +40,37 @@ describe("npm run demo", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/# listening on http:\/\/127\.0\.0\.1:\d+\/v1/);
     expect(result.stdout).toMatch(/^42\t7\tavailable$/m);
-    // The set's history record, with the demo's key and the reason, after the seed's.
-    expect(result.stdout).toMatch(/^\S+Z\t42\t\d+\t7\tkey-1\t[0-9a-f-]{36}\tcounted the shelf\t$/m);
-    expect(result.stdout).toMatch(/^\S+Z\t42\t\t\d+\t\t\tdemo data\t$/m);
+    // Piped, history is shown with --json: its tab-separated lines have no header (by design,
+    // for scripts), and eight unnamed columns do not read. The set's record, then the seed's.
+    const history =
+      /^\$ petstore --base-url \S+ inventory history 42 --json\n(\[\n[^]*?\n\])\n/m.exec(
+        result.stdout,
+      );
+    expect(history, result.stdout).not.toBeNull();
+    expect(JSON.parse(history?.[1] ?? "")).toEqual([
+      {
+        seq: expect.any(Number) as number,
+        at: expect.stringMatching(/Z$/) as string,
+        petId: 42,
+        previous: 9,
+        quantity: 7,
+        keyName: "key-1",
+        requestId: expect.stringMatching(/^[0-9a-f-]{36}$/) as string,
+        reason: "counted the shelf",
+        ref: null,
+      },
+      {
+        seq: expect.any(Number) as number,
+        at: expect.stringMatching(/Z$/) as string,
+        petId: 42,
+        previous: null,
+        quantity: 9,
+        keyName: null,
+        requestId: null,
+        reason: "demo data",
+        ref: null,
+      },
+    ]);
     expect(result.stdout).toContain("Server stopped. Keep one running with:");
     expect(readdirSync(temp.dir)).toEqual([]);
   });

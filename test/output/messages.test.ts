@@ -200,6 +200,47 @@ describe("formatError", () => {
     expect(exitCodeFor(error)).toBe(3);
   });
 
+  it.each([
+    [
+      "--env local",
+      { env: "local", baseUrl: "http://127.0.0.1:4010/v1", baseUrlSource: "--env local" },
+      'PETSTORE_API_KEYS="$PETSTORE_API_KEY" petstore serve --demo',
+    ],
+    [
+      "a loopback --base-url",
+      { env: "production", baseUrl: "http://localhost:4011/v1", baseUrlSource: "--base-url" },
+      'PETSTORE_API_KEYS="$PETSTORE_API_KEY" petstore serve --demo --port 4011',
+    ],
+  ])("says how to start the bundled server when %s refuses the connection", (_name, at, serve) => {
+    const message = `cannot reach ${at.baseUrl}/inventory: connection refused (ECONNREFUSED)`;
+    const error = new NetworkError({
+      failure: "unreachable",
+      code: "ECONNREFUSED",
+      message,
+      method: "GET",
+      url: `${at.baseUrl}/inventory`,
+      attempts: 3,
+      target: { ...at, apiKeySource: "PETSTORE_API_KEY" },
+    });
+    expect(formatError(error, quiet)).toBe(
+      `error: ${message}\n` +
+        `hint: tried ${at.baseUrl} (from ${at.baseUrlSource}), 3 attempts, and nothing listens there; start the bundled server with: ${serve}\n`,
+    );
+    expect(exitCodeFor(error)).toBe(3);
+  });
+
+  it("keeps the remote hint for a refused connection elsewhere", () => {
+    const error = networkError(
+      "unreachable",
+      "cannot reach https://staging.example/v1/inventory: connection refused (ECONNREFUSED)",
+      { code: "ECONNREFUSED" },
+    );
+    expect(formatError(error, quiet)).toBe(
+      "error: cannot reach https://staging.example/v1/inventory: connection refused (ECONNREFUSED)\n" +
+        "hint: tried https://staging.example/v1 (from PETSTORE_STAGING_URL), 3 attempts; is the server running and the URL right?\n",
+    );
+  });
+
   it("points at the proxy variables when a proxy was in use", () => {
     const proxy = { address: "127.0.0.1:3128", source: "HTTPS_PROXY" };
     const refused = networkError(

@@ -37,23 +37,59 @@ describe("readWholeNumber: the one rule", () => {
   });
 });
 
+/** The UsageError `parse` throws (the test fails when it throws nothing or something else). */
+function usageErrorOf(parse: () => unknown): UsageError {
+  try {
+    parse();
+  } catch (error) {
+    if (error instanceof UsageError) return error;
+    throw error;
+  }
+  throw new Error("expected a UsageError, nothing was thrown");
+}
+
 describe("petIdArgument and quantityArgument", () => {
   it("refuse leading zeros saying why, as a usage error", () => {
     expect(() => petIdArgument("042")).toThrow(
       new UsageError('invalid petId "042": leading zeros are not allowed; write 42'),
     );
-    expect(() => quantityArgument("007")).toThrow(
+    expect(() => quantityArgument("007", 42n)).toThrow(
       new UsageError('invalid quantity "007": leading zeros are not allowed; write 7'),
     );
-    expect(() => quantityArgument("00")).toThrow(
+    expect(() => quantityArgument("00", 42n)).toThrow(
       'invalid quantity "00": leading zeros are not allowed; write 0',
     );
   });
 
+  it.each([
+    ["-1", "to take 1 from the count, use: petstore inventory adjust 42 -1"],
+    ["-3", "to take 3 from the count, use: petstore inventory adjust 42 -3"],
+    [" -12 ", "to take 12 from the count, use: petstore inventory adjust 42 -12"],
+    ["+5", "to add 5 to the count, use: petstore inventory adjust 42 +5"],
+    [
+      "+2147483647",
+      "to add 2147483647 to the count, use: petstore inventory adjust 42 +2147483647",
+    ],
+  ])("refuse the delta %j as a quantity, pointing to the adjust that makes it", (text, hint) => {
+    const error = usageErrorOf(() => quantityArgument(text, 42n));
+    expect(error.message).toBe(
+      `invalid quantity "${text}": expected a whole number from 0 to 2147483647`,
+    );
+    expect(error.hint).toBe(hint);
+  });
+
+  it.each(["-0", "+0", "-007", "-1.5", "+-1", "-2147483648", "seven"])(
+    "refuse %j as a quantity with no adjust hint, as adjust refuses it too",
+    (text) => {
+      expect(() => deltaArgument(text)).toThrow(UsageError);
+      expect(usageErrorOf(() => quantityArgument(text, 42n)).hint).toBeUndefined();
+    },
+  );
+
   it("ignore whitespace around the number, as the counts files do", () => {
     expect(petIdArgument(" 42")).toBe(42n);
     expect(petIdArgument("42\t")).toBe(42n);
-    expect(quantityArgument(" 7 ")).toBe(7);
+    expect(quantityArgument(" 7 ", 42n)).toBe(7);
   });
 
   it.each([

@@ -39,7 +39,7 @@ export async function runInventorySet(
   context: CommandContext,
 ): Promise<void> {
   const petId = petIdArgument(args.petId);
-  const quantity = quantityArgument(args.quantity);
+  const quantity = quantityArgument(args.quantity, petId);
   const format = chooseRecordFormat(options, context.io);
   const client = await context.apiClient();
   const expected = options.ifQuantity;
@@ -84,7 +84,7 @@ export function inventorySetCommand(factory: Factory): Command {
 Prints the updated entry. Safe to repeat: the quantity is set, not added, and a retry after a
 lost response is recognised by its Idempotency-Key. With --if-quantity N nothing is changed
 when someone else changed the entry since you read N: exit 8, and the message says what it
-holds now.
+holds now. To add to the count or take from it (+5, -1), use petstore inventory adjust.
 
 Examples:
   petstore inventory set 42 7

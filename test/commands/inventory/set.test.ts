@@ -77,6 +77,47 @@ describe("inventory set", () => {
     },
   );
 
+  it.each([
+    [["inventory", "set", "42", "-1"], "-1", "to take 1 from the count", "42 -1"],
+    [["inventory", "set", "42", "-3"], "-3", "to take 3 from the count", "42 -3"],
+    [["inventory", "set", "7", "+5"], "+5", "to add 5 to the count", "7 +5"],
+    // Read as arguments without --, as adjust's delta is, wherever the options stand.
+    [["inventory", "set", "--json", "42", "-1"], "-1", "to take 1 from the count", "42 -1"],
+    [
+      ["inventory", "set", "42", "-1", "--reason", "sold"],
+      "-1",
+      "to take 1 from the count",
+      "42 -1",
+    ],
+    [["inventory", "set", "42", "--", "-1"], "-1", "to take 1 from the count", "42 -1"],
+  ])(
+    "refuses the change in %j with exit 2, naming the adjust that makes it, and sends nothing",
+    async (argv, quantity, change, adjust) => {
+      const agent = mockAgent();
+      const result = await runFake(argv, { agent });
+      expect(result).toMatchObject({
+        code: 2,
+        stdout: "",
+        stderr:
+          `error: invalid quantity "${quantity}": expected a whole number from 0 to 2147483647\n` +
+          `hint: ${change}, use: petstore inventory adjust ${adjust}\n`,
+      });
+      expect(callsOf(agent)).toEqual([]);
+    },
+  );
+
+  it.each(["-0", "+0", "-1.5"])(
+    "refuses set 42 %s with exit 2 and no adjust hint, as adjust refuses it too",
+    async (quantity) => {
+      const result = await runFake(["inventory", "set", "42", quantity], { agent: mockAgent() });
+      expect(result).toMatchObject({
+        code: 2,
+        stdout: "",
+        stderr: `error: invalid quantity "${quantity}": expected a whole number from 0 to 2147483647\n`,
+      });
+    },
+  );
+
   it("validates the arguments before asking for a key", async () => {
     const result = await runFake(["inventory", "set", "x", "1"], { env: {} });
     expect(result.code).toBe(2);

@@ -1,0 +1,36 @@
+/** The `petstore serve` command line that would answer at a base URL on this machine. */
+import { LOCAL_BASE_URL } from "../client/target.js";
+
+/** Where `petstore serve` listens without --host and --port: `--env local`'s URL. */
+const SERVE_DEFAULTS = new URL(LOCAL_BASE_URL);
+
+/** This machine: `localhost`, 127.0.0.0/8, `::1` (as the URL parser writes them). */
+function isLoopback(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+/**
+ * `PETSTORE_API_KEYS="$PETSTORE_API_KEY" petstore serve --demo [--host H] [--port P]`: the
+ * bundled server with demo data where `baseUrl` points, accepting the key the CLI sends (its
+ * variable, or its file as a keys file: a bare key is a write key). Undefined when the bundled
+ * server could not answer there: another machine, https, or a path other than /v1.
+ */
+export function serveCommandFor(baseUrl: string, apiKeySource: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== "http:" || !isLoopback(url.hostname)) return undefined;
+  if (url.pathname.replace(/\/+$/, "") !== SERVE_DEFAULTS.pathname) return undefined;
+  const host =
+    url.hostname === "localhost" || url.hostname === SERVE_DEFAULTS.hostname
+      ? ""
+      : ` --host ${url.hostname.replace(/^\[(.*)\]$/, "$1")}`;
+  const port =
+    url.port === SERVE_DEFAULTS.port ? "" : ` --port ${url.port === "" ? "80" : url.port}`;
+  return apiKeySource === "PETSTORE_API_KEY_FILE"
+    ? `petstore serve --demo${host}${port} --api-keys-file "$PETSTORE_API_KEY_FILE"`
+    : `PETSTORE_API_KEYS="$${apiKeySource}" petstore serve --demo${host}${port}`;
+}
