@@ -61,7 +61,8 @@ export function writeInventoryList(
       io.out.write(items.map((item) => tsvLine(fields(item))).join(""));
       return;
     case "table":
-      io.out.write(table(items, io) + io.style.dim(inventoryTotals(items)));
+      // Dimmed without its line end: chalk would open and close the style again after it.
+      io.out.write(`${table(items, io)}${io.style.dim(inventoryTotals(items).trimEnd())}\n`);
       return;
   }
 }
