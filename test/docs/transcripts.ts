@@ -116,6 +116,7 @@ function steps(body: { text: string; line: number }[]): TranscriptStep[] {
 export function normalized(text: string): string {
   return text
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<time>")
+    .replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/g, "<time>")
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<uuid>")
     .replace(/sha256:[0-9a-f]{64}/g, "sha256:<digest>")
     .replace(/\b[0-9a-f]{16}:(\d+)\b/g, "<file-hash>:$1")
