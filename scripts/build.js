@@ -2,9 +2,12 @@
 // ours, so `petstore --version` loads two files (bin and entry) in all. Everything else starts
 // at src/main.ts, bundled with code splitting: client commands never load server code, and
 // `apply`, `completion`, `serve` and the HTTP client load their chunks only when they run.
+// Last, the manual page dist/petstore.1, generated from the same commander program (so it is
+// never older than the build it ships with; package.json's "man" installs it).
 import { build } from "esbuild";
-import { rm } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { join, relative } from "node:path";
+import { loadManual } from "./load-manual.js";
 
 const root = join(import.meta.dirname, "..");
 const dist = join(root, "dist");
@@ -57,3 +60,13 @@ await build({
     },
   ],
 });
+
+// The page's date: SOURCE_DATE_EPOCH for a reproducible build, else today (UTC).
+const sourceDate = process.env.SOURCE_DATE_EPOCH;
+const today = sourceDate ? new Date(Number(sourceDate) * 1000) : new Date();
+const date = today.toISOString().slice(0, 10);
+const manual = await loadManual();
+await writeFile(
+  join(dist, "petstore.1"),
+  manual.manPage(manual.documentedProgram(), { version: manual.VERSION, date }),
+);

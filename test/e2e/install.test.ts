@@ -17,6 +17,7 @@ import { delimiter, dirname, join, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { API_KEY, ROOT, tempDir } from "./helpers.js";
+import { hasTool, skipBecause } from "../manual/roff-tools.js";
 import { MAX_ID_TEXT as MAX_ID } from "../support/ids.js";
 
 type Env = Record<string, string | undefined>;
@@ -156,6 +157,7 @@ describe("bin/petstore.js in a clone that was not built", () => {
 describe(`the installed package on Node.js ${nodeVersion()}`, () => {
   let temp: ReturnType<typeof tempDir>;
   let tarball: string;
+  let prefix: string;
   let petstore: string;
 
   beforeAll(async () => {
@@ -184,7 +186,7 @@ describe(`the installed package on Node.js ${nodeVersion()}`, () => {
     expectSuccess("npm pack", packed);
     tarball = join(temp.dir, `petstore-inventory-${VERSION}.tgz`);
 
-    const prefix = join(temp.dir, "prefix");
+    prefix = join(temp.dir, "prefix");
     const installed = await run(
       "npm",
       [
@@ -208,7 +210,7 @@ describe(`the installed package on Node.js ${nodeVersion()}`, () => {
     temp.remove();
   });
 
-  it("packs the built bundle, bin, package.json and the systemd unit: no sources, no sourcemaps", () => {
+  it("packs the built bundle, bin, package.json, the man page and the systemd unit: no sources, no sourcemaps", () => {
     const listed = spawnSync("tar", ["-tzf", tarball], { encoding: "utf8" });
     expect(listed.status).toBe(0);
     const files = listed.stdout
@@ -220,9 +222,10 @@ describe(`the installed package on Node.js ${nodeVersion()}`, () => {
     expect(files.some((file) => /^dist\/chunks\/main-[\w-]+\.js$/.test(file))).toBe(true);
     expect(files.some((file) => /^dist\/chunks\/start-[\w-]+\.js$/.test(file))).toBe(true);
     expect(files).toContain("deploy/petstore.service");
+    expect(files).toContain("dist/petstore.1");
     const unexpected = files.filter(
       (file) =>
-        !/^(README\.md|package\.json|bin\/petstore\.js|bin\/package\.json|deploy\/petstore\.service|dist\/cli\.js|dist\/chunks\/[\w-]+\.js)$/.test(
+        !/^(README\.md|package\.json|bin\/petstore\.js|bin\/package\.json|deploy\/petstore\.service|dist\/cli\.js|dist\/chunks\/[\w-]+\.js|dist\/petstore\.1)$/.test(
           file,
         ),
     );
@@ -232,6 +235,29 @@ describe(`the installed package on Node.js ${nodeVersion()}`, () => {
   it("puts petstore in <prefix>/bin, answering --version", async () => {
     const result = await run(petstore, ["--version"], { env: cronEnv(), timeoutMs: 20_000 });
     expect(result).toEqual({ code: 0, stdout: `${VERSION}\n`, stderr: "" });
+  });
+
+  it("puts the man page in <prefix>/share/man/man1, built for this version", () => {
+    const page = readFileSync(join(prefix, "share", "man", "man1", "petstore.1"), "utf8");
+    expect(page).toMatch(
+      new RegExp(
+        `^\\.TH "PETSTORE" 1 "\\d{4}-\\d{2}-\\d{2}" "petstore\\\\-inventory ${VERSION}"`,
+        "m",
+      ),
+    );
+  });
+
+  it("answers man petstore with the page, given the prefix's MANPATH", async (context) => {
+    if (!hasTool("man")) return skipBecause(context, "man is not installed: man petstore not run");
+    const result = await run("man", ["-P", "cat", "petstore"], {
+      env: { ...cronEnv(), MANPATH: join(prefix, "share", "man") },
+      timeoutMs: 20_000,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toMatch(
+      /^NAME\n +petstore - read and set pet-store stock levels over HTTP$/m,
+    );
+    expect(result.stdout).toMatch(/^ +petstore inventory apply \[options\] <file>$/m);
   });
 
   describe("serve, then inventory list and set against it", () => {
