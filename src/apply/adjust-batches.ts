@@ -7,7 +7,7 @@ import type { BatchChange, BatchChangeResult, BatchResponse } from "../api/types
 import type { ApiError } from "../errors.js";
 import { outcomeFailure, REJECTED_WITH_BATCH } from "./batch-outcomes.js";
 import { BATCH_SIZE } from "./batch-size.js";
-import { sendInBatches } from "./batches.js";
+import { type BatchRunReport, reportOfRun, sendInBatches } from "./batches.js";
 import type { DeltaRow } from "./deltas.js";
 import type { RowFailure } from "./row-failure.js";
 
@@ -30,19 +30,8 @@ export interface AdjustRowResult {
 }
 
 /** The outcome of a whole run: counts (duplicates with the unchanged), every row in order. */
-export interface AdjustReport {
-  changed: number;
-  /** Rows already applied before (`duplicate`), and any `unchanged`. */
-  unchanged: number;
-  failed: number;
-  results: AdjustRowResult[];
-  /** The signal that stopped the run from sending more batches, if one did. */
-  interruptedBy?: string | undefined;
-  /** Why the run stopped sending batches: a request failed as a failing server's does. */
-  stoppedBy?: RowFailure | undefined;
-  /** The run was one atomic batch and the server rejected it: nothing was changed. */
-  rejected?: true | undefined;
-}
+/** An `adjust --file` run's report; its `unchanged` counts rows already applied (`duplicate`). */
+export type AdjustReport = BatchRunReport<AdjustRowResult>;
 
 export interface AdjustBatchOptions {
   /** Sends one batch of changes (atomic, dry run and reason already decided). */
@@ -124,19 +113,5 @@ export async function adjustInBatches(
     interruptedBy: options.interruptedBy,
   });
   if (end.kind === "no_batch_route") return end;
-  let changed = 0;
-  let failed = 0;
-  for (const result of results) {
-    if (result.outcome === "changed") changed += 1;
-    else if (result.outcome === "failed") failed += 1;
-  }
-  return {
-    changed,
-    unchanged: results.length - changed - failed,
-    failed,
-    results,
-    ...(end.stoppedBy === undefined ? {} : { stoppedBy: end.stoppedBy }),
-    ...(end.interruptedBy === undefined ? {} : { interruptedBy: end.interruptedBy }),
-    ...(state.rejected ? { rejected: true as const } : {}),
-  };
+  return reportOfRun(results, (result) => result.outcome === "failed", end, state.rejected);
 }

@@ -7,7 +7,7 @@ import type { BatchChange, BatchResponse } from "../api/types.js";
 import type { ApiError } from "../errors.js";
 import { applyRowResult } from "./batch-outcomes.js";
 import { BATCH_SIZE } from "./batch-size.js";
-import { sendInBatches } from "./batches.js";
+import { reportOfRun, sendInBatches } from "./batches.js";
 import type { ApplyReport, RowResult } from "./execute.js";
 import type { ApplyPlan, PlannedRow } from "./plan.js";
 
@@ -94,19 +94,5 @@ export async function applyPlanInBatches(
     interruptedBy: options.interruptedBy,
   });
   if (end.kind === "no_batch_route") return end;
-  let changed = 0;
-  let failed = 0;
-  for (const result of results) {
-    if (result.outcome === "changed") changed += 1;
-    else if (result.outcome !== "unchanged") failed += 1;
-  }
-  return {
-    changed,
-    unchanged: results.length - changed - failed,
-    failed,
-    results,
-    ...(end.stoppedBy === undefined ? {} : { stoppedBy: end.stoppedBy }),
-    ...(end.interruptedBy === undefined ? {} : { interruptedBy: end.interruptedBy }),
-    ...(state.rejected ? { rejected: true as const } : {}),
-  };
+  return reportOfRun(results, (result) => result.outcome !== "unchanged", end, state.rejected);
 }

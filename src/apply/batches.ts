@@ -98,3 +98,42 @@ export async function sendInBatches(options: BatchRunOptions): Promise<BatchRunE
   }
   return { kind: "sent" };
 }
+
+/** What a finished run of batches reports, whatever its rows are (apply's or adjust's). */
+export interface BatchRunReport<R> {
+  changed: number;
+  unchanged: number;
+  failed: number;
+  results: R[];
+  stoppedBy?: RowFailure | undefined;
+  interruptedBy?: string | undefined;
+  /** The run was one atomic batch and the server rejected it: nothing was changed. */
+  rejected?: true | undefined;
+}
+
+/**
+ * Counts a sent run's results (`changed`, the failures `isFailure` picks, the rest
+ * unchanged) and carries what stopped or interrupted it.
+ */
+export function reportOfRun<R extends { outcome: string }>(
+  results: R[],
+  isFailure: (result: R) => boolean,
+  end: Extract<BatchRunEnd, { kind: "sent" }>,
+  rejected: boolean,
+): BatchRunReport<R> {
+  let changed = 0;
+  let failed = 0;
+  for (const result of results) {
+    if (result.outcome === "changed") changed += 1;
+    else if (isFailure(result)) failed += 1;
+  }
+  return {
+    changed,
+    unchanged: results.length - changed - failed,
+    failed,
+    results,
+    ...(end.stoppedBy === undefined ? {} : { stoppedBy: end.stoppedBy }),
+    ...(end.interruptedBy === undefined ? {} : { interruptedBy: end.interruptedBy }),
+    ...(rejected ? { rejected: true as const } : {}),
+  };
+}
