@@ -11,7 +11,7 @@ import { handleError } from "./error-handler.js";
 import { HttpError } from "./http-error.js";
 import { startIdempotencyPurge } from "./idempotency-purge.js";
 import { KeyRing } from "./key-ring.js";
-import { type ServerMetrics, UNKNOWN_ROUTE } from "./metrics.js";
+import type { ServerMetrics } from "./metrics.js";
 import { requestIdOf } from "./request-id.js";
 import { serviceUnavailable } from "./service-unavailable.js";
 import { healthRoutes } from "./routes/health.js";
@@ -45,6 +45,9 @@ export interface AppOptions {
   /** How often expired idempotency records are purged; default a minute. */
   idempotencyPurgeIntervalMs?: number;
 }
+
+/** The route of a request no route matched (404s), in its log line and metrics: one value for all. */
+export const UNKNOWN_ROUTE = "(unknown)";
 
 /** The largest request body: an InventoryUpdate is a few bytes. */
 export const DEFAULT_BODY_LIMIT = 16 * 1024;

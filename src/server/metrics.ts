@@ -6,9 +6,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { VERSION } from "../api/version.js";
 
-/** The route label of a request no route matched (404s): one value for all of them. */
-export const UNKNOWN_ROUTE = "(unknown)";
-
 /** What the metrics read from the server when scraped. */
 export interface MetricsSources {
   /** Resolves when the store answers; rejects (or is slow) when it does not. */
@@ -85,7 +82,7 @@ export class ServerMetrics {
     for (const result of ["success", "failure"]) this.#reloads.inc({ result }, 0);
   }
 
-  /** One answered request: `route` is its template, UNKNOWN_ROUTE when none matched. */
+  /** One answered request: `route` is its template, "(unknown)" when none matched (app.ts: UNKNOWN_ROUTE). */
   observeRequest(method: string, route: string, statusCode: number, seconds: number): void {
     this.#requestDuration.observe({ method, route, status_code: statusCode }, seconds);
   }

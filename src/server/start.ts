@@ -10,7 +10,7 @@ import { buildApp } from "./app.js";
 import { DEMO_ORDERS, DEMO_PETS } from "./demo-data.js";
 import { KeyRing } from "./key-ring.js";
 import { keysReloader, type ReloadLog } from "./keys-reload.js";
-import { ServerMetrics } from "./metrics.js";
+import type { ServerMetrics } from "./metrics.js";
 import { listenForMetrics } from "./metrics-listener.js";
 import { storeAnswers } from "./routes/health.js";
 import { lockTimeoutFrom } from "./lock-timeout.js";
@@ -80,10 +80,11 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
       ? openStore(choice.path, lockTimeoutMs)
       : await openChosenStore(choice, lockTimeoutMs, io.stderr);
   const keys = new KeyRing(apiKeys);
+  // prom-client is loaded only when metrics are on: off, it would cost every server memory.
   const metrics =
     options.metricsPort === undefined
       ? undefined
-      : new ServerMetrics(
+      : new (await import("./metrics.js")).ServerMetrics(
           {
             storeAnswers: async () => (await storeAnswers(store)) === true,
             keysLoaded: () => keys.size,
