@@ -8,7 +8,7 @@ import type { ApiError } from "../errors.js";
 import { outcomeFailure, REJECTED_WITH_BATCH } from "./batch-outcomes.js";
 import { BATCH_SIZE } from "./batch-size.js";
 import { type BatchRunReport, reportOfRun, sendInBatches } from "./batches.js";
-import type { DeltaRow } from "./deltas.js";
+import { batchChangeOf, type DeltaRow } from "./deltas.js";
 import type { RowFailure } from "./row-failure.js";
 
 /**
@@ -88,7 +88,7 @@ export async function adjustInBatches(
       const changes: BatchChange[] = [];
       for (let index = start; index < stop; index += 1) {
         const row = rows[index] as DeltaRow;
-        changes.push({ petId: row.petId, delta: row.delta, ref: row.ref });
+        changes.push(batchChangeOf(row));
       }
       return changes;
     },

@@ -9,7 +9,7 @@ import {
   DELTAS_CSV_HEADER,
   readDelta,
   refProblem,
-  type FileDeltaRow,
+  type DeltaRow,
   type ParsedDeltas,
 } from "./deltas.js";
 
@@ -21,7 +21,7 @@ const DELTA_COLUMNS = {
 
 /** Parses and validates CSV changes; an empty `ref` cell means none. */
 export function parseCsvDeltas(text: string): ParsedDeltas {
-  const rows: FileDeltaRow[] = [];
+  const rows: DeltaRow[] = [];
   const problems: CountProblem[] = [];
   const stop = readCsvRecords(text, DELTA_COLUMNS, (columns) => (cells, line, row) => {
     const location = { line };

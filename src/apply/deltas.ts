@@ -3,26 +3,28 @@
  * Each row is a pet, a delta and a business reference that makes it apply once, ever.
  */
 import { isValidRef, MAX_QUANTITY, MAX_REF_LENGTH, readWrittenWholeNumber } from "../api/limits.js";
+import type { BatchChange } from "../api/types.js";
 import type { CountProblem, RowLocation } from "./counts.js";
 
-/** One change of a file: add `delta` to `petId`'s stock, once for `ref`. */
+/** One change of a file: add `delta` to `petId`'s stock, once for `ref` (every run without). */
 export interface DeltaRow {
   petId: bigint;
   /** A non-zero whole number from -MAX_QUANTITY to MAX_QUANTITY. */
   delta: number;
-  /** The row's `ref`: the file's own, or `<16 hex digits of the file's SHA-256>:<row>`. */
-  ref: string;
+  /**
+   * The row's `ref`: the file's own, or `<--ref-prefix>:<row>` (read-deltas.ts); undefined only
+   * where the file gives none and the run said `--no-ref`.
+   */
+  ref: string | undefined;
   location: RowLocation;
   /** The row's number among the data rows, from 1 (no header, no blank line counted). */
   row: number;
 }
 
-/** A row as the file has it: `ref` undefined when the file gives none. */
-export type FileDeltaRow = Omit<DeltaRow, "ref"> & { ref: string | undefined };
-
 /** What parsing a changes file yields: every valid row, and every problem (none means valid). */
 export interface ParsedDeltas {
-  rows: FileDeltaRow[];
+  /** Each as the file has it: `ref` undefined when the file gives none. */
+  rows: DeltaRow[];
   problems: CountProblem[];
 }
 
@@ -65,4 +67,11 @@ export function refProblem(ref: string): string | undefined {
   return isValidRef(ref)
     ? undefined
     : `expected 1 to ${MAX_REF_LENGTH} visible ASCII characters (no spaces)`;
+}
+
+/** The batch change that carries a row: its ref only when it has one. */
+export function batchChangeOf(row: DeltaRow): BatchChange {
+  return row.ref === undefined
+    ? { petId: row.petId, delta: row.delta }
+    : { petId: row.petId, delta: row.delta, ref: row.ref };
 }

@@ -8,7 +8,7 @@ import {
   DELTAS_JSON_SHAPE,
   readDelta,
   refProblem,
-  type FileDeltaRow,
+  type DeltaRow,
   type ParsedDeltas,
 } from "./deltas.js";
 import { describeJsonValue, readJsonEntries, readJsonNumberField } from "./json-rows.js";
@@ -26,7 +26,7 @@ function readRef(value: unknown): { value: string | undefined } | { problem: str
 
 /** Parses and validates JSON changes; each row is located by array entry and line. */
 export function parseJsonDeltas(input: string): ParsedDeltas {
-  const rows: FileDeltaRow[] = [];
+  const rows: DeltaRow[] = [];
   const problems: CountProblem[] = [];
   const shapeProblems = readJsonEntries(input, DELTAS_JSON_SHAPE, (fields, location, row) => {
     const petId = readJsonNumberField("petId", fields.petId, readPetId);

@@ -41,7 +41,7 @@ function resultJson(result: AdjustRowResult, dryRun: boolean): unknown {
     ...(row.location.entry === undefined ? {} : { entry: row.location.entry }),
     petId: row.petId,
     delta: row.delta,
-    ref: row.ref,
+    ref: row.ref ?? null,
     outcome: jsonOutcome(result, dryRun),
     previous: result.previous,
     quantity: result.quantity,

@@ -1,9 +1,13 @@
-import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { parseCsvDeltas } from "../../src/apply/csv-deltas.js";
 import { readDelta } from "../../src/apply/deltas.js";
 import { parseJsonDeltas } from "../../src/apply/json-deltas.js";
-import { defaultRef, fileDigest, parseDeltas } from "../../src/apply/read-deltas.js";
+import {
+  MISSING_REF_HINT,
+  parseDeltas,
+  prefixedRef,
+  refPrefixProblem,
+} from "../../src/apply/read-deltas.js";
 import { UsageError } from "../../src/errors.js";
 import { MAX_ID } from "../support/ids.js";
 
@@ -128,36 +132,103 @@ describe("parseJsonDeltas", () => {
 });
 
 describe("parseDeltas", () => {
-  it("gives a row without a ref <16 hex digits of the file's SHA-256>:<row number>", () => {
+  const required = { kind: "required" } as const;
+
+  it("keeps the file's own refs, and needs no flag when every row has one", () => {
+    const text = "petId,delta,ref\n1,-1,till-7/0001\n\n2,+3,till-7/0002\n";
+    expect(parseDeltas(text, "csv", "sales.csv", required).map((row) => row.ref)).toEqual([
+      "till-7/0001",
+      "till-7/0002",
+    ]);
+  });
+
+  it("refuses rows without a ref when neither --ref-prefix nor --no-ref is given, naming the first line", () => {
+    const error = thrown(() =>
+      parseDeltas("petId,delta,ref\n1,-1,a\n2,-1\n3,-1,\n", "csv", "sales.csv", required),
+    );
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).exitCode).toBe(2);
+    expect((error as UsageError).message).toBe(
+      "sales.csv line 3: a row without a ref (2 of 3 rows have none), and neither --ref-prefix nor --no-ref was given; nothing was sent",
+    );
+    expect((error as UsageError).hint).toBe(MISSING_REF_HINT);
+    expect(MISSING_REF_HINT).toContain("a ref column");
+    expect(MISSING_REF_HINT).toContain('--ref-prefix "till-1/$(date +%F)"');
+    expect(MISSING_REF_HINT).toContain("--no-ref");
+  });
+
+  it("says when no row has a ref, and names JSON rows by entry", () => {
+    const one = thrown(() => parseDeltas("petId,delta\n1,-1\n", "csv", "s.csv", required));
+    expect((one as UsageError).message).toBe(
+      "s.csv line 2: a row without a ref, and neither --ref-prefix nor --no-ref was given; nothing was sent",
+    );
+    const json = '[\n{"petId": 1, "delta": 1, "ref": "r1"},\n{"petId": 1, "delta": 1}\n]';
+    const error = thrown(() => parseDeltas(json, "json", "d.json", required));
+    expect((error as UsageError).message).toBe(
+      "d.json entry 2 (line 3): a row without a ref, and neither --ref-prefix nor --no-ref was given; nothing was sent",
+    );
+  });
+
+  it("gives a row without a ref <prefix>:<row number> with --ref-prefix; a row's own ref stays", () => {
     const text = "petId,delta,ref\n1,-1\n\n2,-1,till-7\n3,+2,\n";
-    const digest = createHash("sha256").update(Buffer.from(text)).digest("hex").slice(0, 16);
-    expect(fileDigest(text)).toBe(digest);
-    expect(parseDeltas(text, "csv", "sales.csv").map((row) => row.ref)).toEqual([
-      `${digest}:1`,
+    const refs = { kind: "prefix", prefix: "till-1/2026-11-26" } as const;
+    expect(parseDeltas(text, "csv", "sales.csv", refs).map((row) => row.ref)).toEqual([
+      "till-1/2026-11-26:1",
       "till-7",
-      `${digest}:3`,
+      "till-1/2026-11-26:3",
     ]);
-    expect(defaultRef(digest, 12)).toBe(`${digest}:12`);
+    const json = '[{"petId": 1, "delta": 1}, {"petId": 1, "delta": 1}]';
+    expect(parseDeltas(json, "json", "d.json", refs).map((row) => row.ref)).toEqual([
+      "till-1/2026-11-26:1",
+      "till-1/2026-11-26:2",
+    ]);
   });
 
-  it("hashes the bytes of the text as UTF-8, BOM and CRLF included: another file, other refs", () => {
-    const text = "\uFEFFpetId,delta\r\n1,-1\r\n";
-    const bytes = Buffer.from(text, "utf8");
-    expect(fileDigest(text)).toBe(createHash("sha256").update(bytes).digest("hex").slice(0, 16));
-    expect(fileDigest(text)).not.toBe(fileDigest("petId,delta\n1,-1\n"));
+  it("the same bytes give the refs the prefix says, not refs of the bytes", () => {
+    const text = "petId,delta\n1,-1\n";
+    const day = (prefix: string) =>
+      parseDeltas(text, "csv", "sales.csv", { kind: "prefix", prefix })[0]?.ref;
+    expect(day("till-1/2026-11-25")).toBe("till-1/2026-11-25:1");
+    expect(day("till-1/2026-11-26")).toBe("till-1/2026-11-26:1");
   });
 
-  it("numbers JSON rows by their entry", () => {
-    const text = '[{"petId": 1, "delta": 1}, {"petId": 1, "delta": 1}]';
-    const digest = fileDigest(text);
-    expect(parseDeltas(text, "json", "d.json").map((row) => row.ref)).toEqual([
-      `${digest}:1`,
-      `${digest}:2`,
+  it("leaves a row without a ref without one with --no-ref", () => {
+    const text = "petId,delta,ref\n1,-1\n2,-1,keep\n";
+    expect(parseDeltas(text, "csv", "s.csv", { kind: "none" }).map((row) => row.ref)).toEqual([
+      undefined,
+      "keep",
     ]);
+  });
+
+  it("refuses two rows with one ref, naming both lines (the second would be dropped)", () => {
+    const error = thrown(() =>
+      parseDeltas("petId,delta,ref\n1,-1,r-1\n2,-1,r-2\n1,-1,r-1\n", "csv", "s.csv", required),
+    );
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).exitCode).toBe(2);
+    expect((error as UsageError).message).toBe('s.csv line 4: ref "r-1" again: line 2 has it too');
+    expect((error as UsageError).hint).toContain("nothing was sent");
+  });
+
+  it("refuses a made ref that a row of the file already has", () => {
+    const text = "petId,delta,ref\n1,-1,p:2\n2,-1\n";
+    const error = thrown(() => parseDeltas(text, "csv", "s.csv", { kind: "prefix", prefix: "p" }));
+    expect((error as UsageError).message).toBe('s.csv line 3: ref "p:2" again: line 2 has it too');
+  });
+
+  it("takes a prefix of 1 to 100 visible ASCII characters, so every made ref is valid", () => {
+    expect(refPrefixProblem("till-1/2026-11-26")).toBeUndefined();
+    expect(refPrefixProblem("x".repeat(100))).toBeUndefined();
+    expect(prefixedRef("x".repeat(100), 999_999_999)).toHaveLength(110);
+    for (const bad of ["", "x".repeat(101), "till 1", "café", "a\tb"]) {
+      expect(refPrefixProblem(bad)).toMatch(/^expected 1 to 100 visible ASCII characters/);
+    }
   });
 
   it("refuses the whole file, naming every bad line (exit 2), when any row is bad", () => {
-    const error = thrown(() => parseDeltas("petId,delta\n1,0\n2,x\n3,1\n", "csv", "sales.csv"));
+    const error = thrown(() =>
+      parseDeltas("petId,delta\n1,0\n2,x\n3,1\n", "csv", "sales.csv", { kind: "none" }),
+    );
     expect(error).toBeInstanceOf(UsageError);
     expect((error as UsageError).message).toBe(
       "sales.csv has 2 problems:\n" +

@@ -4,7 +4,7 @@
  * many runs of a file race each other.
  */
 import { writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { API_KEY, runCli, serverForBlock, tempDir } from "./helpers.js";
 
@@ -51,8 +51,9 @@ describe("adjust --file in parallel through two PostgreSQL instances", () => {
     PETSTORE_BASE_URL: server(instance).url,
     PETSTORE_API_KEY: API_KEY,
   });
+  // Each file is one till's day: its name is the run's --ref-prefix.
   const adjust = (path: string, instance: number) =>
-    runCli(["inventory", "adjust", "--file", path, "--json"], {
+    runCli(["inventory", "adjust", "--file", path, "--ref-prefix", basename(path), "--json"], {
       env: env(instance),
       timeoutMs: 60_000,
     });

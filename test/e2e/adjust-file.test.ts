@@ -1,6 +1,7 @@
 /**
  * `inventory adjust --file` end to end: the real binary against the real `petstore serve`. A
- * day's sales applied exactly once however often the file is run; failures alone or, with
+ * day's sales applied exactly once however often the file is run, the day named by
+ * --ref-prefix (the same bytes on two days are two days' sales); a file without refs refused; failures alone or, with
  * --atomic, of the whole file; a dry run; a server without the batch endpoint (a proxy that
  * answers the route 404); a read-only key; a bad file.
  */
@@ -52,9 +53,9 @@ describe("adjust --file: a day's sales, exactly once", () => {
   it("applies the file, and a second run changes nothing: 0 changed, all duplicate, exit 0", async () => {
     const text = "petId,delta,ref\n1,-1\n2,-2\n1,-3,till-4711\n3,+5\n";
     const path = salesFile("sales-2026-11-24.csv", text);
-    const digest = createHash("sha256").update(text).digest("hex").slice(0, 16);
+    const day = ["--ref-prefix", "till-1/2026-11-24"];
 
-    const first = await runCli(["inventory", "adjust", "--file", path], { env: env() });
+    const first = await runCli(["inventory", "adjust", "--file", path, ...day], { env: env() });
     expect(first).toEqual({
       code: 0,
       stdout:
@@ -69,13 +70,15 @@ describe("adjust --file: a day's sales, exactly once", () => {
     const after = await stock(env());
     expect([after.get(1), after.get(2), after.get(3)]).toEqual([6, 8, 15]);
 
-    const again = await runCli(["inventory", "adjust", "--file", path], { env: env() });
+    const again = await runCli(["inventory", "adjust", "--file", path, ...day], { env: env() });
     expect(again).toEqual({
       code: 0,
       stdout: `${path}: 0 changed, 4 already applied (duplicate), 0 failed\n`,
       stderr: "",
     });
-    const json = await runCli(["inventory", "adjust", "--file", path, "--json"], { env: env() });
+    const json = await runCli(["inventory", "adjust", "--file", path, ...day, "--json"], {
+      env: env(),
+    });
     expect(json.code).toBe(0);
     const report = JSON.parse(json.stdout) as {
       changed: number;
@@ -84,18 +87,77 @@ describe("adjust --file: a day's sales, exactly once", () => {
     };
     expect(report).toMatchObject({ changed: 0, unchanged: 4, failed: 0 });
     expect(report.results.map((result) => [result.outcome, result.ref])).toEqual([
-      ["duplicate", `${digest}:1`],
-      ["duplicate", `${digest}:2`],
+      ["duplicate", "till-1/2026-11-24:1"],
+      ["duplicate", "till-1/2026-11-24:2"],
       ["duplicate", "till-4711"],
-      ["duplicate", `${digest}:4`],
+      ["duplicate", "till-1/2026-11-24:4"],
     ]);
     expect(await stock(env())).toEqual(after);
+  });
 
-    // The same rows in another file (another day) are other sales: they apply.
-    const nextDay = salesFile("sales-2026-11-25.csv", "petId,delta\n1,-1\n");
-    const next = await runCli(["inventory", "adjust", "--file", nextDay], { env: env() });
-    expect(next.code).toBe(0);
-    expect((await stock(env())).get(1)).toBe(5);
+  it("a cron job's file, the same bytes at the same path on two days: each day's prefix applies once", async () => {
+    // The till writes sales.csv every night; two days can sell the same: byte for byte equal.
+    const path = join(files.dir, "sales.csv");
+    const nightly = async (date: string) => {
+      writeFileSync(path, "petId,delta\n4,-1\n");
+      return runCli(["inventory", "adjust", "--file", path, "--ref-prefix", `till-1/${date}`], {
+        env: env(),
+      });
+    };
+    const before = (await stock(env())).get(4) ?? 0;
+    const monday = await nightly("2026-11-23");
+    expect(monday).toMatchObject({
+      code: 0,
+      stdout: `${path}: 1 changed, 0 already applied (duplicate), 0 failed\nchanged:\n  pet 4: ${before} -> ${before - 1} (-1)\n`,
+    });
+    const tuesday = await nightly("2026-11-24");
+    expect(tuesday.stdout).toBe(
+      `${path}: 1 changed, 0 already applied (duplicate), 0 failed\nchanged:\n  pet 4: ${before - 1} -> ${before - 2} (-1)\n`,
+    );
+    // Tuesday's job run again (a retry, a second cron line): nothing twice.
+    const rerun = await nightly("2026-11-24");
+    expect(rerun).toEqual({
+      code: 0,
+      stdout: `${path}: 0 changed, 1 already applied (duplicate), 0 failed\n`,
+      stderr: "",
+    });
+    expect((await stock(env())).get(4)).toBe(before - 2);
+  });
+
+  it("rows without a ref and neither flag: exit 2 naming the line and the ways to fix it; the server untouched", async () => {
+    const before = await stock(env());
+    const path = salesFile("no-refs.csv", "petId,delta,ref\n1,-1,till-9/1\n2,-1\n");
+    const result = await runCli(["inventory", "adjust", "--file", path], { env: env() });
+    expect(result).toEqual({
+      code: 2,
+      stdout: "",
+      stderr:
+        `error: ${path} line 3: a row without a ref, and neither --ref-prefix nor --no-ref was given; nothing was sent\n` +
+        'hint: give each row its own ref (a ref column: petId,delta,ref), or name this run with --ref-prefix, as a cron line would: --ref-prefix "till-1/$(date +%F)" gives the rows till-1/2026-11-26:1, :2, ...; or --no-ref to apply these deltas again every time the file runs\n',
+    });
+    expect(await stock(env())).toEqual(before);
+  });
+
+  it("two rows with one ref: exit 2 naming both lines; the server untouched", async () => {
+    const before = await stock(env());
+    const path = salesFile("twice.csv", "petId,delta,ref\n1,-1,r-7\n2,-1,r-8\n1,-1,r-7\n");
+    const result = await runCli(["inventory", "adjust", "--file", path], { env: env() });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain(`error: ${path} line 4: ref "r-7" again: line 2 has it too\n`);
+    expect(await stock(env())).toEqual(before);
+  });
+
+  it("--no-ref applies the file's deltas on every run", async () => {
+    const path = salesFile("delivery.csv", "petId,delta\n5,+2\n");
+    const before = (await stock(env())).get(5) ?? 0;
+    for (let run = 1; run <= 2; run++) {
+      const result = await runCli(["inventory", "adjust", "--file", path, "--no-ref"], {
+        env: env(),
+      });
+      expect(result).toMatchObject({ code: 0, stderr: "" });
+    }
+    expect((await stock(env())).get(5)).toBe(before + 4);
   });
 
   it("reads JSON from stdin", async () => {
@@ -129,7 +191,9 @@ describe("adjust --file: a day's sales, exactly once", () => {
   it("a row below 0 and a row of an unknown pet fail alone: exit 7, the other applied", async () => {
     const before = await stock(env());
     const path = salesFile("bad-rows.csv", "petId,delta\n5,-1\n5,-100\n424242,-1\n");
-    const result = await runCli(["inventory", "adjust", "--file", path], { env: env() });
+    const result = await runCli(["inventory", "adjust", "--file", path, "--no-ref"], {
+      env: env(),
+    });
     expect(result.code).toBe(7);
     const five = before.get(5) ?? 0;
     expect(result.stdout).toBe(
@@ -148,7 +212,7 @@ describe("adjust --file: a day's sales, exactly once", () => {
   it("--atomic with a failing row: exit 7, nothing changed", async () => {
     const before = await stock(env());
     const path = salesFile("atomic.csv", "petId,delta\n1,-1\n2,-1000\n");
-    const result = await runCli(["inventory", "adjust", "--file", path, "--atomic"], {
+    const result = await runCli(["inventory", "adjust", "--file", path, "--no-ref", "--atomic"], {
       env: env(),
     });
     expect(result.code).toBe(7);
@@ -163,9 +227,12 @@ describe("adjust --file: a day's sales, exactly once", () => {
   it("--dry-run says what would happen and changes nothing; the run then does it", async () => {
     const before = await stock(env());
     const path = salesFile("dry.csv", "petId,delta\n2,-1\n");
-    const dry = await runCli(["inventory", "adjust", "--file", path, "--dry-run"], {
-      env: env(),
-    });
+    const dry = await runCli(
+      ["inventory", "adjust", "--file", path, "--ref-prefix", "dry/1", "--dry-run"],
+      {
+        env: env(),
+      },
+    );
     const two = before.get(2) ?? 0;
     expect(dry).toEqual({
       code: 0,
@@ -176,7 +243,9 @@ describe("adjust --file: a day's sales, exactly once", () => {
     });
     expect(await stock(env())).toEqual(before);
     // A dry run writes no ref: the real run applies the row.
-    const real = await runCli(["inventory", "adjust", "--file", path], { env: env() });
+    const real = await runCli(["inventory", "adjust", "--file", path, "--ref-prefix", "dry/1"], {
+      env: env(),
+    });
     expect(real.code).toBe(0);
     expect((await stock(env())).get(2)).toBe(two - 1);
   });
@@ -211,7 +280,7 @@ describe("adjust --file against a server without the batch endpoint", () => {
     });
     proxy.release();
     try {
-      const path = salesFile("spec-only.csv", "petId,delta\n1,-1\n2,-1\n");
+      const path = salesFile("spec-only.csv", "petId,delta,ref\n1,-1,s-1\n2,-1,s-2\n");
       const result = await runCli(["inventory", "adjust", "--file", path], {
         env: env(proxy.url),
       });
@@ -252,7 +321,7 @@ describe("adjust --file with a read-only key", () => {
       args: ["--api-keys-file", keysFile],
       env: { PETSTORE_API_KEYS: "" },
     });
-    const path = salesFile("read-key.csv", "petId,delta\n1,-1\n");
+    const path = salesFile("read-key.csv", "petId,delta,ref\n1,-1,k-1\n");
     const result = await runCli(["inventory", "adjust", "--file", path], {
       env: { PETSTORE_BASE_URL: server.url, PETSTORE_API_KEY: readKey },
     });

@@ -6,12 +6,12 @@ import { basename } from "node:path";
 import { adjustInBatches, type AdjustReport } from "../../apply/adjust-batches.js";
 import { AdjustIncompleteError, AdjustInterruptedError } from "../../apply/adjust-errors.js";
 import type { CountsFormat } from "../../apply/counts.js";
-import { parseDeltas } from "../../apply/read-deltas.js";
+import { parseDeltas, type RowRefs } from "../../apply/read-deltas.js";
 import { detectCountsFormat, readCountsText, sourceName } from "../../apply/read-counts.js";
 import { fittedReason } from "../../api/change-reason.js";
 import { serializeBatchRequest } from "../../api/batch.js";
 import { BATCH_BODY_LIMIT, MAX_BATCH_CHANGES } from "../../api/limits.js";
-import type { DeltaRow } from "../../apply/deltas.js";
+import { batchChangeOf, type DeltaRow } from "../../apply/deltas.js";
 import { UsageError, type InterruptSignal } from "../../errors.js";
 import { writeAdjustReport } from "../../output/adjust-file.js";
 import { startApplyProgress } from "../../output/apply-progress.js";
@@ -27,6 +27,26 @@ export interface InventoryAdjustFileOptions {
   json?: boolean | undefined;
   /** Why, kept in each changed entry's history; default `adjust <file name>`. */
   reason?: string | undefined;
+  /** `--ref-prefix P`: a row without a ref gets `P:<row>`. */
+  refPrefix?: string | undefined;
+  /** false with `--no-ref`: a row without a ref goes without one (applied every run). */
+  ref?: boolean | undefined;
+}
+
+/**
+ * What rows without a ref get, from the flags: `--ref-prefix` and `--no-ref` together are a
+ * UsageError (exit 2), since they say opposite things.
+ */
+export function rowRefsOf(options: InventoryAdjustFileOptions): RowRefs {
+  const noRef = options.ref === false;
+  if (options.refPrefix !== undefined && noRef) {
+    throw new UsageError(
+      "--ref-prefix and --no-ref say opposite things: give one",
+      "--ref-prefix P makes each row without a ref apply once (as P:<row>); --no-ref applies it every time the file runs",
+    );
+  }
+  if (options.refPrefix !== undefined) return { kind: "prefix", prefix: options.refPrefix };
+  return noRef ? { kind: "none" } : { kind: "required" };
 }
 
 /** The reason a run gives when none was asked for: `adjust sales.csv`, `adjust stdin`. */
@@ -41,7 +61,7 @@ const EMPTY_REPORT: AdjustReport = { changed: 0, unchanged: 0, failed: 0, result
  * rows with long refs can pass 2 MiB, and the server would answer 413 having applied nothing.
  */
 function checkAtomicBody(rows: readonly DeltaRow[], name: string): void {
-  const changes = rows.map((row) => ({ petId: row.petId, delta: row.delta, ref: row.ref }));
+  const changes = rows.map(batchChangeOf);
   const bytes = Buffer.byteLength(serializeBatchRequest({ atomic: true, dryRun: false, changes }));
   if (bytes > BATCH_BODY_LIMIT) {
     throw new UsageError(
@@ -66,8 +86,9 @@ export async function runInventoryAdjustFile(
 ): Promise<void> {
   const { io } = context;
   const name = sourceName(file);
+  const refs = rowRefsOf(options);
   const text = await readCountsText(file, context.input);
-  const rows = parseDeltas(text, detectCountsFormat(file, text, options.format), name);
+  const rows = parseDeltas(text, detectCountsFormat(file, text, options.format), name, refs);
   const atomic = options.atomic === true;
   const dryRun = options.dryRun === true;
   if (atomic && rows.length > MAX_BATCH_CHANGES) {

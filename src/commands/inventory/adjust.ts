@@ -1,5 +1,5 @@
 /** `petstore inventory adjust <petId> <delta>`: a relative change, safe under concurrent writers. */
-import { Command, Option } from "commander";
+import { Command, InvalidArgumentError, Option } from "commander";
 import { backoffPause, type BackoffSteps } from "../../api/backoff.js";
 import { BATCH_SIZE } from "../../apply/batch-size.js";
 import { COUNTS_FORMATS } from "../../apply/counts.js";
@@ -23,6 +23,7 @@ import {
 } from "../../program/arguments.js";
 import type { CommandContext, Factory } from "../../program/factory.js";
 import { readGlobalOptions } from "../../program/global-options.js";
+import { refPrefixProblem } from "../../apply/read-deltas.js";
 // Only the type: the file run (file readers, the batch loop) loads when --file is used.
 import type { InventoryAdjustFileOptions } from "./adjust-file-run.js";
 import { quantityAfterConflict, QuantityConflictError } from "./conflict.js";
@@ -46,6 +47,13 @@ export interface InventoryAdjustOptions {
   attempts: number;
   /** Why, kept in the entry's history (`X-Change-Reason`). */
   reason?: string | undefined;
+}
+
+/** A commander argParser for `--ref-prefix`: 1 to 100 visible ASCII characters. */
+function refPrefixOption(text: string): string {
+  const problem = refPrefixProblem(text);
+  if (problem === undefined) return text;
+  throw new InvalidArgumentError(`${problem}.`);
 }
 
 function signed(delta: number): string {
@@ -106,14 +114,15 @@ export async function runInventoryAdjust(
 /** The options of `adjust` as commander parses them: the one-pet form's and --file's. */
 type AdjustCommandOptions = InventoryAdjustOptions & InventoryAdjustFileOptions & { file?: string };
 
-/** The options that belong to one form only, by the form they belong to. */
-const FILE_ONLY_OPTIONS = ["atomic", "dryRun", "format"] as const;
-const FLAG_NAMES: Readonly<Record<string, string>> = {
-  atomic: "--atomic",
-  dryRun: "--dry-run",
-  format: "--format",
-  attempts: "--attempts",
-};
+/** The options that belong to --file only, by the option value that says one was given. */
+const FILE_ONLY_OPTIONS: readonly [string, (options: AdjustCommandOptions) => boolean][] = [
+  ["--atomic", (options) => options.atomic !== undefined],
+  ["--dry-run", (options) => options.dryRun !== undefined],
+  ["--format", (options) => options.format !== undefined],
+  ["--ref-prefix", (options) => options.refPrefix !== undefined],
+  // commander gives --no-ref's value true unless the flag is given.
+  ["--no-ref", (options) => options.ref === false],
+];
 
 /** Which form the arguments ask for; a mix of the two is a UsageError (exit 2). */
 function chooseForm(
@@ -137,10 +146,10 @@ function chooseForm(
     }
     return { form: "file", file: options.file };
   }
-  const fileOnly = FILE_ONLY_OPTIONS.find((name) => options[name] !== undefined);
+  const fileOnly = FILE_ONLY_OPTIONS.find(([, given]) => given(options));
   if (fileOnly !== undefined) {
     throw new UsageError(
-      `${FLAG_NAMES[fileOnly] ?? fileOnly} goes with --file`,
+      `${fileOnly[0]} goes with --file`,
       "petstore inventory adjust --file <file> applies a file of changes; see petstore inventory adjust --help",
     );
   }
@@ -182,6 +191,16 @@ export function inventoryAdjustCommand(factory: Factory): Command {
           "with --file: its format (default: from the extension, else the content)",
         ).choices(COUNTS_FORMATS),
       )
+      .addOption(
+        new Option(
+          "--ref-prefix <prefix>",
+          "with --file: a row without a ref gets <prefix>:<row number>, such as till-1/2026-11-26:3 (name the day's run)",
+        ).argParser(refPrefixOption),
+      )
+      .option(
+        "--no-ref",
+        "with --file: rows without a ref are applied every time the file runs (no exactly-once)",
+      )
       .option("--dry-run", "with --file: ask the server what each row would do; change nothing")
       .option(
         "--atomic",
@@ -201,13 +220,18 @@ the write carries an Idempotency-Key that its retries repeat. A negative delta n
 A file (--file): CSV with a header petId,delta[,ref] (columns in any order), or a JSON
 array of {"petId", "delta", "ref"}; a delta is a non-zero whole number (+5, -1, 5). The
 whole file is checked first: a bad row stops the run (exit 2) naming the line, and nothing
-is changed. Every row is applied exactly once, however often the file is run: the server
-keeps each row's ref for good, and a row whose ref it has seen for that pet comes back
-"duplicate" (already applied). A row without a ref gets
-  <first 16 hex digits of the SHA-256 of the file's bytes>:<N>
-N its row number: 1 for the first row after the header (blank lines not counted), or the
-first entry of a JSON array. So a second run of the same file changes nothing, while an
-edited file is a new one. Rows go in batches of ${BATCH_SIZE} (POST /inventory/batch), each
+is changed. Every row with a ref is applied exactly once, however often it is sent: the
+server keeps each row's ref for good, and a row whose ref it has seen for that pet comes
+back "duplicate" (already applied). Two rows of one file with the same ref are refused
+(exit 2, both lines named). A file's bytes or name say nothing of which day it is (two
+days' sales can be the same bytes, written to the same path), so a row without a ref
+needs the command line to say it:
+  --ref-prefix P   the row gets the ref P:N, N its row number (1 for the first row after
+                   the header, blank lines not counted, or the first entry of a JSON array);
+                   put the till and the day in P, and the same run again changes nothing
+  --no-ref         the row is sent without a ref: applied every time the file runs
+With neither, such a row stops the run before anything is sent (exit 2, naming the line).
+Rows go in batches of ${BATCH_SIZE} (POST /inventory/batch), each
 row alone: a row below 0 or of an unknown pet fails by itself (exit 7); with --atomic one
 failing row means nothing is changed (exit 7). Exit 0 when every row was applied, now or
 before. The reason defaults to "adjust <file name>". A server without the batch endpoint
@@ -218,10 +242,11 @@ Examples:
   petstore inventory adjust 42 -1
   petstore inventory adjust 42 +12 --json --reason "delivery 2026-11-22"
   petstore inventory adjust 42 -3 --attempts 20
-  petstore inventory adjust --file sales-2026-11-24.csv
-  petstore inventory adjust --file sales-2026-11-24.csv --dry-run
-  petstore inventory adjust --file delivery.json --atomic --reason "delivery 2026-11-22"
-  till-export | petstore inventory adjust --file - --format csv --json`,
+  petstore inventory adjust --file sales.csv --ref-prefix "till-1/$(date +%F)"
+  petstore inventory adjust --file sales.csv --ref-prefix till-1/2026-11-24 --dry-run
+  petstore inventory adjust --file delivery.json --atomic --ref-prefix delivery/2026-11-22
+  till-export | petstore inventory adjust --file - --format csv --ref-prefix "till-1/$(date +%F)" --json
+  petstore inventory adjust --file sales-with-refs.csv   (every row has its own ref)`,
       )
       .action(
         async (

@@ -1,10 +1,9 @@
 /**
  * `inventory adjust --file` in-process on MockAgent: the file validated whole first, every row
- * sent with its ref (the file's, or the one made from the file's hash and the row's number),
+ * sent with its ref (the file's, or the one made from --ref-prefix and the row's number),
  * a second run that changes nothing, failures, --atomic, --dry-run, --json, a server without
  * the batch endpoint, usage errors, and an interrupt between batches.
  */
-import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { Interrupts } from "../../../src/program/interrupts.js";
 import { callsOf, fakeKey, json, mockAgent, ORIGIN, runFake } from "../fake-deps.js";
@@ -12,7 +11,9 @@ import { serveBatches, stockOf } from "./batch-server.js";
 import { holdPatches } from "./held-patches.js";
 
 const SALES = "petId,delta,ref\n1,-1\n2,+3,till-7\n1,-2\n";
-const DIGEST = createHash("sha256").update(SALES).digest("hex").slice(0, 16);
+/** The --ref-prefix of the runs below, as a cron line would build it. */
+const DAY = "till-1/2026-11-26";
+const REF_PREFIX = ["--ref-prefix", DAY] as const;
 
 /** The changes of each batch request, parsed (ids are small here). */
 function sentChanges(agent: ReturnType<typeof mockAgent>) {
@@ -22,19 +23,19 @@ function sentChanges(agent: ReturnType<typeof mockAgent>) {
 }
 
 describe("inventory adjust --file", () => {
-  it("sends every row with its ref, the file's or <digest>:<row>, and reports what changed", async () => {
+  it("sends every row with its ref, the file's or <--ref-prefix>:<row>, and reports what changed", async () => {
     const agent = mockAgent();
     const server = serveBatches(agent, stockOf(2, 10), { listed: false });
-    const result = await runFake(["inventory", "adjust", "--file", "sales.csv"], {
+    const result = await runFake(["inventory", "adjust", "--file", "sales.csv", ...REF_PREFIX], {
       agent,
       files: { "sales.csv": SALES },
     });
     expect(result).toMatchObject({ code: 0, stderr: "" });
     expect(sentChanges(agent)).toEqual([
       [
-        { petId: 1, delta: -1, ref: `${DIGEST}:1` },
+        { petId: 1, delta: -1, ref: `${DAY}:1` },
         { petId: 2, delta: 3, ref: "till-7" },
-        { petId: 1, delta: -2, ref: `${DIGEST}:3` },
+        { petId: 1, delta: -2, ref: `${DAY}:3` },
       ],
     ]);
     expect(server.requests).toEqual([{ atomic: false, dryRun: false, size: 3, key: fakeKey(1) }]);
@@ -52,14 +53,17 @@ describe("inventory adjust --file", () => {
     const first = mockAgent();
     const server = serveBatches(first, stockOf(2, 10), { listed: false });
     const files = { "sales.csv": SALES };
-    const run = await runFake(["inventory", "adjust", "--file", "sales.csv"], {
+    const run = await runFake(["inventory", "adjust", "--file", "sales.csv", ...REF_PREFIX], {
       agent: first,
       files,
     });
     expect(run.code).toBe(0);
     const agent = mockAgent();
     serveBatches(agent, server.stock, { listed: false, refs: server.refs });
-    const again = await runFake(["inventory", "adjust", "--file", "sales.csv"], { agent, files });
+    const again = await runFake(["inventory", "adjust", "--file", "sales.csv", ...REF_PREFIX], {
+      agent,
+      files,
+    });
     expect(again).toMatchObject({
       code: 0,
       stdout: "sales.csv: 0 changed, 3 already applied (duplicate), 0 failed\n",
@@ -72,13 +76,19 @@ describe("inventory adjust --file", () => {
     const first = mockAgent();
     const server = serveBatches(first, stockOf(2, 10), { listed: false });
     const files = { "sales.csv": SALES };
-    await runFake(["inventory", "adjust", "--file", "sales.csv"], { agent: first, files });
-    const agent = mockAgent();
-    serveBatches(agent, server.stock, { listed: false, refs: server.refs });
-    const again = await runFake(["inventory", "adjust", "--file", "sales.csv", "--json"], {
-      agent,
+    await runFake(["inventory", "adjust", "--file", "sales.csv", ...REF_PREFIX], {
+      agent: first,
       files,
     });
+    const agent = mockAgent();
+    serveBatches(agent, server.stock, { listed: false, refs: server.refs });
+    const again = await runFake(
+      ["inventory", "adjust", "--file", "sales.csv", ...REF_PREFIX, "--json"],
+      {
+        agent,
+        files,
+      },
+    );
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toEqual({
       changed: 0,
@@ -90,7 +100,7 @@ describe("inventory adjust --file", () => {
           line: 2,
           petId: 1,
           delta: -1,
-          ref: `${DIGEST}:1`,
+          ref: `${DAY}:1`,
           outcome: "duplicate",
           previous: 7,
           quantity: 7,
@@ -110,7 +120,7 @@ describe("inventory adjust --file", () => {
           line: 4,
           petId: 1,
           delta: -2,
-          ref: `${DIGEST}:3`,
+          ref: `${DAY}:3`,
           outcome: "duplicate",
           previous: 7,
           quantity: 7,
@@ -122,7 +132,7 @@ describe("inventory adjust --file", () => {
   it("a row below 0 or of an unknown pet fails alone: exit 7, the others applied", async () => {
     const agent = mockAgent();
     const server = serveBatches(agent, stockOf(2, 1), { listed: false });
-    const result = await runFake(["inventory", "adjust", "--file", "-"], {
+    const result = await runFake(["inventory", "adjust", "--file", "-", ...REF_PREFIX], {
       agent,
       stdin: "petId,delta\n1,-1\n2,-5\n99,+1\n",
     });
@@ -145,15 +155,14 @@ describe("inventory adjust --file", () => {
     const agent = mockAgent();
     serveBatches(agent, stockOf(1, 5), { listed: false });
     const text = '[\n  {"petId": 1, "delta": -1},\n  {"petId": 1, "delta": 2, "ref": "r-2"}\n]\n';
-    const digest = createHash("sha256").update(text).digest("hex").slice(0, 16);
-    const result = await runFake(["inventory", "adjust", "--file", "-", "--json"], {
+    const result = await runFake(["inventory", "adjust", "--file", "-", ...REF_PREFIX, "--json"], {
       agent,
       stdin: text,
     });
     expect(result.code).toBe(0);
     expect(sentChanges(agent)).toEqual([
       [
-        { petId: 1, delta: -1, ref: `${digest}:1` },
+        { petId: 1, delta: -1, ref: `${DAY}:1` },
         { petId: 1, delta: 2, ref: "r-2" },
       ],
     ]);
@@ -170,10 +179,13 @@ describe("inventory adjust --file", () => {
     const agent = mockAgent();
     const server = serveBatches(agent, stockOf(10, 100_000), { listed: false, times: 3 });
     const rows = Array.from({ length: 2500 }, (_, i) => `${(i % 10) + 1},-1\n`).join("");
-    const result = await runFake(["inventory", "adjust", "--file", "s.csv", "--json"], {
-      agent,
-      files: { "s.csv": `petId,delta\n${rows}` },
-    });
+    const result = await runFake(
+      ["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX, "--json"],
+      {
+        agent,
+        files: { "s.csv": `petId,delta\n${rows}` },
+      },
+    );
     expect(result.code).toBe(0);
     expect(server.requests.map((request) => [request.size, request.key])).toEqual([
       [1000, fakeKey(1)],
@@ -188,10 +200,13 @@ describe("inventory adjust --file --atomic and --dry-run", () => {
   it("--atomic: one batch; a failing row rejects it whole, exit 7, nothing changed", async () => {
     const agent = mockAgent();
     const server = serveBatches(agent, stockOf(2, 1), { listed: false });
-    const result = await runFake(["inventory", "adjust", "--file", "s.csv", "--atomic"], {
-      agent,
-      files: { "s.csv": "petId,delta\n1,+1\n2,-2\n" },
-    });
+    const result = await runFake(
+      ["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX, "--atomic"],
+      {
+        agent,
+        files: { "s.csv": "petId,delta\n1,+1\n2,-2\n" },
+      },
+    );
     expect(result.code).toBe(7);
     expect(server.requests).toEqual([{ atomic: true, dryRun: false, size: 2, key: fakeKey(1) }]);
     expect([...server.stock.values()]).toEqual([1, 1]);
@@ -209,10 +224,13 @@ describe("inventory adjust --file --atomic and --dry-run", () => {
   it("--atomic refuses more than 10,000 rows before sending anything (exit 2)", async () => {
     const agent = mockAgent();
     const rows = Array.from({ length: 10_001 }, () => "1,-1\n").join("");
-    const result = await runFake(["inventory", "adjust", "--file", "s.csv", "--atomic"], {
-      agent,
-      files: { "s.csv": `petId,delta\n${rows}` },
-    });
+    const result = await runFake(
+      ["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX, "--atomic"],
+      {
+        agent,
+        files: { "s.csv": `petId,delta\n${rows}` },
+      },
+    );
     expect(result).toMatchObject({ code: 2, stdout: "" });
     expect(result.stderr).toBe(
       "error: s.csv: 10001 rows, more than the 10000 one atomic batch can hold; nothing was applied\n" +
@@ -224,10 +242,13 @@ describe("inventory adjust --file --atomic and --dry-run", () => {
   it("--dry-run asks the server (dryRun) and changes nothing; a row that would fail exits 7", async () => {
     const agent = mockAgent();
     const server = serveBatches(agent, stockOf(1, 1), { listed: false });
-    const result = await runFake(["inventory", "adjust", "--file", "s.csv", "--dry-run"], {
-      agent,
-      files: { "s.csv": "petId,delta\n1,-1\n99,-1\n" },
-    });
+    const result = await runFake(
+      ["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX, "--dry-run"],
+      {
+        agent,
+        files: { "s.csv": "petId,delta\n1,-1\n99,-1\n" },
+      },
+    );
     expect(result.code).toBe(7);
     expect(server.requests).toEqual([{ atomic: false, dryRun: true, size: 2, key: fakeKey(1) }]);
     expect(server.stock.get(1n)).toBe(1);
@@ -246,7 +267,7 @@ describe("inventory adjust --file --atomic and --dry-run", () => {
     const agent = mockAgent();
     serveBatches(agent, stockOf(1, 1), { listed: false });
     const result = await runFake(
-      ["inventory", "adjust", "--file", "s.csv", "--dry-run", "--json"],
+      ["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX, "--dry-run", "--json"],
       {
         agent,
         files: { "s.csv": "petId,delta,ref\n1,-1,a\n" },
@@ -285,7 +306,7 @@ describe("inventory adjust --file refuses, changing nothing", () => {
         '{"code":"not_found","message":"Route POST:/v1/inventory/batch not found","status":404}',
         json,
       );
-    const result = await runFake(["inventory", "adjust", "--file", "s.csv"], {
+    const result = await runFake(["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX], {
       agent,
       files: { "s.csv": SALES },
     });
@@ -305,7 +326,7 @@ describe("inventory adjust --file refuses, changing nothing", () => {
     ["petId,delta\n1,2147483648\n", 's.csv line 2: invalid delta "2147483648"'],
   ])("a bad file %j: exit 2 naming the line, no request", async (text, message) => {
     const agent = mockAgent();
-    const result = await runFake(["inventory", "adjust", "--file", "s.csv"], {
+    const result = await runFake(["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX], {
       agent,
       files: { "s.csv": text },
     });
@@ -317,7 +338,9 @@ describe("inventory adjust --file refuses, changing nothing", () => {
 
   it("an unreadable file: exit 2", async () => {
     const agent = mockAgent();
-    const result = await runFake(["inventory", "adjust", "--file", "nope.csv"], { agent });
+    const result = await runFake(["inventory", "adjust", "--file", "nope.csv", ...REF_PREFIX], {
+      agent,
+    });
     expect(result).toMatchObject({
       code: 2,
       stderr:
@@ -332,12 +355,12 @@ describe("inventory adjust --file refuses, changing nothing", () => {
         "hint: either petstore inventory adjust <petId> <delta>, or petstore inventory adjust --file <file>\n",
     ],
     [
-      ["inventory", "adjust", "--file", "s.csv", "42"],
+      ["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX, "42"],
       "error: --file takes no petId or delta (got 42)\n" +
         "hint: either petstore inventory adjust <petId> <delta>, or petstore inventory adjust --file <file>\n",
     ],
     [
-      ["inventory", "adjust", "--file", "s.csv", "--attempts", "3"],
+      ["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX, "--attempts", "3"],
       "error: --attempts is for adjusting one pet; --file sends the rows in batches\nhint: leave out --attempts\n",
     ],
     [
@@ -349,6 +372,26 @@ describe("inventory adjust --file refuses, changing nothing", () => {
       ["inventory", "adjust", "42", "-1", "--atomic"],
       "error: --atomic goes with --file\n" +
         "hint: petstore inventory adjust --file <file> applies a file of changes; see petstore inventory adjust --help\n",
+    ],
+    [
+      ["inventory", "adjust", "42", "-1", "--ref-prefix", DAY],
+      "error: --ref-prefix goes with --file\n" +
+        "hint: petstore inventory adjust --file <file> applies a file of changes; see petstore inventory adjust --help\n",
+    ],
+    [
+      ["inventory", "adjust", "42", "-1", "--no-ref"],
+      "error: --no-ref goes with --file\n" +
+        "hint: petstore inventory adjust --file <file> applies a file of changes; see petstore inventory adjust --help\n",
+    ],
+    [
+      ["inventory", "adjust", "--file", "s.csv", "--ref-prefix", DAY, "--no-ref"],
+      "error: --ref-prefix and --no-ref say opposite things: give one\n" +
+        "hint: --ref-prefix P makes each row without a ref apply once (as P:<row>); --no-ref applies it every time the file runs\n",
+    ],
+    [
+      ["inventory", "adjust", "--file", "s.csv", "--ref-prefix", "till 1"],
+      "error: option '--ref-prefix <prefix>' argument 'till 1' is invalid. expected 1 to 100 visible ASCII characters (no spaces), such as till-1/2026-11-26.\n" +
+        "hint: see petstore inventory adjust --help\n",
     ],
     [
       ["inventory", "adjust", "42"],
@@ -373,12 +416,99 @@ describe("inventory adjust --file refuses, changing nothing", () => {
       .get(ORIGIN)
       .intercept({ path: "/v1/inventory/batch", method: "POST" })
       .reply(401, '{"code":"unauthorized","message":"invalid API key","status":401}', json);
-    const result = await runFake(["inventory", "adjust", "--file", "s.csv"], {
+    const result = await runFake(["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX], {
       agent,
       files: { "s.csv": SALES },
     });
     expect(result).toMatchObject({ code: 4, stdout: "" });
     expect(result.stderr).toContain("error: invalid API key (unauthorized, HTTP 401)\n");
+  });
+});
+
+describe("inventory adjust --file: a row's ref is never guessed", () => {
+  it("rows without a ref and neither flag: exit 2 naming the first line and the ways to fix it, nothing sent", async () => {
+    const agent = mockAgent();
+    const result = await runFake(["inventory", "adjust", "--file", "sales.csv"], {
+      agent,
+      files: { "sales.csv": SALES },
+    });
+    expect(result).toMatchObject({ code: 2, stdout: "" });
+    expect(result.stderr).toBe(
+      "error: sales.csv line 2: a row without a ref (2 of 3 rows have none), and neither --ref-prefix nor --no-ref was given; nothing was sent\n" +
+        'hint: give each row its own ref (a ref column: petId,delta,ref), or name this run with --ref-prefix, as a cron line would: --ref-prefix "till-1/$(date +%F)" gives the rows till-1/2026-11-26:1, :2, ...; or --no-ref to apply these deltas again every time the file runs\n',
+    );
+    expect(callsOf(agent)).toEqual([]);
+  });
+
+  it("two rows with one ref: exit 2 naming both lines, nothing sent", async () => {
+    const agent = mockAgent();
+    const result = await runFake(["inventory", "adjust", "--file", "sales.csv"], {
+      agent,
+      files: { "sales.csv": "petId,delta,ref\n1,-1,r-1\n1,-1,r-1\n" },
+    });
+    expect(result).toMatchObject({ code: 2, stdout: "" });
+    expect(result.stderr).toBe(
+      'error: sales.csv line 3: ref "r-1" again: line 2 has it too\n' +
+        "hint: give each row a ref of its own (the server applies a ref once per pet, so a second row with it would be dropped); fix the file and run again; nothing was sent\n",
+    );
+    expect(callsOf(agent)).toEqual([]);
+  });
+
+  it("the same bytes on two days with two prefixes both apply; a day run twice applies once", async () => {
+    const files = { "sales.csv": "petId,delta\n1,-1\n" };
+    const stock = stockOf(1, 10);
+    let refs: Set<string> | undefined;
+    const runDay = async (day: string) => {
+      const agent = mockAgent();
+      const server = serveBatches(agent, stock, { listed: false, ...(refs ? { refs } : {}) });
+      refs = server.refs;
+      const result = await runFake(
+        ["inventory", "adjust", "--file", "sales.csv", "--ref-prefix", `till-1/${day}`],
+        { agent, files },
+      );
+      return { result, sent: sentChanges(agent) };
+    };
+    const first = await runDay("2026-11-25");
+    expect(first.result.stdout).toBe(
+      "sales.csv: 1 changed, 0 already applied (duplicate), 0 failed\nchanged:\n  pet 1: 10 -> 9 (-1)\n",
+    );
+    expect(first.sent).toEqual([[{ petId: 1, delta: -1, ref: "till-1/2026-11-25:1" }]]);
+    const second = await runDay("2026-11-26");
+    expect(second.result.stdout).toBe(
+      "sales.csv: 1 changed, 0 already applied (duplicate), 0 failed\nchanged:\n  pet 1: 9 -> 8 (-1)\n",
+    );
+    expect(second.sent).toEqual([[{ petId: 1, delta: -1, ref: "till-1/2026-11-26:1" }]]);
+    const again = await runDay("2026-11-26");
+    expect(again.result).toMatchObject({
+      code: 0,
+      stdout: "sales.csv: 0 changed, 1 already applied (duplicate), 0 failed\n",
+    });
+    expect([...stock.values()]).toEqual([8]);
+  });
+
+  it("--no-ref sends a row without a ref without one: it applies every run", async () => {
+    const agent = mockAgent();
+    const server = serveBatches(agent, stockOf(1, 10), { listed: false });
+    const files = { "d.csv": "petId,delta,ref\n1,+2\n1,+1,kept\n" };
+    const result = await runFake(["inventory", "adjust", "--file", "d.csv", "--no-ref", "--json"], {
+      agent,
+      files,
+    });
+    expect(result.code).toBe(0);
+    expect(sentChanges(agent)).toEqual([
+      [
+        { petId: 1, delta: 2 },
+        { petId: 1, delta: 1, ref: "kept" },
+      ],
+    ]);
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      changed: 2,
+      results: [
+        { row: 1, ref: null, outcome: "changed" },
+        { row: 2, ref: "kept", outcome: "changed" },
+      ],
+    });
+    expect([...server.stock.values()]).toEqual([13]);
   });
 });
 
@@ -396,11 +526,14 @@ describe("inventory adjust --file interrupted", () => {
       "POST",
     );
     const rows = Array.from({ length: 1500 }, () => "1,-1\n").join("");
-    const result = await runFake(["inventory", "adjust", "--file", "s.csv", "--json"], {
-      dispatcher: held.dispatcher,
-      files: { "s.csv": `petId,delta\n${rows}` },
-      interrupts,
-    });
+    const result = await runFake(
+      ["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX, "--json"],
+      {
+        dispatcher: held.dispatcher,
+        files: { "s.csv": `petId,delta\n${rows}` },
+        interrupts,
+      },
+    );
     expect(result.code).toBe(143);
     expect(server.requests).toHaveLength(1);
     expect(server.stock.get(1n)).toBe(100_000 - 1000);
@@ -427,10 +560,13 @@ describe("inventory adjust --file --atomic, a body too large for one request", (
       (_, i) =>
         `9223372036854775807,-2147483647,"${ref.replaceAll('"', '""')}${String(i).padStart(4, "0")}"\n`,
     ).join("");
-    const result = await runFake(["inventory", "adjust", "--file", "s.csv", "--atomic"], {
-      agent,
-      files: { "s.csv": `petId,delta,ref\n${rows}` },
-    });
+    const result = await runFake(
+      ["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX, "--atomic"],
+      {
+        agent,
+        files: { "s.csv": `petId,delta,ref\n${rows}` },
+      },
+    );
     expect(result).toMatchObject({ code: 2, stdout: "" });
     expect(result.stderr).toMatch(
       /^error: s\.csv: as one atomic batch its 10000 rows take \d+ bytes, more than the 2097152 one request can carry; nothing was applied\n/,
@@ -443,10 +579,13 @@ describe("inventory adjust --file: the other ways a run ends", () => {
   it("--dry-run --atomic with a failing row: the batch would be rejected, exit 7", async () => {
     const agent = mockAgent();
     const server = serveBatches(agent, stockOf(1, 1), { listed: false });
-    const result = await runFake(["inventory", "adjust", "--file", "-", "--dry-run", "--atomic"], {
-      agent,
-      stdin: "petId,delta\n1,+1\n99,+1\n",
-    });
+    const result = await runFake(
+      ["inventory", "adjust", "--file", "-", ...REF_PREFIX, "--dry-run", "--atomic"],
+      {
+        agent,
+        stdin: "petId,delta\n1,+1\n99,+1\n",
+      },
+    );
     expect(result.code).toBe(7);
     expect(server.requests).toEqual([{ atomic: true, dryRun: true, size: 2, key: fakeKey(1) }]);
     expect(result.stdout).toBe(
@@ -469,7 +608,7 @@ describe("inventory adjust --file: the other ways a run ends", () => {
       .reply(503, '{"code":"unavailable","message":"database busy","status":503}', json)
       .times(3);
     const rows = Array.from({ length: 1200 }, () => "1,-1\n").join("");
-    const result = await runFake(["inventory", "adjust", "--file", "s.csv"], {
+    const result = await runFake(["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX], {
       agent,
       files: { "s.csv": `petId,delta\n${rows}` },
     });

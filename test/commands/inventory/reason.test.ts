@@ -126,7 +126,7 @@ describe("--reason", () => {
         .reply(200, CHANGED_1_2, json);
       const result = await runFake(["inventory", "adjust", "--file", "shop/sales.csv", ...extra], {
         agent,
-        files: { "shop/sales.csv": "petId,delta\n1,+6\n2,+6\n" },
+        files: { "shop/sales.csv": "petId,delta,ref\n1,+6,r-1\n2,+6,r-2\n" },
       });
       expect(result.code).toBe(0);
       expect(reasonsSent(agent)).toEqual([expected]);
