@@ -8,6 +8,7 @@ import { formatError } from "../output/messages.js";
 import type { Deps } from "./deps.js";
 import { Factory } from "./factory.js";
 import { addGlobalOptions } from "./global-options.js";
+import { guardRootSuggestions } from "./verb-suggestions.js";
 import { completionCommand } from "../commands/completion.js";
 import { dbCommand } from "../commands/db/index.js";
 import { inventoryCommand } from "../commands/inventory/index.js";
@@ -98,7 +99,8 @@ export function createProgram(factory: Factory): Command {
 /** Runs the CLI on `argv` (without node and script) and returns the exit code. */
 export async function run(argv: readonly string[], deps: Deps): Promise<ExitCode> {
   const factory = new Factory(deps);
-  const program = createProgram(factory);
+  // `petstore list` is answered with `petstore inventory list`, not commander's guess.
+  const program = guardRootSuggestions(createProgram(factory), argv);
   try {
     await program.parseAsync([...argv], { from: "user" });
     return EXIT_CODES.ok;

@@ -1,6 +1,6 @@
 /** Suggestions for unknown verbs never turn a read into a write. */
 import { describe, expect, it } from "vitest";
-import { editDistance, suggestVerb } from "../../src/program/verb-suggestions.js";
+import { editDistance, suggestGroupFor, suggestVerb } from "../../src/program/verb-suggestions.js";
 import { callsOf, mockAgent, runFake } from "../commands/fake-deps.js";
 
 describe("unknown verbs, through the real program", () => {
@@ -48,6 +48,66 @@ describe("unknown verbs, through the real program", () => {
     expect(result.stderr).toBe(
       "error: unknown command 'frobnicate'\nhint: see petstore inventory --help\n",
     );
+  });
+});
+
+describe("a verb typed without its group, through the real program", () => {
+  it.each([
+    [["list"], "(Did you mean petstore inventory list, or petstore orders list?)"],
+    [["get", "42"], "(Did you mean petstore inventory get 42, or petstore pets get 42?)"],
+    [["set", "42", "7"], "(Did you mean petstore inventory set 42 7?)"],
+    [["adjust", "42", "-1"], "(Did you mean petstore inventory adjust 42 -1?)"],
+    [
+      ["--env", "local", "list", "--json"],
+      "(Did you mean petstore --env local inventory list --json, or petstore --env local orders list --json?)",
+    ],
+    [
+      ["set", "42", "7", "--reason", "it's counted"],
+      "(Did you mean petstore inventory set 42 7 --reason 'it'\\''s counted'?)",
+    ],
+    [["lst"], "(Did you mean one of inventory list, orders list?)"],
+    [["gte", "1"], "(Did you mean one of inventory get, pets get?)"],
+    [["sett", "1", "2"], "(Did you mean inventory set?)"],
+    [["pet", "1"], "(Did you mean pets?)"],
+    [["inventry"], "(Did you mean inventory?)"],
+    [
+      ["view", "1"],
+      "(to read, use: petstore inventory list, petstore inventory get, petstore inventory history, petstore inventory changes, petstore pets get or petstore orders list)",
+    ],
+  ])("answers petstore %j with %s, sending nothing (exit 2)", async (argv, suggestion) => {
+    const agent = mockAgent();
+    const word = argv[0] === "--env" ? argv[2] : argv[0];
+    const result = await runFake(argv, { agent });
+    expect(result).toMatchObject({
+      code: 2,
+      stdout: "",
+      stderr: `error: unknown command '${word ?? ""}'\n${suggestion}\nhint: see petstore --help\n`,
+    });
+    expect(callsOf(agent)).toEqual([]);
+  });
+
+  it("says nothing more for a word close to no command or verb", async () => {
+    const result = await runFake(["frobnicate"]);
+    expect(result).toMatchObject({
+      code: 2,
+      stderr: "error: unknown command 'frobnicate'\nhint: see petstore --help\n",
+    });
+  });
+
+  it("offers only the verb that was typed: a read stays a read", () => {
+    const groups = [
+      {
+        name: "inventory",
+        verbs: [
+          { name: "get", read: true },
+          { name: "set", read: false },
+        ],
+      },
+    ];
+    expect(suggestGroupFor("get", ["get", "1"], groups)).toBe(
+      "\n(Did you mean petstore inventory get 1?)",
+    );
+    expect(suggestGroupFor("gets", ["gets", "1"], groups)).toBeUndefined();
   });
 });
 
