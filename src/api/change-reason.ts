@@ -53,10 +53,15 @@ export function encodeChangeReason(reason: string): string {
   return Buffer.from(reason, "utf8").toString("latin1");
 }
 
-/** The reason a header value carries; undefined when its bytes are not UTF-8. */
+/**
+ * The reason a header value carries; undefined when its bytes are not UTF-8. A leading U+FEFF
+ * is a character of the reason like any other, not a byte order mark to drop.
+ */
 export function decodeChangeReason(header: string): string | undefined {
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(Buffer.from(header, "latin1"));
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(
+      Buffer.from(header, "latin1"),
+    );
   } catch {
     return undefined;
   }

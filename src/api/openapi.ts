@@ -42,6 +42,12 @@ import {
   MAX_FEED_LIMIT,
   MAX_FEED_WAIT_SECONDS,
 } from "./limits.js";
+import { MAX_CHANGE_REASON_LENGTH } from "./change-reason.js";
+import {
+  CHANGE_REASON_PATTERN,
+  IF_MATCH_PATTERN,
+  MAX_CHANGE_REASON_BYTES,
+} from "./openapi-header-patterns.js";
 import {
   batchChangeResultSchema,
   batchDeltaSchema,
@@ -144,13 +150,23 @@ const idempotencyKeyParameter = (description: string) => ({
   },
 });
 
-/** The `X-Change-Reason` request header of a write, described for its operation. */
+/**
+ * The `X-Change-Reason` request header of a write, described for its operation, then the rule
+ * (api/change-reason.ts) in words: the schema counts the bytes of the header, one character
+ * each, so `maxLength` alone cannot say 200 characters; its pattern does.
+ */
 const changeReasonParameter = (description: string) => ({
   name: "X-Change-Reason",
   in: "header",
   required: false,
-  description,
-  schema: { type: "string", minLength: 1, examples: ["recount after delivery"] },
+  description: `${description}: 1 to ${MAX_CHANGE_REASON_LENGTH} characters (Unicode code points: "é" is one, "🐈" is one), none of them a control character (U+0000-U+001F, U+007F-U+009F) or a line or paragraph separator (U+2028, U+2029), sent as their UTF-8 bytes, one header character per byte ("März" is sent as "MÃ¤rz"), so at most ${MAX_CHANGE_REASON_BYTES} bytes. \`minLength\`, \`maxLength\` and \`pattern\` apply to those bytes; the pattern accepts exactly the UTF-8 texts of the rule. Bytes that are not UTF-8, an empty or longer reason, or a refused character: 400 \`invalid_header\`, nothing changed`,
+  schema: {
+    type: "string",
+    minLength: 1,
+    maxLength: MAX_CHANGE_REASON_BYTES,
+    pattern: CHANGE_REASON_PATTERN,
+    examples: ["recount after delivery"],
+  },
 });
 
 /** The conditional and exactly-once request headers of a PATCH. */
@@ -160,19 +176,17 @@ const writeHeaderParameters = [
     in: "header",
     required: false,
     description:
-      'Write only if the entry\'s current ETag matches: `"7"` (the quantity is 7), a list `"3", "7"` (any of them), or `*` (any existing entry). Compared strongly (RFC 9110): a weak tag `W/"7"` never matches. When it does not match: 412 with the current `ETag`, nothing changed. Malformed: 400 `invalid_header`',
+      'Write only if the entry\'s current ETag matches: `"7"` (the quantity is 7), a list `"3", "7"` (any of them), or `*` (any existing entry). Compared strongly (RFC 9110): a weak tag `W/"7"` never matches, and neither does a tag that is no quantity (`"07"`, `"4,5"`). When it does not match: 412 with the current `ETag`, nothing changed. The grammar is RFC 9110\'s, `If-Match = "*" / #entity-tag`: `*` alone, or a comma-separated list of at least one entity-tag (`[W/]"…"`, the quotes holding `!`, `#` to `~` or obs-text, the bytes 0x80-0xFF; a comma inside the quotes is part of the tag), with optional spaces and tabs around each comma, empty elements allowed (`"3",,"7"`). Malformed (`*` in a list, an unquoted tag, a space inside the quotes): 400 `invalid_header`',
     schema: {
       type: "string",
-      pattern: '^[ \\t,]*(\\*|(W/)?"[!#-~]*"([ \\t]*,[ \\t,]*(W/)?"[!#-~]*")*)[ \\t,]*$',
+      pattern: IF_MATCH_PATTERN,
       examples: ['"7"'],
     },
   },
   idempotencyKeyParameter(
     "Makes the PATCH exactly-once: 1 to 255 visible ASCII characters, a new random value (a UUID) per intended change, reused by its retries. The server keeps, per API key, the key with a fingerprint of the request (petId, body, If-Match) and its answer (200, 404 or 412) for 24 hours. The same key and request again answers the stored status, body and ETag with `Idempotent-Replayed: true` and changes nothing; the same key with a different request is 422 `idempotency_key_reused`. Malformed: 400 `invalid_header`",
   ),
-  changeReasonParameter(
-    "Why the change is made, kept in the entry's history: 1 to 200 characters, no control characters, sent as UTF-8 bytes. Longer, or holding a control character: 400 `invalid_header`, nothing changed",
-  ),
+  changeReasonParameter("Why the change is made, kept in the entry's history"),
 ];
 
 /** The request headers of a batch: exactly-once for the whole batch, one reason for every change. */
@@ -181,7 +195,7 @@ const batchHeaderParameters = [
     "Makes the batch exactly-once: 1 to 255 visible ASCII characters, a new random value (a UUID) per batch, reused by its retries. The server keeps, per API key, the key with a fingerprint of the batch as read (its changes, `atomic` and `dryRun`; spacing and field order do not matter) and its answer (200 or 409) for 24 hours. The same key and batch again answers the stored status and body with `Idempotent-Replayed: true` and changes nothing; the same key with a different batch is 422 `idempotency_key_reused`. A dry run keeps no record. Malformed: 400 `invalid_header`",
   ),
   changeReasonParameter(
-    "Why the changes are made, kept in the history record of every change the batch applies: 1 to 200 characters, no control characters, sent as UTF-8 bytes. Longer, or holding a control character: 400 `invalid_header`, nothing changed",
+    "Why the changes are made, kept in the history record of every change the batch applies",
   ),
 ];
 
@@ -255,6 +269,7 @@ export function buildOpenApiDocument() {
       title: "Pet Store Inventory Service",
       version: "1.0.0",
       description: "Stock levels for the animals (pets) of a pet store.",
+      contact: { name: "The maintainers of petstore-inventory" },
       license: { name: "MIT", identifier: "MIT" },
     },
     // Relative: resolved against where this document is served, `<origin>/v1/openapi.json`.
@@ -271,6 +286,8 @@ export function buildOpenApiDocument() {
           operationId: "listInventory",
           tags: ["inventory"],
           summary: "Returns the current stock levels for all pets in the store",
+          description:
+            "Every pet's entry, in ascending `petId` order, in one array (no paging). A `petId` above 2^53 is written in exact digits: read it with a JSON parser that keeps int64. A GET that starts after a write was answered sees that write, whichever instance it went through. A read key (scope `read`) may use it.",
           responses: {
             "200": {
               description: "An array of inventory entries",
@@ -376,6 +393,8 @@ export function buildOpenApiDocument() {
           operationId: "getInventoryItem",
           tags: ["inventory"],
           summary: "Returns the stock entry of one pet, with its ETag",
+          description:
+            'One pet\'s entry, and its quantity as the `ETag` (`"7"`): send it back as `If-Match` to write only if nobody changed the entry in between. A read key (scope `read`) may use it.',
           parameters: [petIdParameter("The ID of the pet")],
           responses: {
             "200": {
@@ -519,6 +538,8 @@ export function buildOpenApiDocument() {
           operationId: "listOrders",
           tags: ["store"],
           summary: "Returns the store's orders",
+          description:
+            "Every order the store holds, in ascending `id` order, in one array (no paging). The API changes no order: the bundled server's orders come with its seed data. A read key (scope `read`) may use it.",
           responses: {
             "200": {
               description: "An array of orders",

@@ -327,12 +327,22 @@ describe("GET /v1/openapi.json", () => {
     const parameter = (name: string) =>
       patch.parameters.find((candidate) => candidate.name === name)?.schema as
         { pattern: string; minLength?: number; maxLength?: number } | undefined;
-    const ifMatch = new RegExp(parameter("If-Match")?.pattern ?? "^$");
-    for (const accepted of ["*", '"7"', '"3", "7"', 'W/"7", "8"']) {
+    const ifMatch = new RegExp(parameter("If-Match")?.pattern ?? "^$", "u");
+    for (const accepted of ["*", '"7"', '"3", "7"', 'W/"7", "8"', '"4,5"', '"\u00fc"']) {
       expect(accepted).toMatch(ifMatch);
     }
-    for (const refused of ["7", "garbage", '*, "7"']) expect(refused).not.toMatch(ifMatch);
+    for (const refused of ["7", "garbage", '*, "7"', "*,", ", *"]) {
+      expect(refused).not.toMatch(ifMatch);
+    }
     expect(parameter("Idempotency-Key")).toMatchObject({ minLength: 1, maxLength: 255 });
+    // The reason's limits, on both writes (test/api/openapi-header-patterns.test.ts: exactly
+    // the server's rule, on generated values).
+    const batch = served.paths["/inventory/batch"].post;
+    for (const parameters of [patch.parameters, batch.parameters]) {
+      const reason = parameters.find((candidate) => candidate.name === "X-Change-Reason");
+      expect(reason?.schema).toMatchObject({ minLength: 1, maxLength: 800 });
+      expect(reason?.schema).toHaveProperty("pattern");
+    }
   });
 
   it("describes the 503 a PATCH gets while another process holds the database's lock", async () => {
