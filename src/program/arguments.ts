@@ -14,11 +14,17 @@ import {
 } from "../api/limits.js";
 import { UsageError } from "../errors.js";
 
+/** What a valid petId is, for the hint under a refused one. */
+const PET_ID_HINT =
+  "a petId is a pet's number, as the petId column of petstore inventory list shows it (such as 42), not its name";
+
 /** A `<petId>` argument: a positive int64, exactly. */
 export function petIdArgument(text: string): bigint {
   const reading = readPetId(text);
-  if (!reading.ok) throw new UsageError(`invalid petId "${text}": ${reading.reason}`);
-  return reading.value;
+  if (reading.ok) return reading.value;
+  // "leading zeros are not allowed; write 42" already says what to write.
+  const hint = reading.reason.startsWith("leading zeros") ? undefined : PET_ID_HINT;
+  throw new UsageError(`invalid petId "${text}": ${reading.reason}`, hint);
 }
 
 /**
@@ -33,8 +39,20 @@ export function quantityArgument(text: string, petId: bigint): number {
   const delta = readDelta(text);
   throw new UsageError(
     `invalid quantity "${text}": ${reading.reason}`,
-    delta.ok ? adjustHint(petId, delta.value) : undefined,
+    delta.ok ? adjustHint(petId, delta.value) : quantityHint(text, petId),
   );
+}
+
+/**
+ * What a valid quantity is: the new count, and its largest value when the one given is above
+ * it; nothing more when the reason already says what to write (leading zeros).
+ */
+function quantityHint(text: string, petId: bigint): string | undefined {
+  const trimmed = text.trim();
+  if (/^0[0-9]/.test(trimmed)) return undefined;
+  return /^[0-9]+$/.test(trimmed)
+    ? `a quantity is the new number in stock, at most ${MAX_QUANTITY} (2^31 - 1, the largest the API stores)`
+    : `a quantity is the new number in stock, a whole number such as 7: petstore inventory set ${petId} 7`;
 }
 
 /** "to take 1 from the count, use: petstore inventory adjust 42 -1" (or to add, with +N). */
@@ -95,18 +113,27 @@ export function deltaArgument(text: string): number {
   throw new UsageError(`invalid delta "${text}": ${reading.reason}`, reading.hint);
 }
 
-/** A commander argParser for `--reason TEXT`: the rule of src/api/change-reason.ts. */
+/** The rule of a reason, as the hint under a refused `--reason` says it. */
+const REASON_HINT = `a reason is one line of at most ${MAX_CHANGE_REASON_LENGTH} characters, kept in the entry's history`;
+
+/**
+ * A commander argParser for `--reason TEXT`: the rule of src/api/change-reason.ts. A refusal
+ * is a UsageError, not commander's InvalidArgumentError, whose message would repeat the whole
+ * text; one that is too long says "at most 200" as the help and the hint do.
+ */
 export function reasonOption(text: string): string {
   const checked = checkChangeReason(text);
   if (checked.ok) return checked.value;
-  throw new InvalidArgumentError(
-    `${checked.problem} (a reason is 1 to ${MAX_CHANGE_REASON_LENGTH} characters on one line).`,
-  );
+  const length = Array.from(text).length;
+  const problem =
+    length > MAX_CHANGE_REASON_LENGTH
+      ? `it is ${length} characters long; at most ${MAX_CHANGE_REASON_LENGTH} are allowed`
+      : checked.problem;
+  throw new UsageError(`--reason is refused: ${problem}`, REASON_HINT);
 }
 
 /** The `--reason` option of the commands that change stock. */
-export const REASON_OPTION_HELP =
-  "why, kept in the entry's history (X-Change-Reason; at most 200 characters)";
+export const REASON_OPTION_HELP = `why, kept in the entry's history (X-Change-Reason; at most ${MAX_CHANGE_REASON_LENGTH} characters)`;
 
 /**
  * A commander argParser for a numeric option: a whole number from `min` to `max` (safe

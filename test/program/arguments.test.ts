@@ -82,7 +82,9 @@ describe("petIdArgument and quantityArgument", () => {
     "refuse %j as a quantity with no adjust hint, as adjust refuses it too",
     (text) => {
       expect(() => deltaArgument(text)).toThrow(UsageError);
-      expect(usageErrorOf(() => quantityArgument(text, 42n)).hint).toBeUndefined();
+      expect(usageErrorOf(() => quantityArgument(text, 42n)).hint).toBe(
+        "a quantity is the new number in stock, a whole number such as 7: petstore inventory set 42 7",
+      );
     },
   );
 
@@ -96,8 +98,12 @@ describe("petIdArgument and quantityArgument", () => {
     ["0", 'invalid petId "0": expected a whole number from 1 to 9223372036854775807'],
     ["", 'invalid petId "": expected a whole number from 1 to 9223372036854775807'],
     ["4 2", 'invalid petId "4 2": expected a whole number from 1 to 9223372036854775807'],
-  ])("petId %j: %s", (text, message) => {
-    expect(() => petIdArgument(text)).toThrow(new UsageError(message));
+  ])("petId %j: %s, with a hint saying what a petId is", (text, message) => {
+    const error = usageErrorOf(() => petIdArgument(text));
+    expect(error.message).toBe(message);
+    expect(error.hint).toBe(
+      "a petId is a pet's number, as the petId column of petstore inventory list shows it (such as 42), not its name",
+    );
   });
 });
 
@@ -150,6 +156,34 @@ describe("the rule on the command line", () => {
     const result = await runFake(argv, { agent });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
+    expect(callsOf(agent)).toEqual([]);
+  });
+
+  it.each([
+    [
+      ["inventory", "get", "abc"],
+      'error: invalid petId "abc": expected a whole number from 1 to 9223372036854775807\n' +
+        "hint: a petId is a pet's number, as the petId column of petstore inventory list shows it (such as 42), not its name\n",
+    ],
+    [
+      ["pets", "get", "9223372036854775808"],
+      'error: invalid petId "9223372036854775808": expected a whole number from 1 to 9223372036854775807\n' +
+        "hint: a petId is a pet's number, as the petId column of petstore inventory list shows it (such as 42), not its name\n",
+    ],
+    [
+      ["inventory", "set", "42", "99999999999"],
+      'error: invalid quantity "99999999999": expected a whole number from 0 to 2147483647\n' +
+        "hint: a quantity is the new number in stock, at most 2147483647 (2^31 - 1, the largest the API stores)\n",
+    ],
+    [
+      ["inventory", "set", "42", "1.5"],
+      'error: invalid quantity "1.5": expected a whole number from 0 to 2147483647\n' +
+        "hint: a quantity is the new number in stock, a whole number such as 7: petstore inventory set 42 7\n",
+    ],
+  ])("%j is exit 2 with a hint saying what is valid, and sends nothing", async (argv, stderr) => {
+    const agent = mockAgent();
+    const result = await runFake(argv, { agent });
+    expect(result).toMatchObject({ code: 2, stdout: "", stderr });
     expect(callsOf(agent)).toEqual([]);
   });
 

@@ -67,27 +67,34 @@ describe("--reason", () => {
   });
 
   it.each([
-    ["x".repeat(201), "it is 201 characters long; at most 200 are kept"],
-    ["two\nlines", "control character"],
+    ["x".repeat(201), "it is 201 characters long; at most 200 are allowed"],
+    ["two\nlines", "it holds a control character (a line break, a tab, ...)"],
     ["", "it is empty"],
-  ])("refuses %j before sending anything (exit 2)", async (reason, problem) => {
-    for (const argv of [
-      ["inventory", "set", "42", "7", "--reason", reason],
-      ["inventory", "adjust", "42", "+1", "--reason", reason],
-      ["inventory", "apply", "counts.csv", "--reason", reason],
-      ["inventory", "adjust", "--file", "counts.csv", "--reason", reason],
-    ]) {
-      const agent = mockAgent();
-      const result = await runFake(argv, {
-        agent,
-        files: { "counts.csv": "petId,quantity\n42,7\n" },
-      });
-      expect(result.code, argv.join(" ")).toBe(2);
-      expect(result.stderr).toContain("--reason");
-      expect(result.stderr).toContain(problem);
-      expect(callsOf(agent)).toEqual([]);
-    }
-  });
+  ])(
+    "refuses %j before sending anything, in the same words everywhere (exit 2)",
+    async (reason, problem) => {
+      for (const argv of [
+        ["inventory", "set", "42", "7", "--reason", reason],
+        ["inventory", "adjust", "42", "+1", "--reason", reason],
+        ["inventory", "apply", "counts.csv", "--reason", reason],
+        ["inventory", "adjust", "--file", "counts.csv", "--reason", reason],
+      ]) {
+        const agent = mockAgent();
+        const result = await runFake(argv, {
+          agent,
+          files: { "counts.csv": "petId,quantity\n42,7\n" },
+        });
+        expect(result, argv.join(" ")).toMatchObject({
+          code: 2,
+          stdout: "",
+          stderr:
+            `error: --reason is refused: ${problem}\n` +
+            "hint: a reason is one line of at most 200 characters, kept in the entry's history\n",
+        });
+        expect(callsOf(agent)).toEqual([]);
+      }
+    },
+  );
 
   it("apply gives every change the file's name as reason, or the one asked for", async () => {
     for (const [extra, expected] of [

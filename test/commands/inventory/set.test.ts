@@ -113,7 +113,9 @@ describe("inventory set", () => {
       expect(result).toMatchObject({
         code: 2,
         stdout: "",
-        stderr: `error: invalid quantity "${quantity}": expected a whole number from 0 to 2147483647\n`,
+        stderr:
+          `error: invalid quantity "${quantity}": expected a whole number from 0 to 2147483647\n` +
+          "hint: a quantity is the new number in stock, a whole number such as 7: petstore inventory set 42 7\n",
       });
     },
   );
