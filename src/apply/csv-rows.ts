@@ -3,7 +3,8 @@
  * `adjust --file`): csv-parse reads the text; this finds the columns the header names (any
  * order, any case, other columns ignored) and the line each record starts on, and hands each
  * data record to the caller. A BOM, CRLF line ends, blank lines and all-empty rows are
- * tolerated.
+ * tolerated. A file whose header is separated by semicolons or tabs (a spreadsheet's export in
+ * many European locales) is refused naming its separator, rather than as a missing column.
  */
 import { CsvError, parse } from "csv-parse/sync";
 import type { CountProblem } from "./counts.js";
@@ -133,6 +134,60 @@ function columnIndexes<Required extends string, Optional extends string>(
   return indexes as ColumnIndexes<Required | Optional>;
 }
 
+/** Separators spreadsheets write in place of the comma, by name. */
+const OTHER_SEPARATORS = [
+  [";", "semicolon"],
+  ["\t", "tab"],
+] as const;
+
+/** The first line that is not blank, and its number; undefined in a blank text. */
+function firstLine(text: string): { text: string; line: number } | undefined {
+  let start = text.startsWith("\uFEFF") ? 1 : 0;
+  for (let line = 1; start < text.length; line += 1) {
+    const newline = text.indexOf("\n", start);
+    const end = newline === -1 ? text.length : newline;
+    const found = text.slice(start, end);
+    if (found.trim() !== "") return { text: found, line };
+    start = end + 1;
+  }
+  return undefined;
+}
+
+/** The header's names split at `separator`, unquoted, in lower case. */
+function namesSplitAt(header: string, separator: string): string[] {
+  return header.split(separator).map((name) =>
+    name
+      .trim()
+      .replace(/^"(.*)"$/, "$1")
+      .trim()
+      .toLowerCase(),
+  );
+}
+
+/**
+ * The problem of a header that names every required column only when split at another
+ * separator than the comma: "the file looks semicolon-separated; …".
+ */
+function separatorProblem(
+  text: string,
+  columns: CsvColumns<string, string>,
+): CountProblem | undefined {
+  const header = firstLine(text);
+  if (header === undefined) return undefined;
+  const namesAll = (names: readonly string[]) =>
+    columns.required.every((column) => names.includes(column.toLowerCase()));
+  if (namesAll(namesSplitAt(header.text, ","))) return undefined;
+  for (const [separator, name] of OTHER_SEPARATORS) {
+    if (namesAll(namesSplitAt(header.text, separator))) {
+      return {
+        location: { line: header.line },
+        message: `the file looks ${name}-separated; petstore reads comma-separated CSV: export it with a comma between fields (a header line ${columns.expectedHeader})`,
+      };
+    }
+  }
+  return undefined;
+}
+
 /**
  * Reads CSV with a header naming `columns`, and calls `visit` for every data record in file
  * order (blank lines and all-empty rows skipped, and not counted as rows); line numbers count
@@ -146,6 +201,8 @@ export function readCsvRecords<Required extends string, Optional extends string 
 ): CountProblem | undefined {
   // csv-parse miscounts lines when a quoted field holds CRLF; plain LF counts right.
   const normalised = text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
+  const separator = separatorProblem(normalised, columns);
+  if (separator !== undefined) return separator;
   // The line the next record's raw text starts on.
   let line = 1;
   let onRecord: CsvRecordVisitor | undefined;

@@ -76,4 +76,28 @@ describe("readCsvRecords", () => {
     });
     expect(read("petId,ref,Ref\n").problem?.message).toBe("the header has two ref columns");
   });
+
+  it.each([
+    ["semicolon", "petId;ref\n1;x\n", 1],
+    ["semicolon", '\uFEFF"petId";"ref"\n1;x\n', 1],
+    ["semicolon", "\n\npetid ; REF\n1;x\n", 3],
+    ["tab", "petId\tref\n1\tx\n", 1],
+  ])("names the separator of a %s-separated file (%j) at its header", (name, text, line) => {
+    expect(read(text)).toEqual({
+      records: [],
+      columns: undefined,
+      problem: {
+        location: { line },
+        message: `the file looks ${name}-separated; petstore reads comma-separated CSV: export it with a comma between fields (a header line petId[,ref])`,
+      },
+    });
+  });
+
+  it("reads a comma-separated file whose cells hold semicolons as it always did", () => {
+    expect(read("petId,note\n1;2,x\n").records).toEqual([["1;2", 2, 1]]);
+    // Semicolons that would not make a header either: the missing column, as before.
+    expect(read("id;pet\n").problem?.message).toBe(
+      "the header has no petId column (it has: id;pet); expected a header line petId[,ref]",
+    );
+  });
 });
