@@ -11,9 +11,11 @@ function isLoopback(hostname: string): boolean {
 
 /**
  * `PETSTORE_API_KEYS="$PETSTORE_API_KEY" petstore serve --demo [--host H] [--port P]`: the
- * bundled server with demo data where `baseUrl` points, accepting the key the CLI sends (its
- * variable, or its file as a keys file: a bare key is a write key). Undefined when the bundled
- * server could not answer there: another machine, https, or a path other than /v1.
+ * bundled server with demo data where `baseUrl` points, accepting the key the CLI sends, from
+ * its variable or read from its file (`"$(cat "$PETSTORE_API_KEY_FILE")"`). Never that file as
+ * `--api-keys-file`: the client's file holds the raw key, a server's keys file holds
+ * `name scope sha256:…` lines (petstore keys create). Undefined when the bundled server could
+ * not answer there: another machine, https, or a path other than /v1.
  */
 export function serveCommandFor(baseUrl: string, apiKeySource: string): string | undefined {
   let url: URL;
@@ -30,7 +32,9 @@ export function serveCommandFor(baseUrl: string, apiKeySource: string): string |
       : ` --host ${url.hostname.replace(/^\[(.*)\]$/, "$1")}`;
   const port =
     url.port === SERVE_DEFAULTS.port ? "" : ` --port ${url.port === "" ? "80" : url.port}`;
-  return apiKeySource === "PETSTORE_API_KEY_FILE"
-    ? `petstore serve --demo${host}${port} --api-keys-file "$PETSTORE_API_KEY_FILE"`
-    : `PETSTORE_API_KEYS="$${apiKeySource}" petstore serve --demo${host}${port}`;
+  const key =
+    apiKeySource === "PETSTORE_API_KEY_FILE"
+      ? '"$(cat "$PETSTORE_API_KEY_FILE")"'
+      : `"$${apiKeySource}"`;
+  return `PETSTORE_API_KEYS=${key} petstore serve --demo${host}${port}`;
 }

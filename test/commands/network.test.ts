@@ -144,7 +144,7 @@ describe("a refused connection on this machine, where petstore serve could liste
     });
   });
 
-  it("a loopback --base-url names its port, and a key file as the server's keys file", async () => {
+  it("a loopback --base-url names its port, and hands the server the key read from the key file", async () => {
     const port = await closedPort();
     const baseUrl = `http://127.0.0.1:${port}/v1`;
     const result = await runFake(
@@ -160,7 +160,7 @@ describe("a refused connection on this machine, where petstore serve could liste
       stdout: "",
       stderr:
         `error: cannot reach ${baseUrl}/inventory/42: connection refused (ECONNREFUSED)\n` +
-        `hint: tried ${baseUrl} (from --base-url), 1 attempt, and nothing listens there; start the bundled server with: petstore serve --demo --port ${port} --api-keys-file "$PETSTORE_API_KEY_FILE"\n`,
+        `hint: tried ${baseUrl} (from --base-url), 1 attempt, and nothing listens there; start the bundled server with: PETSTORE_API_KEYS="$(cat "$PETSTORE_API_KEY_FILE")" petstore serve --demo --port ${port}\n`,
     });
   }, 10_000);
 });

@@ -26,12 +26,12 @@ describe("serveCommandFor", () => {
     expect(serveCommandFor(baseUrl, "PETSTORE_API_KEY")).toBe(command);
   });
 
-  it("hands the server the key the CLI sends, from its variable or its file", () => {
+  it("hands the server the key the CLI sends, from its variable or read from its file, never the file as a keys file", () => {
     expect(serveCommandFor("http://127.0.0.1:4010/v1", "PETSTORE_STAGING_API_KEY")).toBe(
       'PETSTORE_API_KEYS="$PETSTORE_STAGING_API_KEY" petstore serve --demo',
     );
     expect(serveCommandFor("http://127.0.0.1:4010/v1", "PETSTORE_API_KEY_FILE")).toBe(
-      'petstore serve --demo --api-keys-file "$PETSTORE_API_KEY_FILE"',
+      'PETSTORE_API_KEYS="$(cat "$PETSTORE_API_KEY_FILE")" petstore serve --demo',
     );
   });
 
