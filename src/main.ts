@@ -25,7 +25,7 @@ for (const signal of INTERRUPT_SIGNALS) {
   });
 }
 
-process.exitCode = await run(process.argv.slice(2), {
+const exitCode = await run(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   stdoutIsTTY: process.stdout.isTTY,
@@ -39,3 +39,16 @@ process.exitCode = await run(process.argv.slice(2), {
   now: Date.now,
   interrupts,
 });
+process.exitCode = exitCode;
+// A command that took an interrupt has printed its report: what it left unfinished (stdin
+// still open, a request it no longer waits for) must not keep the process alive. It ends once
+// what was written has gone out.
+if (interrupts.interrupted) {
+  let unflushed = 2;
+  const flushed = () => {
+    unflushed -= 1;
+    if (unflushed === 0) process.exit(exitCode);
+  };
+  process.stdout.write("", flushed);
+  process.stderr.write("", flushed);
+}

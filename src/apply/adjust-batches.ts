@@ -4,7 +4,7 @@
  * atomic request); the report of what became of each row.
  */
 import type { BatchChange, BatchChangeResult, BatchResponse } from "../api/types.js";
-import type { ApiError } from "../errors.js";
+import type { ApiError, InterruptSignal } from "../errors.js";
 import { outcomeFailure, REJECTED_WITH_BATCH } from "./batch-outcomes.js";
 import { BATCH_SIZE } from "./batch-size.js";
 import { type BatchRunReport, reportOfRun, sendInBatches } from "./batches.js";
@@ -14,8 +14,15 @@ import type { RowFailure } from "./row-failure.js";
 /**
  * `duplicate`: a change with this row's ref was applied to the pet before (an earlier run of
  * the file): nothing changed now. `unchanged` is counted with it (the server's count).
+ * `not_attempted`: never sent (interrupted, or the server kept failing); not a failure.
  */
-export const ADJUST_OUTCOMES = ["changed", "duplicate", "unchanged", "failed"] as const;
+export const ADJUST_OUTCOMES = [
+  "changed",
+  "duplicate",
+  "unchanged",
+  "failed",
+  "not_attempted",
+] as const;
 export type AdjustOutcome = (typeof ADJUST_OUTCOMES)[number];
 
 /** What happened to one row of the file. */
@@ -26,10 +33,10 @@ export interface AdjustRowResult {
   previous: number | null;
   /** After the change, or now when it was not applied (null when unknown). */
   quantity: number | null;
+  /** Why the row failed, or (`not_attempted`) why it was not sent. */
   failure?: RowFailure | undefined;
 }
 
-/** The outcome of a whole run: counts (duplicates with the unchanged), every row in order. */
 /** An `adjust --file` run's report; its `unchanged` counts rows already applied (`duplicate`). */
 export type AdjustReport = BatchRunReport<AdjustRowResult>;
 
@@ -108,10 +115,50 @@ export async function adjustInBatches(
         const row = rows[index] as DeltaRow;
         results[index] = { row, outcome: "failed", previous: null, quantity: null, failure };
       }
-      if (failure.notAttempted !== true) options.onProgress?.(stop - start, stop - start);
+      options.onProgress?.(stop - start, stop - start);
+    },
+    onNotAttempted: (start, stop, reason) => {
+      for (let index = start; index < stop; index += 1) {
+        const row = rows[index] as DeltaRow;
+        results[index] = {
+          row,
+          outcome: "not_attempted",
+          previous: null,
+          quantity: null,
+          failure: { reason },
+        };
+      }
     },
     interruptedBy: options.interruptedBy,
   });
   if (end.kind === "no_batch_route") return end;
   return reportOfRun(results, (result) => result.outcome === "failed", end, state.rejected);
+}
+
+/**
+ * The report of a run interrupted before any row was sent: every row not attempted; no rows
+ * at all when the file was not read to its end.
+ */
+export function adjustReportBeforeSending(
+  rows: readonly DeltaRow[] | undefined,
+  signal: InterruptSignal,
+): AdjustReport {
+  const failure = {
+    reason: `not attempted: interrupted by ${signal} before anything was sent; run again to apply it`,
+  };
+  return {
+    changed: 0,
+    unchanged: 0,
+    failed: 0,
+    notAttempted: rows?.length ?? 0,
+    results: (rows ?? []).map((row) => ({
+      row,
+      outcome: "not_attempted",
+      previous: null,
+      quantity: null,
+      failure,
+    })),
+    interruptedBy: signal,
+    interruptedDuring: rows === undefined ? "reading" : "preparing",
+  };
 }

@@ -5,14 +5,47 @@
 import { CliError, EXIT_CODES, exitCodeForSignal, type InterruptSignal } from "../errors.js";
 import { countOf } from "../output/plural.js";
 import type { AdjustReport } from "./adjust-batches.js";
+import { interruptedSummary } from "./apply-interrupted-error.js";
 
 const RERUN_HINT =
   "run the same file again, unchanged: the rows it applied come back duplicate, so only the others apply";
 
 function failing(report: AdjustReport): number {
   return report.results.filter(
-    (result) => result.failure !== undefined && result.failure.batchRejected !== true,
+    (result) =>
+      result.outcome === "failed" &&
+      result.failure !== undefined &&
+      result.failure.batchRejected !== true,
   ).length;
+}
+
+/** `200 of 1200 rows not applied (200 failed, 0 not attempted)`, or without the parenthesis. */
+function notApplied(report: AdjustReport): string {
+  const rows = countOf(report.results.length, "row");
+  const split =
+    report.notAttempted > 0
+      ? ` (${report.failed} failed, ${report.notAttempted} not attempted)`
+      : "";
+  return `${report.failed + report.notAttempted} of ${rows} not applied${split}`;
+}
+
+/**
+ * What to do about the rows not applied, true to what was: a run that applied rows without a
+ * ref (`--no-ref`) must not be run again whole, and a run that applied none has none to speak of.
+ */
+function rerunHint(report: AdjustReport): string {
+  const appliedWithoutRef = report.results.some(
+    (result) => result.outcome === "changed" && result.row.ref === undefined,
+  );
+  if (appliedWithoutRef) {
+    return "the rows this run applied have no ref, so running the file again would apply them twice: put the rows not applied (the report lists them) in a file of their own";
+  }
+  if (report.changed === 0) {
+    return report.unchanged > 0
+      ? "run the same file again: this run applied no row, and the rows applied before come back duplicate"
+      : "run the same file again: this run applied no row of it";
+  }
+  return RERUN_HINT;
 }
 
 function message(report: AdjustReport, dryRun: boolean): { message: string; hint: string } {
@@ -38,8 +71,18 @@ function message(report: AdjustReport, dryRun: boolean): { message: string; hint
     report.changed > 0 ? `; the other ${countOf(report.changed, "was", "were")} applied` : "";
   if (report.stoppedBy !== undefined) {
     return {
-      message: `a batch request failed (${report.stoppedBy.reason}), so the run stopped: ${report.failed} of ${rows} not applied${applied}`,
-      hint: RERUN_HINT,
+      message: `a batch request failed (${report.stoppedBy.reason}), so the run stopped: ${notApplied(report)}${applied}`,
+      hint: rerunHint(report),
+    };
+  }
+  if (report.changed === 0) {
+    // No row of this run was applied: there are no "rows applied" to keep apart.
+    return {
+      message: `${report.failed} of ${rows} failed (the report lists them); no row was applied`,
+      hint:
+        report.unchanged > 0
+          ? "fix the failed rows and run the file again: the rows applied before come back duplicate"
+          : "fix the failed rows and run the file again: nothing of it was applied",
     };
   }
   return {
@@ -50,7 +93,7 @@ function message(report: AdjustReport, dryRun: boolean): { message: string; hint
   };
 }
 
-/** Some rows failed (or would fail): exit 7. */
+/** Some rows failed or were not attempted (or, in a dry run, would fail): exit 7. */
 export class AdjustIncompleteError extends CliError {
   constructor(report: AdjustReport, dryRun = false) {
     const { message: text, hint } = message(report, dryRun);
@@ -62,20 +105,11 @@ export class AdjustIncompleteError extends CliError {
 export class AdjustInterruptedError extends CliError {
   readonly signal: InterruptSignal;
 
-  constructor(report: AdjustReport, signal: InterruptSignal) {
-    const notAttempted = report.results.filter(
-      (result) => result.failure?.notAttempted === true,
-    ).length;
-    const failed = report.failed - notAttempted;
-    const parts = [
-      `${countOf(report.changed, "change")} applied`,
-      `${countOf(notAttempted, "row")} not attempted`,
-      ...(failed > 0 ? [`${failed} failed`] : []),
-    ];
+  constructor(report: AdjustReport, signal: InterruptSignal, name: string, dryRun = false) {
     super(
-      `interrupted by ${signal}: ${parts.join(", ")} (the report lists them)`,
+      interruptedSummary(report, signal, name, dryRun),
       exitCodeForSignal(signal),
-      RERUN_HINT,
+      dryRun ? "run the dry run again to see every row" : rerunHint(report),
     );
     this.signal = signal;
   }

@@ -4,11 +4,12 @@
  * read unless forced; every row's result in file order.
  */
 import type { BatchChange, BatchResponse } from "../api/types.js";
-import type { ApiError } from "../errors.js";
+import type { ApiError, InterruptSignal } from "../errors.js";
 import { applyRowResult } from "./batch-outcomes.js";
 import { BATCH_SIZE } from "./batch-size.js";
 import { reportOfRun, sendInBatches } from "./batches.js";
 import type { ApplyReport, RowResult } from "./execute.js";
+import type { CountRow } from "./counts.js";
 import type { ApplyPlan, PlannedRow } from "./plan.js";
 
 export interface BatchApplyOptions {
@@ -89,10 +90,51 @@ export async function applyPlanInBatches(
           failure,
         };
       }
-      if (failure.notAttempted !== true) options.onProgress?.(stop - start, stop - start);
+      options.onProgress?.(stop - start, stop - start);
+    },
+    onNotAttempted: (start, stop, reason) => {
+      for (let change = start; change < stop; change += 1) {
+        const { index, row } = rowAt(change);
+        results[index] = {
+          petId: row.petId,
+          previous: row.previous,
+          desired: row.desired,
+          outcome: "not_attempted",
+          failure: { reason },
+        };
+      }
     },
     interruptedBy: options.interruptedBy,
   });
   if (end.kind === "no_batch_route") return end;
   return reportOfRun(results, (result) => result.outcome !== "unchanged", end, state.rejected);
+}
+
+/**
+ * The report of a run interrupted before any change was sent: every row of the file not
+ * attempted (the stock was not read, so none is known to be right); no rows at all when the
+ * file was not read to its end.
+ */
+export function applyReportBeforeSending(
+  rows: readonly CountRow[] | undefined,
+  signal: InterruptSignal,
+): ApplyReport {
+  const failure = {
+    reason: `not attempted: interrupted by ${signal} before anything was sent; run again to apply it`,
+  };
+  return {
+    changed: 0,
+    unchanged: 0,
+    failed: 0,
+    notAttempted: rows?.length ?? 0,
+    results: (rows ?? []).map((row) => ({
+      petId: row.petId,
+      previous: undefined,
+      desired: row.quantity,
+      outcome: "not_attempted",
+      failure,
+    })),
+    interruptedBy: signal,
+    interruptedDuring: rows === undefined ? "reading" : "preparing",
+  };
 }

@@ -1,4 +1,7 @@
-/** An apply that finished with some rows failed: exit 7, after the report has been printed. */
+/**
+ * An apply that finished with some rows failed (or not attempted: the server kept failing):
+ * exit 7, after the report has been printed.
+ */
 import { CliError, EXIT_CODES } from "../errors.js";
 import { countOf } from "../output/plural.js";
 import type { ApplyReport } from "./execute.js";
@@ -6,11 +9,23 @@ import type { ApplyReport } from "./execute.js";
 const RERUN_HINT =
   "run the same command again: it reads the stock again and changes only what is still different";
 
+/** `200 of 200 changes not applied (10 failed, 190 not attempted)`, or without the parenthesis. */
+function notApplied(report: ApplyReport, changes: number): string {
+  const split =
+    report.notAttempted > 0
+      ? ` (${report.failed} failed, ${report.notAttempted} not attempted)`
+      : "";
+  return `${report.failed + report.notAttempted} of ${countOf(changes, "change")} not applied${split}`;
+}
+
 function message(report: ApplyReport): string {
-  const attempted = report.changed + report.failed;
+  const attempted = report.changed + report.failed + report.notAttempted;
   if (report.rejected === true) {
     const failing = report.results.filter(
-      (row) => row.failure !== undefined && row.failure.batchRejected !== true,
+      (row) =>
+        row.outcome !== "not_attempted" &&
+        row.failure !== undefined &&
+        row.failure.batchRejected !== true,
     ).length;
     return `the atomic batch was rejected: ${failing} of ${countOf(attempted, "change")} failed (the report lists them); nothing was changed`;
   }
@@ -24,13 +39,13 @@ function message(report: ApplyReport): string {
   if (report.stoppedAfter !== undefined) {
     return (
       `the server kept failing, so the run stopped after ${countOf(report.stoppedAfter, "failure")} in a row: ` +
-      `${report.failed} of ${countOf(attempted, "change")} not applied${applied}`
+      `${notApplied(report, attempted)}${applied}`
     );
   }
   if (report.stoppedBy !== undefined) {
     return (
       `a batch request failed (${report.stoppedBy.reason}), so the run stopped: ` +
-      `${report.failed} of ${countOf(attempted, "change")} not applied${applied}`
+      `${notApplied(report, attempted)}${applied}`
     );
   }
   return `${report.failed} of ${countOf(attempted, "change")} failed (the report lists them${inConflict})${applied}`;
@@ -55,9 +70,12 @@ export class ApplyIncompleteError extends CliError {
 export class DryRunFailuresError extends CliError {
   constructor(report: ApplyReport) {
     const failing = report.results.filter(
-      (row) => row.failure !== undefined && row.failure.batchRejected !== true,
+      (row) =>
+        row.outcome !== "not_attempted" &&
+        row.failure !== undefined &&
+        row.failure.batchRejected !== true,
     ).length;
-    const changes = countOf(report.changed + report.failed, "change");
+    const changes = countOf(report.changed + report.failed + report.notAttempted, "change");
     super(
       report.rejected === true
         ? `dry run: ${failing} of ${changes} would fail, so the atomic batch would be rejected; nothing was changed`

@@ -9,13 +9,21 @@ import { BatchRejectedError, isMissingBatchRoute } from "../client/batch-errors.
 import type { ApiError } from "../errors.js";
 import { describeRowFailure, isServerWideFailure, type RowFailure } from "./row-failure.js";
 
+/**
+ * When an interrupt stopped a run: while the file was read (its rows are not known), after it
+ * was read but before any change was sent, or once some were.
+ */
+export type InterruptedPhase = "reading" | "preparing" | "sending";
+
 /** How a run of batches ended. */
 export type BatchRunEnd =
-  /** Every change got a result or a failure (some perhaps "not attempted"). */
+  /** Every change got a result, a failure, or was not attempted. */
   | {
       kind: "sent";
       /** The signal that stopped the run from sending more requests, if one did. */
       interruptedBy?: string | undefined;
+      /** When it did: before the first request ("preparing"), or after some ("sending"). */
+      interruptedDuring?: InterruptedPhase | undefined;
       /** Why the run stopped sending requests: a request failed as the server does. */
       stoppedBy?: RowFailure | undefined;
     }
@@ -39,17 +47,18 @@ export interface BatchRunOptions {
    * batch was atomic and rejected (409): nothing of it was written.
    */
   onResults: (start: number, results: readonly BatchChangeResult[], rejected: boolean) => void;
-  /** The changes from `start` to `end` got no result: their request failed or was not sent. */
+  /** The changes from `start` to `end` got no result: their request failed. */
   onFailure: (start: number, end: number, failure: RowFailure) => void;
+  /**
+   * The changes from `start` to `end` were never sent (interrupted, or the server kept
+   * failing): `reason` says which, in words for the report.
+   */
+  onNotAttempted: (start: number, end: number, reason: string) => void;
   /**
    * Asked before each request: the signal that interrupted the run, if one did. From then on
    * no request starts; the one in flight finishes, the rest are not attempted.
    */
   interruptedBy?: (() => string | undefined) | undefined;
-}
-
-function notAttempted(reason: string): RowFailure {
-  return { reason: `not attempted: ${reason}`, notAttempted: true };
 }
 
 /**
@@ -65,12 +74,16 @@ export async function sendInBatches(options: BatchRunOptions): Promise<BatchRunE
     const end = Math.min(start + size, count);
     const interruptedBy = options.interruptedBy?.();
     if (interruptedBy !== undefined) {
-      options.onFailure(
+      options.onNotAttempted(
         start,
         count,
-        notAttempted(`interrupted by ${interruptedBy}; run again to apply it`),
+        `not attempted: interrupted by ${interruptedBy}; run again to apply it`,
       );
-      return { kind: "sent", interruptedBy };
+      return {
+        kind: "sent",
+        interruptedBy,
+        interruptedDuring: start === 0 ? "preparing" : "sending",
+      };
     }
     let response: BatchResponse;
     try {
@@ -88,7 +101,11 @@ export async function sendInBatches(options: BatchRunOptions): Promise<BatchRunE
       options.onFailure(start, end, failure);
       if (isServerWideFailure(error)) {
         if (end < count) {
-          options.onFailure(end, count, notAttempted("the server kept failing; run again later"));
+          options.onNotAttempted(
+            end,
+            count,
+            "not attempted: the server kept failing; run again later",
+          );
         }
         return { kind: "sent", stoppedBy: failure };
       }
@@ -103,17 +120,22 @@ export async function sendInBatches(options: BatchRunOptions): Promise<BatchRunE
 export interface BatchRunReport<R> {
   changed: number;
   unchanged: number;
+  /** Rows sent and not applied. */
   failed: number;
+  /** Rows never sent (outcome `not_attempted`): not failures. */
+  notAttempted: number;
   results: R[];
   stoppedBy?: RowFailure | undefined;
   interruptedBy?: string | undefined;
+  /** When the interrupt came, if one did (`reading`: `results` is empty, the rows unknown). */
+  interruptedDuring?: InterruptedPhase | undefined;
   /** The run was one atomic batch and the server rejected it: nothing was changed. */
   rejected?: true | undefined;
 }
 
 /**
- * Counts a sent run's results (`changed`, the failures `isFailure` picks, the rest
- * unchanged) and carries what stopped or interrupted it.
+ * Counts a sent run's results (`changed`, `not_attempted`, the failures `isFailure` picks,
+ * the rest unchanged) and carries what stopped or interrupted it.
  */
 export function reportOfRun<R extends { outcome: string }>(
   results: R[],
@@ -123,17 +145,22 @@ export function reportOfRun<R extends { outcome: string }>(
 ): BatchRunReport<R> {
   let changed = 0;
   let failed = 0;
+  let notAttempted = 0;
   for (const result of results) {
     if (result.outcome === "changed") changed += 1;
+    else if (result.outcome === "not_attempted") notAttempted += 1;
     else if (isFailure(result)) failed += 1;
   }
   return {
     changed,
-    unchanged: results.length - changed - failed,
+    unchanged: results.length - changed - failed - notAttempted,
     failed,
+    notAttempted,
     results,
     ...(end.stoppedBy === undefined ? {} : { stoppedBy: end.stoppedBy }),
-    ...(end.interruptedBy === undefined ? {} : { interruptedBy: end.interruptedBy }),
+    ...(end.interruptedBy === undefined
+      ? {}
+      : { interruptedBy: end.interruptedBy, interruptedDuring: end.interruptedDuring }),
     ...(rejected ? { rejected: true as const } : {}),
   };
 }

@@ -5,14 +5,23 @@
 import pLimit from "p-limit";
 import { isPreconditionFailed, quantityOfETag } from "../client/etag.js";
 import { countOf } from "../output/plural.js";
+import type { InterruptedPhase } from "./batches.js";
 import type { ApplyPlan, PlannedRow } from "./plan.js";
 import { describeRowFailure, isServerWideFailure, type RowFailure } from "./row-failure.js";
 
 /**
  * `conflict`: the entry no longer held the quantity the run read (412), so it was not
  * overwritten. A conflict is a failed row: the report's `failed` count includes it.
+ * `not_attempted`: the row was never sent (the run was interrupted, or the server kept
+ * failing): not a failure, counted apart.
  */
-export const ROW_OUTCOMES = ["changed", "unchanged", "failed", "conflict"] as const;
+export const ROW_OUTCOMES = [
+  "changed",
+  "unchanged",
+  "failed",
+  "conflict",
+  "not_attempted",
+] as const;
 export type RowOutcome = (typeof ROW_OUTCOMES)[number];
 
 /** What happened to one row. */
@@ -22,6 +31,7 @@ export interface RowResult {
   previous: number | undefined;
   desired: number;
   outcome: RowOutcome;
+  /** Why a row failed, or (`not_attempted`) why it was not sent. */
   failure?: RowFailure | undefined;
   /** For a conflict: the quantity the entry held instead, when the server said. */
   current?: number | undefined;
@@ -31,8 +41,10 @@ export interface RowResult {
 export interface ApplyReport {
   changed: number;
   unchanged: number;
-  /** Rows not applied: failures and conflicts. */
+  /** Rows sent and not applied: failures and conflicts. */
   failed: number;
+  /** Rows never sent (`not_attempted`): the run was interrupted or the server kept failing. */
+  notAttempted: number;
   results: RowResult[];
   /** Set when the run stopped starting PATCHes because the server kept failing. */
   stoppedAfter?: number | undefined;
@@ -42,6 +54,8 @@ export interface ApplyReport {
   rejected?: true | undefined;
   /** The signal (SIGINT, SIGTERM) that made the run stop starting PATCHes, if one did. */
   interruptedBy?: string | undefined;
+  /** When the interrupt came, if one did (`reading`: `results` is empty, the rows unknown). */
+  interruptedDuring?: InterruptedPhase | undefined;
 }
 
 /**
@@ -59,7 +73,7 @@ export interface ExecuteOptions {
   update: (petId: bigint, quantity: number, previous: number | undefined) => Promise<unknown>;
   /** At most this many PATCHes in flight. */
   concurrency: number;
-  /** Called as each changed row settles (for progress). */
+  /** Called as each changed row settles, sent or not attempted (for progress). */
   onSettled?: ((result: RowResult) => void) | undefined;
   stopAfterServerFailures?: number | undefined;
   /**
@@ -77,10 +91,13 @@ export async function executePlan(plan: ApplyPlan, options: ExecuteOptions): Pro
   const state: {
     serverFailuresInARow: number;
     stopped: boolean;
+    /** PATCHes started: none when the interrupt came before the first. */
+    started: number;
     interruptedBy?: string | undefined;
   } = {
     serverFailuresInARow: 0,
     stopped: false,
+    started: 0,
   };
 
   const result = (row: PlannedRow, outcome: RowOutcome, failure?: RowFailure): RowResult => ({
@@ -95,16 +112,15 @@ export async function executePlan(plan: ApplyPlan, options: ExecuteOptions): Pro
     let settled: RowResult;
     state.interruptedBy ??= options.interruptedBy?.();
     if (state.interruptedBy !== undefined) {
-      settled = result(row, "failed", {
+      settled = result(row, "not_attempted", {
         reason: `not attempted: interrupted by ${state.interruptedBy}; run again to apply it`,
-        notAttempted: true,
       });
     } else if (state.stopped) {
-      settled = result(row, "failed", {
+      settled = result(row, "not_attempted", {
         reason: `not attempted: the server kept failing (${countOf(stopAfter, "change")} in a row failed); run again later`,
-        notAttempted: true,
       });
     } else {
+      state.started += 1;
       try {
         await options.update(row.petId, row.desired, row.previous);
         state.serverFailuresInARow = 0;
@@ -143,8 +159,14 @@ export async function executePlan(plan: ApplyPlan, options: ExecuteOptions): Pro
     changed: count("changed"),
     unchanged: count("unchanged"),
     failed: count("failed") + count("conflict"),
+    notAttempted: count("not_attempted"),
     results,
     ...(state.stopped ? { stoppedAfter: stopAfter } : {}),
-    ...(state.interruptedBy === undefined ? {} : { interruptedBy: state.interruptedBy }),
+    ...(state.interruptedBy === undefined
+      ? {}
+      : {
+          interruptedBy: state.interruptedBy,
+          interruptedDuring: state.started === 0 ? ("preparing" as const) : ("sending" as const),
+        }),
   };
 }

@@ -2,15 +2,13 @@
 import { isPreconditionFailed, quantityOfETag } from "../client/etag.js";
 import { ApiError, CliError, MalformedResponseError, NetworkError } from "../errors.js";
 
-/** A row's failure as the report shows it. */
+/** A row's failure (or, for a row not attempted, why it was not sent) as the report shows it. */
 export interface RowFailure {
   reason: string;
   /** The server's error code, when it sent one. */
   code?: string | undefined;
   /** The HTTP status of the final answer, when there was one. */
   status?: number | undefined;
-  /** The row was never sent: the run had stopped because the server kept failing. */
-  notAttempted?: true | undefined;
   /**
    * Nothing was wrong with the row itself: it was in an atomic batch that was rejected because
    * other rows failed, so it was not applied.

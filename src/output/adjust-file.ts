@@ -7,6 +7,7 @@ import type { AdjustReport, AdjustRowResult } from "../apply/adjust-batches.js";
 import { describeLocation } from "../apply/counts.js";
 import type { IoStreams } from "./io-streams.js";
 import { writeJsonReport } from "./json.js";
+import { notAttemptedSummary, reportCountsJson } from "./not-attempted.js";
 import { countOf } from "./plural.js";
 
 /** How many changed (or not attempted) rows a terminal shows before pointing at --json. */
@@ -16,8 +17,8 @@ function signed(delta: number): string {
   return delta > 0 ? `+${delta}` : String(delta);
 }
 
-function isFailure(result: AdjustRowResult, flag: "notAttempted" | "batchRejected"): boolean {
-  return result.failure?.[flag] === true;
+function isBatchRejected(result: AdjustRowResult): boolean {
+  return result.failure?.batchRejected === true;
 }
 
 function jsonOutcome(result: AdjustRowResult, dryRun: boolean): string {
@@ -27,7 +28,7 @@ function jsonOutcome(result: AdjustRowResult, dryRun: boolean): string {
 }
 
 function failureReason(result: AdjustRowResult, dryRun: boolean): string {
-  if (dryRun && isFailure(result, "batchRejected")) {
+  if (dryRun && isBatchRejected(result)) {
     return "would not be applied: the batch is atomic and other rows would fail";
   }
   return result.failure?.reason ?? "failed";
@@ -85,18 +86,21 @@ function cappedLines(
   return text;
 }
 
-/** The summary line: `sales.csv: 0 changed, 120 already applied (duplicate), 0 failed`. */
+/**
+ * The summary line: `sales.csv: 0 changed, 120 already applied (duplicate), 0 failed`, then
+ * the rows not attempted when there are any, and what interrupted the run.
+ */
 export function adjustSummary(report: AdjustReport, name: string, dryRun: boolean): string {
   const duplicates = `${report.unchanged} already applied (duplicate)`;
   if (dryRun) {
     const rows = countOf(report.results.length, "row");
     const rejected =
       report.rejected === true ? " (the atomic batch would be rejected: nothing would change)" : "";
-    return `dry run of ${name}: ${report.changed} of ${rows} would change, ${duplicates}, ${report.failed} would fail${rejected}; nothing was changed\n`;
+    return `dry run of ${name}: ${report.changed} of ${rows} would change, ${duplicates}, ${report.failed} would fail${rejected}${notAttemptedSummary(report)}; nothing was changed\n`;
   }
   const rejected =
     report.rejected === true ? " (the atomic batch was rejected: nothing was changed)" : "";
-  return `${name}: ${report.changed} changed, ${duplicates}, ${report.failed} failed${rejected}\n`;
+  return `${name}: ${report.changed} changed, ${duplicates}, ${report.failed} failed${rejected}${notAttemptedSummary(report)}\n`;
 }
 
 function notAttemptedReason(report: AdjustReport): string {
@@ -118,7 +122,7 @@ export async function writeAdjustReport(
   dryRun = false,
 ): Promise<void> {
   if (format === "json") {
-    const head = dryRun
+    const counts = dryRun
       ? {
           dryRun: true,
           wouldChange: report.changed,
@@ -126,6 +130,7 @@ export async function writeAdjustReport(
           wouldFail: report.failed,
         }
       : { changed: report.changed, unchanged: report.unchanged, failed: report.failed };
+    const head = { ...counts, ...reportCountsJson(report) };
     await writeJsonReport(io.out, head, report.results, (result) => resultJson(result, dryRun));
     return;
   }
@@ -137,21 +142,23 @@ export async function writeAdjustReport(
     text += cappedLines(changed, (result) => changeLine(result, io), io);
   }
   const failed = report.results.filter((result) => result.outcome === "failed");
-  const refused = failed.filter(
-    (result) => !isFailure(result, "notAttempted") && !isFailure(result, "batchRejected"),
-  );
+  const refused = failed.filter((result) => !isBatchRejected(result));
   if (refused.length > 0) {
     text += `${dryRun ? "would fail" : "failed"}:\n`;
     text += refused
       .map((result) => `  ${rowText(result)}: ${style.red(failureReason(result, dryRun))}\n`)
       .join("");
   }
-  const notApplied = failed.filter((result) => isFailure(result, "batchRejected"));
+  const notApplied = failed.filter(isBatchRejected);
   if (notApplied.length > 0) {
     text += `${dryRun ? "would not be applied" : "not applied"} (${countOf(notApplied.length, "row")}: the batch is atomic and the rows above ${dryRun ? "would fail" : "failed"}):\n`;
     text += cappedLines(notApplied, (result) => `  ${rowText(result)}\n`, io);
   }
-  const notAttempted = failed.filter((result) => isFailure(result, "notAttempted"));
+  // Before anything was sent every row is not attempted: the summary says so, once.
+  const notAttempted =
+    report.interruptedDuring === "preparing"
+      ? []
+      : report.results.filter((result) => result.outcome === "not_attempted");
   if (notAttempted.length > 0) {
     text += `not attempted (${countOf(notAttempted.length, "row")}: ${notAttemptedReason(report)}):\n`;
     text += cappedLines(notAttempted, (result) => `  ${rowText(result)}\n`, io);

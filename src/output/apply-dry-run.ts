@@ -7,15 +7,22 @@ import type { OutputFormat } from "./format.js";
 import type { IoStreams } from "./io-streams.js";
 import { wouldChangeTable, wouldChangeTsv } from "./apply.js";
 import { writeJsonReport } from "./json.js";
+import { notAttemptedSummary, reportCountsJson } from "./not-attempted.js";
 import { countOf } from "./plural.js";
 
 /** A dry run's word for what a row would do. */
-export const DRY_RUN_OUTCOMES = ["would_change", "unchanged", "would_fail"] as const;
+export const DRY_RUN_OUTCOMES = [
+  "would_change",
+  "unchanged",
+  "would_fail",
+  "not_attempted",
+] as const;
 export type DryRunOutcome = (typeof DRY_RUN_OUTCOMES)[number];
 
 function dryRunOutcome(row: RowResult): DryRunOutcome {
   if (row.outcome === "changed") return "would_change";
-  return row.outcome === "unchanged" ? "unchanged" : "would_fail";
+  if (row.outcome === "unchanged" || row.outcome === "not_attempted") return row.outcome;
+  return "would_fail";
 }
 
 /** Why a row would fail, as a dry run says it. */
@@ -35,11 +42,11 @@ export function evaluatedDryRunSummary(report: ApplyReport): string {
     ).length;
     return `dry run: the atomic batch would be rejected (${failing} of ${countOf(report.changed + report.failed, "change")} would fail), so nothing would change; nothing was changed\n`;
   }
-  if (report.changed === 0 && report.failed === 0) {
+  if (report.changed === 0 && report.failed === 0 && report.notAttempted === 0) {
     return `dry run: nothing to change (${countOf(rows, "row is", "rows are")} already right)\n`;
   }
   const fail = report.failed === 0 ? "" : `, ${report.failed} would fail`;
-  return `dry run: ${report.changed} of ${countOf(rows, "row")} would change${fail}; nothing was changed\n`;
+  return `dry run: ${report.changed} of ${countOf(rows, "row")} would change${fail}${notAttemptedSummary(report)}; nothing was changed\n`;
 }
 
 function dryRunRowJson(row: RowResult): unknown {
@@ -91,6 +98,7 @@ export async function writeApplyDryRun(
           wouldChange: report.changed,
           unchanged: report.unchanged,
           wouldFail: report.failed,
+          ...reportCountsJson(report),
         },
         report.results,
         dryRunRowJson,

@@ -5,6 +5,7 @@ import { tsvLine } from "./delimited.js";
 import type { OutputFormat } from "./format.js";
 import type { IoStreams } from "./io-streams.js";
 import { toJson, writeJsonReport } from "./json.js";
+import { notAttemptedSummary, reportCountsJson } from "./not-attempted.js";
 import { countOf } from "./plural.js";
 import { renderTable } from "./table.js";
 
@@ -90,7 +91,8 @@ function notAttemptedReason(report: ApplyReport): string {
 
 /**
  * Prints the report of a run: JSON with `--json`, else a summary line, the changes and every
- * failure with its reason (the same text on a terminal, coloured, and in a cron log).
+ * failure with its reason (the same text on a terminal, coloured, and in a cron log). Rows not
+ * attempted are listed, unless none was sent (then the summary says so: every row was).
  */
 export async function writeApplyReport(
   report: ApplyReport,
@@ -100,7 +102,12 @@ export async function writeApplyReport(
 ): Promise<void> {
   if (format === "json") {
     const { changed, unchanged, failed } = report;
-    await writeJsonReport(io.out, { changed, unchanged, failed }, report.results, resultJson);
+    await writeJsonReport(
+      io.out,
+      { changed, unchanged, failed, ...reportCountsJson(report) },
+      report.results,
+      resultJson,
+    );
     return;
   }
   const { style } = io;
@@ -114,7 +121,7 @@ export async function writeApplyReport(
         : "");
   let text =
     `${name}: ${style.green(`${report.changed} changed`)}, ${report.unchanged} unchanged, ` +
-    `${report.failed > 0 ? style.red(failedCount) : failedCount}\n`;
+    `${report.failed > 0 ? style.red(failedCount) : failedCount}${notAttemptedSummary(report)}\n`;
 
   const changed = report.results.filter((row) => row.outcome === "changed");
   if (changed.length > 0) text += "changed:\n" + changeLines(changed, io);
@@ -132,11 +139,12 @@ export async function writeApplyReport(
   }
 
   const failed = report.results.filter((row) => row.outcome === "failed");
-  const attempted = failed.filter(
-    (row) => row.failure?.notAttempted !== true && row.failure?.batchRejected !== true,
-  );
-  const notAttempted = failed.filter((row) => row.failure?.notAttempted === true);
+  const attempted = failed.filter((row) => row.failure?.batchRejected !== true);
   const notApplied = failed.filter((row) => row.failure?.batchRejected === true);
+  const notAttempted =
+    report.interruptedDuring === "preparing"
+      ? []
+      : report.results.filter((row) => row.outcome === "not_attempted");
   if (attempted.length > 0) {
     text += "failed:\n";
     text += attempted

@@ -32,6 +32,15 @@ export class Interrupts implements InterruptSource {
   readonly #claims = new Set<(signal: InterruptSignal) => void>();
   #interrupted = false;
 
+  /**
+   * True once a claimed signal was delivered: the command stopped cleanly and printed its
+   * report, and what it left (stdin still open, a request it no longer waits for) must not
+   * keep the process alive.
+   */
+  get interrupted(): boolean {
+    return this.#interrupted;
+  }
+
   claim(onInterrupt: (signal: InterruptSignal) => void): () => void {
     this.#claims.add(onInterrupt);
     return () => {
@@ -47,4 +56,66 @@ export class Interrupts implements InterruptSource {
     for (const onInterrupt of [...this.#claims]) onInterrupt(signal);
     return "claimed";
   }
+}
+
+/** What RunClaim.until throws when an interrupt comes before the work it waits for ends. */
+export class RunInterrupted extends Error {
+  readonly signal: InterruptSignal;
+
+  constructor(signal: InterruptSignal) {
+    super(`interrupted by ${signal}`);
+    this.name = "RunInterrupted";
+    this.signal = signal;
+  }
+}
+
+/** The interrupts claimed for the whole of a command's run (`apply`, `adjust --file`). */
+export interface RunClaim {
+  /** The signal that interrupted the run, once one has. */
+  signal: () => InterruptSignal | undefined;
+  /**
+   * Starts `work` and waits for it, unless an interrupt comes first (or came already: then
+   * `work` does not start): throws RunInterrupted at once, and `work` is left to end unseen.
+   * For the phases that change nothing (reading the file, fetching the stock).
+   */
+  until: <T>(work: () => Promise<T>) => Promise<T>;
+  /** Gives the claim back. */
+  release: () => void;
+}
+
+/**
+ * Claims SIGINT/SIGTERM for a whole run: `onInterrupt` is told of the first (to say on stderr
+ * what the run does now); a second still ends the process at once.
+ */
+export function claimRun(
+  source: InterruptSource,
+  onInterrupt: (signal: InterruptSignal) => void,
+): RunClaim {
+  let interruptedBy: InterruptSignal | undefined;
+  const waiting = new Set<(signal: InterruptSignal) => void>();
+  const release = source.claim((signal) => {
+    interruptedBy = signal;
+    onInterrupt(signal);
+    for (const stop of [...waiting]) stop(signal);
+  });
+  return {
+    signal: () => interruptedBy,
+    async until(work) {
+      if (interruptedBy !== undefined) throw new RunInterrupted(interruptedBy);
+      let stop: (signal: InterruptSignal) => void = () => undefined;
+      const interrupted = new Promise<never>((_resolve, reject) => {
+        stop = (signal) => {
+          reject(new RunInterrupted(signal));
+        };
+      });
+      waiting.add(stop);
+      try {
+        // Promise.race handles `work`'s rejection too, even once the interrupt has won.
+        return await Promise.race([work(), interrupted]);
+      } finally {
+        waiting.delete(stop);
+      }
+    },
+    release,
+  };
 }

@@ -185,6 +185,7 @@ describe("applyPlanInBatches", () => {
       changed: 1,
       unchanged: 1,
       failed: 1,
+      notAttempted: 0,
       results: [
         { petId: 1n, previous: 1, desired: 5, outcome: "changed" },
         { petId: 2n, previous: 4, desired: 4, outcome: "unchanged" },

@@ -1,7 +1,9 @@
 /**
  * The batch loop behind apply and adjust --file: requests of up to `size` changes in order,
  * and the decisions it takes once for both: the fallback (a 404 or 405 to the first request),
- * a first request that fails, a later one that fails, an interrupt, a rejected atomic batch.
+ * a first request that fails, a later one that fails, an interrupt (before the first request
+ * or between two), a rejected atomic batch. Rows never sent are "not attempted", apart from
+ * the failures.
  */
 import { describe, expect, it } from "vitest";
 import { sendInBatches, type BatchRunOptions } from "../../src/apply/batches.js";
@@ -40,6 +42,7 @@ function recorder(
   const sent: number[][] = [];
   const results: string[] = [];
   const failures: [number, number, RowFailure][] = [];
+  const notAttempted: [number, number, string][] = [];
   const options: BatchRunOptions = {
     count,
     size,
@@ -56,9 +59,10 @@ function recorder(
       results.push(`${start}+${batch.length}${rejected ? " rejected" : ""}`);
     },
     onFailure: (start, end, failure) => failures.push([start, end, failure]),
+    onNotAttempted: (start, end, reason) => notAttempted.push([start, end, reason]),
     interruptedBy,
   };
-  return { options, sent, results, failures };
+  return { options, sent, results, failures, notAttempted };
 }
 
 describe("sendInBatches", () => {
@@ -161,13 +165,9 @@ describe("sendInBatches", () => {
       [1, 2],
       [3, 4],
     ]);
-    expect(run.failures).toEqual([
-      [2, 4, stoppedBy],
-      [
-        4,
-        7,
-        { reason: "not attempted: the server kept failing; run again later", notAttempted: true },
-      ],
+    expect(run.failures).toEqual([[2, 4, stoppedBy]]);
+    expect(run.notAttempted).toEqual([
+      [4, 7, "not attempted: the server kept failing; run again later"],
     ]);
   });
 
@@ -182,18 +182,35 @@ describe("sendInBatches", () => {
       },
       () => signal,
     );
-    expect(await sendInBatches(run.options)).toEqual({ kind: "sent", interruptedBy: "SIGTERM" });
+    expect(await sendInBatches(run.options)).toEqual({
+      kind: "sent",
+      interruptedBy: "SIGTERM",
+      interruptedDuring: "sending",
+    });
     expect(run.sent).toEqual([[1, 2]]);
     expect(run.results).toEqual(["0+2"]);
-    expect(run.failures).toEqual([
-      [
-        2,
-        5,
-        {
-          reason: "not attempted: interrupted by SIGTERM; run again to apply it",
-          notAttempted: true,
-        },
-      ],
+    expect(run.failures).toEqual([]);
+    expect(run.notAttempted).toEqual([
+      [2, 5, "not attempted: interrupted by SIGTERM; run again to apply it"],
+    ]);
+  });
+
+  it("sends nothing when interrupted before the first request: every change not attempted", async () => {
+    const run = recorder(
+      5,
+      2,
+      (changes) => Promise.resolve(answer(changes)),
+      () => "SIGINT",
+    );
+    expect(await sendInBatches(run.options)).toEqual({
+      kind: "sent",
+      interruptedBy: "SIGINT",
+      interruptedDuring: "preparing",
+    });
+    expect(run.sent).toEqual([]);
+    expect(run.failures).toEqual([]);
+    expect(run.notAttempted).toEqual([
+      [0, 5, "not attempted: interrupted by SIGINT; run again to apply it"],
     ]);
   });
 

@@ -46,6 +46,7 @@ describe("executePlan", () => {
       changed: 2,
       unchanged: 2,
       failed: 0,
+      notAttempted: 0,
       results: [
         { petId: 1n, previous: 0, desired: 1, outcome: "changed" },
         { petId: 2n, previous: 0, desired: 0, outcome: "unchanged" },
@@ -82,6 +83,7 @@ describe("executePlan", () => {
       changed: 1,
       unchanged: 0,
       failed: 1,
+      notAttempted: 0,
       results: [
         {
           petId: 1n,
@@ -155,13 +157,16 @@ describe("executePlan", () => {
       },
     });
     expect(calls).toBe(4);
-    expect(report).toMatchObject({ changed: 1, failed: 19, stoppedAfter: 3 });
+    expect(report).toMatchObject({ changed: 1, failed: 3, notAttempted: 16, stoppedAfter: 3 });
     expect(report.results[1]?.failure?.reason).toBe(
       "cannot reach http://x/v1/inventory/1: connection refused (ECONNREFUSED) (after 3 attempts)",
     );
-    expect(report.results[4]?.failure).toEqual({
-      reason: "not attempted: the server kept failing (3 changes in a row failed); run again later",
-      notAttempted: true,
+    expect(report.results[4]).toMatchObject({
+      outcome: "not_attempted",
+      failure: {
+        reason:
+          "not attempted: the server kept failing (3 changes in a row failed); run again later",
+      },
     });
   });
 
@@ -172,6 +177,43 @@ describe("executePlan", () => {
       update: (petId) => Promise.reject(petId % 2n === 0n ? notFound : unreachable()),
     });
     expect(report.stoppedAfter).toBeUndefined();
-    expect(report.results.every((row) => row.failure?.notAttempted !== true)).toBe(true);
+    expect(report.results.every((row) => row.outcome !== "not_attempted")).toBe(true);
+  });
+
+  it("starts no PATCH once interrupted: the rows after are not attempted, apart from failures", async () => {
+    let signal: string | undefined;
+    const report = await executePlan(planOf(4), {
+      concurrency: 1,
+      update: () => {
+        signal = "SIGINT"; // arrives while the first PATCH is in flight
+        return Promise.resolve();
+      },
+      interruptedBy: () => signal,
+    });
+    expect(report).toMatchObject({
+      changed: 1,
+      failed: 0,
+      notAttempted: 3,
+      interruptedBy: "SIGINT",
+      interruptedDuring: "sending",
+    });
+    expect(report.results[1]).toMatchObject({
+      outcome: "not_attempted",
+      failure: { reason: "not attempted: interrupted by SIGINT; run again to apply it" },
+    });
+  });
+
+  it("says an interrupt came before any PATCH started", async () => {
+    const report = await executePlan(planOf(2), {
+      concurrency: 1,
+      update: () => Promise.reject(new Error("sent")),
+      interruptedBy: () => "SIGTERM",
+    });
+    expect(report).toMatchObject({
+      changed: 0,
+      failed: 0,
+      notAttempted: 2,
+      interruptedDuring: "preparing",
+    });
   });
 });

@@ -7,6 +7,7 @@ const many: ApplyReport = {
   changed: 25,
   unchanged: 0,
   failed: 1,
+  notAttempted: 0,
   results: [
     ...Array.from({ length: 25 }, (_, i) => ({
       petId: BigInt(i + 1),

@@ -3,7 +3,11 @@
  * applied once however often the file is run, through the batch endpoint.
  */
 import { basename } from "node:path";
-import { adjustInBatches, type AdjustReport } from "../../apply/adjust-batches.js";
+import {
+  adjustInBatches,
+  adjustReportBeforeSending,
+  type AdjustReport,
+} from "../../apply/adjust-batches.js";
 import { AdjustIncompleteError, AdjustInterruptedError } from "../../apply/adjust-errors.js";
 import type { CountsFormat } from "../../apply/counts.js";
 import { parseDeltas, type RowRefs } from "../../apply/read-deltas.js";
@@ -12,11 +16,13 @@ import { fittedReason } from "../../api/change-reason.js";
 import { serializeBatchRequest } from "../../api/batch.js";
 import { BATCH_BODY_LIMIT, MAX_BATCH_CHANGES } from "../../api/limits.js";
 import { batchChangeOf, type DeltaRow } from "../../apply/deltas.js";
-import { UsageError, type InterruptSignal } from "../../errors.js";
+import { UsageError } from "../../errors.js";
 import { writeAdjustReport } from "../../output/adjust-file.js";
-import { startApplyProgress } from "../../output/apply-progress.js";
+import { startApplyProgress, type ApplyProgress } from "../../output/apply-progress.js";
+import { interruptNotice } from "../../output/not-attempted.js";
 import { countOf } from "../../output/plural.js";
 import type { CommandContext } from "../../program/factory.js";
+import { claimRun, RunInterrupted, type RunClaim } from "../../program/interrupts.js";
 
 /** The options of `inventory adjust --file`, as its command definition parses them. */
 export interface InventoryAdjustFileOptions {
@@ -54,7 +60,13 @@ export function defaultAdjustReason(file: string): string {
   return fittedReason(`adjust ${file === "-" ? "stdin" : basename(file)}`);
 }
 
-const EMPTY_REPORT: AdjustReport = { changed: 0, unchanged: 0, failed: 0, results: [] };
+const EMPTY_REPORT: AdjustReport = {
+  changed: 0,
+  unchanged: 0,
+  failed: 0,
+  notAttempted: 0,
+  results: [],
+};
 
 /**
  * Refuses (exit 2) an atomic batch whose body would be more than the server takes: 10,000
@@ -77,20 +89,61 @@ function checkAtomicBody(rows: readonly DeltaRow[], name: string): void {
  * prints the report. A server without the batch endpoint is a UsageError (exit 2, nothing
  * changed): without refs kept by the server a file could apply twice. Throws
  * AdjustIncompleteError (exit 7) after the report when rows failed (or would, in a dry run),
- * AdjustInterruptedError (130/143) when SIGINT or SIGTERM stopped it.
+ * AdjustInterruptedError (130/143) after it when SIGINT or SIGTERM came, whatever the run was
+ * doing: reading the file, or sending (the batch in flight finishes).
  */
 export async function runInventoryAdjustFile(
   file: string,
   options: InventoryAdjustFileOptions,
   context: CommandContext,
 ): Promise<void> {
+  const state: { sending: boolean; progress?: ApplyProgress } = { sending: false };
+  const run = claimRun(context.interrupts, (signal) => {
+    state.progress?.stop();
+    context.io.err.write(
+      interruptNotice(
+        signal,
+        state.sending ? "sending no more changes; finishing the batch in flight" : undefined,
+      ),
+    );
+  });
+  try {
+    await adjustFile(file, options, context, run, state);
+  } finally {
+    run.release();
+    state.progress?.stop();
+  }
+}
+
+async function adjustFile(
+  file: string,
+  options: InventoryAdjustFileOptions,
+  context: CommandContext,
+  run: RunClaim,
+  state: { sending: boolean; progress?: ApplyProgress },
+): Promise<void> {
   const { io } = context;
   const name = sourceName(file);
   const refs = rowRefsOf(options);
-  const text = await readCountsText(file, context.input);
+  const format = options.json === true ? "json" : "text";
+  const dryRun = options.dryRun === true;
+  /** Waits for a step that sends nothing; on an interrupt, reports that nothing was sent. */
+  const beforeSending = async <T>(
+    step: () => Promise<T>,
+    rows: readonly DeltaRow[] | undefined,
+  ): Promise<T> => {
+    try {
+      return await run.until(step);
+    } catch (error) {
+      if (!(error instanceof RunInterrupted)) throw error;
+      const report = adjustReportBeforeSending(rows, error.signal);
+      await writeAdjustReport(report, format, name, io, dryRun);
+      throw new AdjustInterruptedError(report, error.signal, name, dryRun);
+    }
+  };
+  const text = await beforeSending(() => readCountsText(file, context.input), undefined);
   const rows = parseDeltas(text, detectCountsFormat(file, text, options.format), name, refs);
   const atomic = options.atomic === true;
-  const dryRun = options.dryRun === true;
   if (atomic && rows.length > MAX_BATCH_CHANGES) {
     throw new UsageError(
       `${name}: ${countOf(rows.length, "row")}, more than the ${MAX_BATCH_CHANGES} one atomic batch can hold; nothing was applied`,
@@ -98,40 +151,26 @@ export async function runInventoryAdjustFile(
     );
   }
   if (atomic) checkAtomicBody(rows, name);
-  const client = await context.apiClient();
-  const format = options.json === true ? "json" : "text";
+  const client = await beforeSending(() => context.apiClient(), rows);
   if (rows.length === 0) {
     await writeAdjustReport(EMPTY_REPORT, format, name, io, dryRun);
     return;
   }
 
-  // A dry run changes nothing: an interrupt ends it at once, and it draws no progress bar.
+  // A dry run changes nothing: it draws no progress bar.
   const progress = startApplyProgress(dryRun ? 0 : rows.length, io.progress);
-  let interruptedBy: InterruptSignal | undefined;
-  const release = dryRun
-    ? () => undefined
-    : context.interrupts.claim((signal) => {
-        interruptedBy = signal;
-        progress.stop();
-        io.err.write(
-          `interrupted by ${signal}: sending no more changes; finishing the batch in flight, then printing the report (interrupt again to stop at once)\n`,
-        );
-      });
+  state.progress = progress;
+  state.sending = true;
   const reason = options.reason ?? defaultAdjustReason(file);
-  let sent: Awaited<ReturnType<typeof adjustInBatches>>;
-  try {
-    sent = await adjustInBatches(rows, {
-      send: (changes) => client.applyBatch({ atomic, dryRun, changes }, { reason }),
-      atomic,
-      onProgress: (settled, failed) => {
-        progress.advance(settled, failed);
-      },
-      interruptedBy: () => interruptedBy,
-    });
-  } finally {
-    release();
-    progress.stop();
-  }
+  const sent = await adjustInBatches(rows, {
+    send: (changes) => client.applyBatch({ atomic, dryRun, changes }, { reason }),
+    atomic,
+    onProgress: (settled, failed) => {
+      progress.advance(settled, failed);
+    },
+    interruptedBy: run.signal,
+  });
+  progress.stop();
   if ("kind" in sent) {
     throw new UsageError(
       `adjust --file needs the batch endpoint, and the server has no batch endpoint (POST /inventory/batch answered ${sent.error.status}); nothing was changed`,
@@ -139,6 +178,7 @@ export async function runInventoryAdjustFile(
     );
   }
   await writeAdjustReport(sent, format, name, io, dryRun);
-  if (interruptedBy !== undefined) throw new AdjustInterruptedError(sent, interruptedBy);
-  if (sent.failed > 0) throw new AdjustIncompleteError(sent, dryRun);
+  const signal = run.signal();
+  if (signal !== undefined) throw new AdjustInterruptedError(sent, signal, name, dryRun);
+  if (sent.failed > 0 || sent.notAttempted > 0) throw new AdjustIncompleteError(sent, dryRun);
 }

@@ -2,8 +2,8 @@
 import { basename } from "node:path";
 import { ApplyIncompleteError, DryRunFailuresError } from "../../apply/apply-incomplete-error.js";
 import { ApplyInterruptedError } from "../../apply/apply-interrupted-error.js";
-import { applyPlanInBatches } from "../../apply/apply-batches.js";
-import type { CountsFormat } from "../../apply/counts.js";
+import { applyPlanInBatches, applyReportBeforeSending } from "../../apply/apply-batches.js";
+import type { CountRow, CountsFormat } from "../../apply/counts.js";
 import { executePlan, type ApplyReport } from "../../apply/execute.js";
 import { planApply, type ApplyPlan } from "../../apply/plan.js";
 import {
@@ -19,11 +19,12 @@ import { quantityETag } from "../../client/etag.js";
 import { UsageError, type ApiError } from "../../errors.js";
 import { writeApplyPlan, writeApplyReport } from "../../output/apply.js";
 import { writeApplyDryRun } from "../../output/apply-dry-run.js";
-import { startApplyProgress } from "../../output/apply-progress.js";
+import { startApplyProgress, type ApplyProgress } from "../../output/apply-progress.js";
+import { interruptNotice } from "../../output/not-attempted.js";
 import { chooseRecordFormat } from "../../output/format.js";
 import { countOf } from "../../output/plural.js";
 import type { CommandContext } from "../../program/factory.js";
-import type { InterruptSignal } from "../../errors.js";
+import { claimRun, RunInterrupted, type RunClaim } from "../../program/interrupts.js";
 
 /** The options of `inventory apply`, as its command definition parses them. */
 export interface InventoryApplyOptions {
@@ -49,7 +50,13 @@ export function defaultApplyReason(file: string): string {
   return fittedReason(`apply ${file === "-" ? "stdin" : basename(file)}`);
 }
 
-const EMPTY_REPORT: ApplyReport = { changed: 0, unchanged: 0, failed: 0, results: [] };
+const EMPTY_REPORT: ApplyReport = {
+  changed: 0,
+  unchanged: 0,
+  failed: 0,
+  notAttempted: 0,
+  results: [],
+};
 
 /** The route a spec-only server lacks, as messages name it with its answer. */
 function noBatchRoute(error: ApiError): string {
@@ -77,6 +84,7 @@ async function dryRun(
   client: ApiClient,
   context: CommandContext,
   overLimit: string | undefined,
+  run: RunClaim,
 ): Promise<void> {
   const { io } = context;
   const format = chooseRecordFormat(options, io);
@@ -85,6 +93,7 @@ async function dryRun(
     send: (changes) => client.applyBatch({ atomic, dryRun: true, changes }),
     atomic,
     force: options.force === true,
+    interruptedBy: run.signal,
   });
   if ("kind" in report) {
     if (atomic) throw atomicNeedsBatches(report.error);
@@ -94,6 +103,10 @@ async function dryRun(
     writeApplyPlan(plan, format, io);
   } else {
     await writeApplyDryRun(report, format, io);
+  }
+  const signal = run.signal();
+  if (signal !== undefined) {
+    throw new ApplyInterruptedError("kind" in report ? EMPTY_REPORT : report, signal, "", true);
   }
   // The dry run exits as the real run would: 2 when it would refuse, 7 when rows would fail.
   if (overLimit !== undefined) {
@@ -106,42 +119,72 @@ async function dryRun(
 }
 
 /**
- * Reads and validates the whole file (a UsageError naming every bad line: nothing is sent),
- * then fetches the inventory once and plans; no plan when the file has no rows and this is
- * not a dry run. The rows and the text are the file's only copies, and die when planned.
- */
-async function readPlan(
-  file: string,
-  options: InventoryApplyOptions,
-  context: CommandContext,
-): Promise<{ plan: ApplyPlan | undefined; client: ApiClient }> {
-  const text = await readCountsText(file, context.input);
-  const rows = parseCounts(text, detectCountsFormat(file, text, options.format), sourceName(file));
-  const client = await context.apiClient();
-  if (rows.length === 0 && options.dryRun !== true) return { plan: undefined, client };
-  return { plan: planApply(rows, await client.listInventoryQuantities()), client };
-}
-
-/**
  * Validates the whole file (nothing is sent if any row is bad), fetches the inventory once,
  * and sends only the rows that differ: through the batch endpoint in requests of up to 1,000
  * changes (or one atomic request), else, against a server without it, one PATCH per row.
  * Prints the report; throws ApplyIncompleteError (exit 7) after it when some rows failed, and
- * ApplyInterruptedError (exit 130/143) after it when SIGINT or SIGTERM stopped the writes.
+ * ApplyInterruptedError (exit 130/143) after it when SIGINT or SIGTERM came, whatever the run
+ * was doing: reading the file, fetching the stock, or sending (the writes in flight finish).
  */
 export async function runInventoryApply(
   file: string,
   options: InventoryApplyOptions,
   context: CommandContext,
 ): Promise<void> {
+  const state: { sending: boolean; progress?: ApplyProgress } = { sending: false };
+  const run = claimRun(context.interrupts, (signal) => {
+    state.progress?.stop();
+    context.io.err.write(
+      interruptNotice(
+        signal,
+        state.sending ? "starting no more changes; finishing those in flight" : undefined,
+      ),
+    );
+  });
+  try {
+    await applyFile(file, options, context, run, state);
+  } finally {
+    run.release();
+    state.progress?.stop();
+  }
+}
+
+async function applyFile(
+  file: string,
+  options: InventoryApplyOptions,
+  context: CommandContext,
+  run: RunClaim,
+  state: { sending: boolean; progress?: ApplyProgress },
+): Promise<void> {
   const { io } = context;
   const name = sourceName(file);
   const reportFormat = options.json === true ? "json" : "text";
-  const { plan, client } = await readPlan(file, options, context);
-  if (plan === undefined) {
+  /** Waits for a step that sends nothing; on an interrupt, reports that nothing was sent. */
+  const beforeSending = async <T>(
+    step: () => Promise<T>,
+    rows: readonly CountRow[] | undefined,
+  ): Promise<T> => {
+    try {
+      return await run.until(step);
+    } catch (error) {
+      if (!(error instanceof RunInterrupted)) throw error;
+      const report = applyReportBeforeSending(rows, error.signal);
+      await writeApplyReport(report, reportFormat, name, io);
+      throw new ApplyInterruptedError(report, error.signal, name, options.dryRun === true);
+    }
+  };
+  // The whole file is read and validated (a UsageError naming every bad line: nothing is
+  // sent), then the inventory fetched once and planned. The rows and the text are the file's
+  // only copies, and die when planned.
+  const text = await beforeSending(() => readCountsText(file, context.input), undefined);
+  const rows = parseCounts(text, detectCountsFormat(file, text, options.format), name);
+  const client = await beforeSending(() => context.apiClient(), rows);
+  if (rows.length === 0 && options.dryRun !== true) {
     await writeApplyReport(EMPTY_REPORT, reportFormat, name, io);
     return;
   }
+  const stock = await beforeSending(() => client.listInventoryQuantities(), rows);
+  const plan = planApply(rows, stock);
   const overLimit =
     options.maxChanges !== undefined && plan.changes > options.maxChanges
       ? `${countOf(plan.changes, "entry", "entries")} would change, more than --max-changes ${options.maxChanges}`
@@ -155,7 +198,8 @@ export async function runInventoryApply(
   }
 
   if (options.dryRun === true) {
-    await dryRun(plan, options, client, context, overLimit);
+    state.sending = true;
+    await dryRun(plan, options, client, context, overLimit, run);
     return;
   }
   if (overLimit !== undefined) {
@@ -165,55 +209,45 @@ export async function runInventoryApply(
     );
   }
 
-  // Until the writes start, an interrupt ends the run at once: nothing has been changed.
-  const progress = startApplyProgress(plan.changes, io.progress);
-  let interruptedBy: InterruptSignal | undefined;
-  const release = context.interrupts.claim((signal) => {
-    interruptedBy = signal;
-    progress.stop();
-    io.err.write(
-      `interrupted by ${signal}: starting no more changes; finishing those in flight, then printing the report (interrupt again to stop at once)\n`,
-    );
-  });
+  state.progress = startApplyProgress(plan.changes, io.progress);
+  const progress = state.progress;
+  state.sending = true;
   const reason = options.reason ?? defaultApplyReason(file);
   const force = options.force === true;
   let report: ApplyReport;
-  try {
-    const batched = await applyPlanInBatches(plan, {
-      send: (changes) => client.applyBatch({ atomic, dryRun: false, changes }, { reason }),
-      atomic,
-      force,
-      onProgress: (settled, failed) => {
-        progress.advance(settled, failed);
+  const batched = await applyPlanInBatches(plan, {
+    send: (changes) => client.applyBatch({ atomic, dryRun: false, changes }, { reason }),
+    atomic,
+    force,
+    onProgress: (settled, failed) => {
+      progress.advance(settled, failed);
+    },
+    interruptedBy: run.signal,
+  });
+  if ("kind" in batched) {
+    if (atomic) throw atomicNeedsBatches(batched.error);
+    io.err.write(`note: ${noBatchRoute(batched.error)}: applying one PATCH per row instead\n`);
+    report = await executePlan(plan, {
+      // The ETag of an entry is its quantity, so the listed quantity is the precondition. A
+      // pet the list did not show has none to keep: the server decides (404 when it has no
+      // such pet).
+      update: (petId, quantity, previous) =>
+        client.updateInventory(petId, quantity, {
+          ...(force || previous === undefined ? {} : { ifMatch: quantityETag(previous) }),
+          reason,
+        }),
+      concurrency: options.concurrency,
+      onSettled: (result) => {
+        progress.tick(result.outcome === "failed" || result.outcome === "conflict");
       },
-      interruptedBy: () => interruptedBy,
+      interruptedBy: run.signal,
     });
-    if ("kind" in batched) {
-      if (atomic) throw atomicNeedsBatches(batched.error);
-      io.err.write(`note: ${noBatchRoute(batched.error)}: applying one PATCH per row instead\n`);
-      report = await executePlan(plan, {
-        // The ETag of an entry is its quantity, so the listed quantity is the precondition. A
-        // pet the list did not show has none to keep: the server decides (404 when it has no
-        // such pet).
-        update: (petId, quantity, previous) =>
-          client.updateInventory(petId, quantity, {
-            ...(force || previous === undefined ? {} : { ifMatch: quantityETag(previous) }),
-            reason,
-          }),
-        concurrency: options.concurrency,
-        onSettled: (result) => {
-          progress.tick(result.outcome === "failed" || result.outcome === "conflict");
-        },
-        interruptedBy: () => interruptedBy,
-      });
-    } else {
-      report = batched;
-    }
-  } finally {
-    release();
-    progress.stop();
+  } else {
+    report = batched;
   }
+  progress.stop();
   await writeApplyReport(report, reportFormat, name, io);
-  if (interruptedBy !== undefined) throw new ApplyInterruptedError(report, interruptedBy);
-  if (report.failed > 0) throw new ApplyIncompleteError(report);
+  const signal = run.signal();
+  if (signal !== undefined) throw new ApplyInterruptedError(report, signal, name);
+  if (report.failed > 0 || report.notAttempted > 0) throw new ApplyIncompleteError(report);
 }

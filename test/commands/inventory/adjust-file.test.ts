@@ -94,6 +94,7 @@ describe("inventory adjust --file", () => {
       changed: 0,
       unchanged: 3,
       failed: 0,
+      notAttempted: 0,
       results: [
         {
           row: 1,
@@ -279,6 +280,7 @@ describe("inventory adjust --file --atomic and --dry-run", () => {
       wouldChange: 1,
       unchanged: 0,
       wouldFail: 0,
+      notAttempted: 0,
       results: [
         {
           row: 1,
@@ -537,8 +539,18 @@ describe("inventory adjust --file interrupted", () => {
     expect(result.code).toBe(143);
     expect(server.requests).toHaveLength(1);
     expect(server.stock.get(1n)).toBe(100_000 - 1000);
-    const report = JSON.parse(result.stdout) as { results: { reason?: string }[] };
-    expect(report).toMatchObject({ changed: 1000, unchanged: 0, failed: 500 });
+    const report = JSON.parse(result.stdout) as {
+      results: { outcome: string; reason?: string }[];
+    };
+    expect(report).toMatchObject({
+      changed: 1000,
+      unchanged: 0,
+      failed: 0,
+      notAttempted: 500,
+      interruptedBy: "SIGTERM",
+      interruptedDuring: "sending",
+    });
+    expect(report.results[1000]).toMatchObject({ outcome: "not_attempted" });
     expect(report.results[1000]?.reason).toBe(
       "not attempted: interrupted by SIGTERM; run again to apply it",
     );

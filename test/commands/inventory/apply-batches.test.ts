@@ -93,6 +93,7 @@ describe("inventory apply through the batch endpoint", () => {
         changed: 1,
         unchanged: 0,
         failed: 2,
+        notAttempted: 0,
         results: [
           { petId: 1, outcome: "conflict", previous: 9, quantity: 9, status: "available" },
           { petId: 2, outcome: "changed", previous: 4, quantity: 6, status: "available" },
@@ -131,6 +132,7 @@ describe("inventory apply through the batch endpoint", () => {
       changed: 1,
       unchanged: 0,
       failed: 1,
+      notAttempted: 0,
       results: [
         { petId: 1, previous: 3, desired: 5, outcome: "changed" },
         {
@@ -227,6 +229,7 @@ describe("inventory apply --atomic", () => {
       changed: 0,
       unchanged: 0,
       failed: 2,
+      notAttempted: 0,
       results: [
         {
           petId: 1,
@@ -331,6 +334,7 @@ describe("inventory apply --dry-run through the batch endpoint", () => {
       wouldChange: 1,
       unchanged: 1,
       wouldFail: 1,
+      notAttempted: 0,
       results: [
         { petId: 1, previous: 1, desired: 5, outcome: "would_change" },
         { petId: 2, previous: 1, desired: 1, outcome: "unchanged" },
@@ -473,7 +477,7 @@ describe("inventory apply when the server fails", () => {
     expect(result.code).toBe(7);
     expect(server.requests).toHaveLength(1);
     const report = JSON.parse(result.stdout) as { results: { reason?: string }[] };
-    expect(report).toMatchObject({ changed: 1000, unchanged: 0, failed: 1500 });
+    expect(report).toMatchObject({ changed: 1000, unchanged: 0, failed: 1000, notAttempted: 500 });
     expect(report.results[1000]?.reason).toBe(
       "database busy (unavailable, HTTP 503, after 3 attempts)",
     );
@@ -481,7 +485,7 @@ describe("inventory apply when the server fails", () => {
       "not attempted: the server kept failing; run again later",
     );
     expect(result.stderr).toBe(
-      "error: a batch request failed (database busy (unavailable, HTTP 503, after 3 attempts)), so the run stopped: 1500 of 2500 changes not applied; the other 1000 were applied\n" +
+      "error: a batch request failed (database busy (unavailable, HTTP 503, after 3 attempts)), so the run stopped: 1500 of 2500 changes not applied (1000 failed, 500 not attempted); the other 1000 were applied\n" +
         "hint: run the same command again: it reads the stock again and changes only what is still different\n",
     );
   });
@@ -508,7 +512,9 @@ describe("inventory apply interrupted between batches", () => {
     expect(result.code).toBe(130);
     expect(held.dispatched()).toBe(1);
     expect(server.requests).toHaveLength(1);
-    expect(result.stdout).toMatch(/^c\.csv: 1000 changed, 0 unchanged, 1500 failed\n/);
+    expect(result.stdout).toMatch(
+      /^c\.csv: 1000 changed, 0 unchanged, 0 failed, 1500 not attempted \(interrupted by SIGINT\)\n/,
+    );
     expect(result.stdout).toContain(
       "not attempted (1500 rows: interrupted by SIGINT; run the same command again to apply them):\n  pet 1001: 0 -> 1\n",
     );

@@ -170,6 +170,7 @@ describe("inventory apply: plan and apply", () => {
       changed: 1,
       unchanged: 1,
       failed: 0,
+      notAttempted: 0,
       results: [
         { petId: "max", previous: 1, desired: 7, outcome: "changed" },
         { petId: 2, previous: 0, desired: 0, outcome: "unchanged" },
@@ -427,14 +428,16 @@ describe("inventory apply: faults during the run", () => {
     });
     expect(result.code).toBe(7);
     expect(callsOf(agent).filter((call) => call.startsWith("PATCH"))).toHaveLength(30);
-    expect(result.stdout).toContain("c.csv: 0 changed, 0 unchanged, 200 failed\n");
+    expect(result.stdout).toContain(
+      "c.csv: 0 changed, 0 unchanged, 10 failed, 190 not attempted\n",
+    );
     expect(result.stdout).toContain(
       "not attempted (190 rows: the server kept failing; run again later):\n" +
         "  pet 11: not listed -> 1\n",
     );
     expect(result.stdout).toMatch(/\n {2}pet 200: not listed -> 1\n$/);
     expect(result.stderr).toContain(
-      "error: the server kept failing, so the run stopped after 10 failures in a row: 200 of 200 changes not applied\n",
+      "error: the server kept failing, so the run stopped after 10 failures in a row: 200 of 200 changes not applied (10 failed, 190 not attempted)\n",
     );
   });
 
@@ -528,7 +531,7 @@ describe("inventory apply: interrupted by SIGINT or SIGTERM", () => {
       '/v1/inventory/3 {"quantity":3}',
     ]);
     expect(result.stdout).toBe(
-      "c.csv: 3 changed, 0 unchanged, 7 failed\n" +
+      "c.csv: 3 changed, 0 unchanged, 0 failed, 7 not attempted (interrupted by SIGINT)\n" +
         "changed:\n" +
         "  pet 1: not listed -> 1\n" +
         "  pet 2: not listed -> 2\n" +
@@ -544,7 +547,7 @@ describe("inventory apply: interrupted by SIGINT or SIGTERM", () => {
     );
   });
 
-  it("SIGTERM with --json: one valid JSON document, the rest failed as not attempted, exit 143", async () => {
+  it("SIGTERM with --json: one valid JSON document, the rest not attempted, exit 143", async () => {
     const { agent, files } = tenRows();
     const interrupts = new Interrupts();
     const { held } = interruptWhenInFlight(agent, interrupts, 1, "SIGTERM");
@@ -556,7 +559,14 @@ describe("inventory apply: interrupted by SIGINT or SIGTERM", () => {
     expect(result.code).toBe(143);
     expect(held.dispatched()).toBe(1);
     const report = JSON.parse(result.stdout) as { results: unknown[] };
-    expect(report).toMatchObject({ changed: 1, unchanged: 0, failed: 9 });
+    expect(report).toMatchObject({
+      changed: 1,
+      unchanged: 0,
+      failed: 0,
+      notAttempted: 9,
+      interruptedBy: "SIGTERM",
+      interruptedDuring: "sending",
+    });
     expect(report.results[0]).toEqual({
       petId: 1,
       previous: null,
@@ -568,7 +578,7 @@ describe("inventory apply: interrupted by SIGINT or SIGTERM", () => {
         petId: i + 2,
         previous: null,
         desired: i + 2,
-        outcome: "failed",
+        outcome: "not_attempted",
         reason: "not attempted: interrupted by SIGTERM; run again to apply it",
       })),
     );
@@ -631,7 +641,7 @@ describe("inventory apply: interrupted by SIGINT or SIGTERM", () => {
     });
     expect(result.code).toBe(130);
     expect(result.stdout).toBe(
-      "c.csv: 0 changed, 0 unchanged, 2 failed\n" +
+      "c.csv: 0 changed, 0 unchanged, 1 failed, 1 not attempted (interrupted by SIGINT)\n" +
         "failed:\n  pet 1: no such pet\n" +
         "not attempted (1 row: interrupted by SIGINT; run the same command again to apply them):\n" +
         "  pet 2: not listed -> 2\n",
@@ -786,6 +796,7 @@ describe("inventory apply: conditional writes", () => {
       changed: 0,
       unchanged: 2,
       failed: 2,
+      notAttempted: 0,
       results: [
         {
           petId: 1,
