@@ -162,10 +162,16 @@ export class ApiError extends CliError {
 }
 
 /**
- * What went wrong below HTTP: no connection, no complete answer in time, or a server
- * certificate that does not verify (never retried: a retry gets the same certificate).
+ * What went wrong below HTTP: no connection, no complete answer in time, a server certificate
+ * that does not verify, or an https URL at a server that speaks plain HTTP (the last two never
+ * retried: another attempt meets the same server).
  */
-export const NETWORK_FAILURES = ["unreachable", "timeout", "untrusted-certificate"] as const;
+export const NETWORK_FAILURES = [
+  "unreachable",
+  "timeout",
+  "untrusted-certificate",
+  "plain-http",
+] as const;
 export type NetworkFailure = (typeof NETWORK_FAILURES)[number];
 
 /** The server could not be reached or did not answer in time, after retries: exit 3. */

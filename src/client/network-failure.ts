@@ -48,18 +48,41 @@ const EXPLANATIONS: Readonly<Record<string, string>> = {
   EPIPE: "connection closed while sending",
 };
 
-/** The error codes along the chain: the error's own, then a dual-stack connect's first, then its cause's. */
-function errorCodes(error: unknown): string[] {
+/**
+ * What OpenSSL says when the first bytes of an answer to a TLS client hello are not TLS: a
+ * plain HTTP server's `HTTP/1.1 400 Bad Request`. Node throws it as EPROTO (a failed write)
+ * with these words in the message, or, as a handshake error, with this code.
+ */
+const PLAIN_HTTP_CODE = "ERR_SSL_WRONG_VERSION_NUMBER";
+const PLAIN_HTTP_WORDS = /\bwrong version number\b/;
+
+/** The errors along the chain: the error, a dual-stack connect's first, their causes. */
+function errorChain(error: unknown): object[] {
   if (typeof error !== "object" || error === null) return [];
-  const own = "code" in error && typeof error.code === "string" ? [error.code] : [];
   // Node reports a failed dual-stack connect as an AggregateError of per-address errors.
   const inner =
     error instanceof AggregateError
-      ? errorCodes(error.errors[0])
+      ? errorChain(error.errors[0])
       : "cause" in error
-        ? errorCodes(error.cause)
+        ? errorChain(error.cause)
         : [];
-  return [...own, ...inner];
+  return [error, ...inner];
+}
+
+/** Whether a TLS handshake met a server that answered in plain HTTP. */
+function isPlainHttpAnswer(error: unknown): boolean {
+  return errorChain(error).some(
+    (link) =>
+      ("code" in link && link.code === PLAIN_HTTP_CODE) ||
+      (link instanceof Error && PLAIN_HTTP_WORDS.test(link.message)),
+  );
+}
+
+/** The error codes along the chain: the error's own, then a dual-stack connect's first, then its cause's. */
+function errorCodes(error: unknown): string[] {
+  return errorChain(error).flatMap((link) =>
+    "code" in link && typeof link.code === "string" ? [link.code] : [],
+  );
 }
 
 function messageOf(error: unknown): string | undefined {
@@ -74,8 +97,9 @@ export interface NetworkFailureDescription {
 }
 
 /**
- * Classifies a failed request as unreachable, timed out or refused for its certificate,
- * with a message naming the cause. `aborted` says the attempt's own deadline passed.
+ * Classifies a failed request as unreachable, timed out, refused for its certificate, or an
+ * https request answered in plain HTTP, with a message naming the cause. `aborted` says the
+ * attempt's own deadline passed.
  */
 export function describeNetworkFailure(
   error: unknown,
@@ -93,6 +117,13 @@ export function describeNetworkFailure(
       failure: "untrusted-certificate",
       code: certificate,
       message: `the server's certificate is not trusted: ${reason} (${certificate})`,
+    };
+  }
+  if (isPlainHttpAnswer(error)) {
+    return {
+      failure: "plain-http",
+      code: codes[0],
+      message: "the server there speaks plain HTTP, not HTTPS (TLS: wrong version number)",
     };
   }
   const detail = messageOf(error) ?? "network error";

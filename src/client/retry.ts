@@ -3,7 +3,7 @@
  * the server's `Retry-After` asks for it.
  */
 import { backoffPause, type BackoffSteps } from "../api/backoff.js";
-import type { CliError } from "../errors.js";
+import type { CliError, NetworkFailure } from "../errors.js";
 
 /** The back-off between attempts of a call: from 0.5 s, doubling up to 8 s. */
 const CALL_BACKOFF: BackoffSteps = { baseMs: 500, maxMs: 8_000 };
@@ -12,6 +12,15 @@ export const RETRY_AFTER_CAP_MS = 30_000;
 
 /** HTTP statuses worth another attempt: rate limited or a gateway/server hiccup. */
 export const RETRYABLE_STATUSES: ReadonlySet<number> = new Set([429, 502, 503, 504]);
+
+/**
+ * Failures below HTTP that another attempt would meet again, so never retried: the server's
+ * certificate, and an https URL at a server that speaks plain HTTP.
+ */
+export const LASTING_NETWORK_FAILURES: ReadonlySet<NetworkFailure> = new Set([
+  "untrusted-certificate",
+  "plain-http",
+]);
 
 /** One failed attempt: the error to report if it is the last, and whether to try again. */
 export class FailedAttempt extends Error {

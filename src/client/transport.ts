@@ -15,7 +15,13 @@ import {
 import { decodeErrorBody, parseJson, ShapeError } from "./decode.js";
 import { describeNetworkFailure } from "./network-failure.js";
 import { reasonPhrase } from "./reason-phrase.js";
-import { FailedAttempt, parseRetryAfter, RETRYABLE_STATUSES, withRetries } from "./retry.js";
+import {
+  FailedAttempt,
+  LASTING_NETWORK_FAILURES,
+  parseRetryAfter,
+  RETRYABLE_STATUSES,
+  withRetries,
+} from "./retry.js";
 import type { RetryPolicy } from "./retry.js";
 import { describeTarget, type Target } from "./target.js";
 
@@ -295,8 +301,8 @@ export function createTransport(options: TransportOptions): Transport {
           target: errorTarget,
           proxy,
         }),
-        // The same certificate would fail the same way again.
-        failure.failure !== "untrusted-certificate",
+        // The same certificate, or the same plain HTTP server, would fail the same way again.
+        !LASTING_NETWORK_FAILURES.has(failure.failure),
       );
     }
     trace?.({

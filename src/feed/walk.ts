@@ -7,7 +7,7 @@
 import { backoffPause, type BackoffSteps } from "../api/backoff.js";
 import { MAX_FEED_LIMIT } from "../api/limits.js";
 import type { ChangeFeedPage } from "../api/types.js";
-import { RETRYABLE_STATUSES } from "../client/retry.js";
+import { LASTING_NETWORK_FAILURES, RETRYABLE_STATUSES } from "../client/retry.js";
 import { ApiError, NetworkError, type CliError, type InterruptSignal } from "../errors.js";
 
 /** How long a follower's request may wait for a new change (the server allows up to 60 s). */
@@ -62,10 +62,11 @@ export interface WalkEnd {
 
 /**
  * A failure a follower waits out: no connection or no answer in time (not an untrusted
- * certificate), or a server busy or restarting (429, 502, 503, 504), after the call's retries.
+ * certificate, nor a plain HTTP server at an https URL), or a server busy or restarting (429,
+ * 502, 503, 504), after the call's retries.
  */
 export function isPassingFailure(error: unknown): error is CliError {
-  if (error instanceof NetworkError) return error.failure !== "untrusted-certificate";
+  if (error instanceof NetworkError) return !LASTING_NETWORK_FAILURES.has(error.failure);
   return error instanceof ApiError && RETRYABLE_STATUSES.has(error.status);
 }
 

@@ -7,7 +7,7 @@ import {
   type NetworkError,
   type TargetContext,
 } from "../errors.js";
-import { serveCommandFor } from "./serve-hint.js";
+import { isLoopback, serveCommandFor } from "./serve-hint.js";
 
 function times(count: number): string {
   return count === 1 ? "1 attempt" : `${count} attempts`;
@@ -132,12 +132,27 @@ function certificateHint(error: NetworkError): string {
 }
 
 /**
+ * The hint for an https URL at a server that speaks plain HTTP: the same URL with http://, and
+ * for another machine, that the key would then cross the network unencrypted.
+ */
+function plainHttpHint(error: NetworkError): string {
+  const configured = error.target?.baseUrl ?? error.url;
+  const from = error.target === undefined ? "" : ` (from ${error.target.baseUrlSource})`;
+  const plain = configured.replace(/^https:/i, "http:");
+  const use = `use ${plain} in place of ${configured}${from}`;
+  return isLoopback(new URL(error.url).hostname)
+    ? use
+    : `${use} only if the API key may cross the network unencrypted; else have the server serve HTTPS (petstore serve --tls-cert FILE --tls-key FILE)`;
+}
+
+/**
  * The hint for a failure below HTTP: where it tried, through which proxy, and what to check; a
  * refused connection where the bundled server could listen (`--env local`, a loopback URL)
  * says how to start it there.
  */
 export function networkErrorHint(error: NetworkError): string {
   if (error.failure === "untrusted-certificate") return certificateHint(error);
+  if (error.failure === "plain-http") return plainHttpHint(error);
   const tried = `tried ${where(error.target, error.url)}`;
   const proxy = error.proxy;
   if (proxy !== undefined) {

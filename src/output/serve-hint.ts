@@ -5,7 +5,7 @@ import { LOCAL_BASE_URL } from "../client/target.js";
 const SERVE_DEFAULTS = new URL(LOCAL_BASE_URL);
 
 /** This machine: `localhost`, 127.0.0.0/8, `::1` (as the URL parser writes them). */
-function isLoopback(hostname: string): boolean {
+export function isLoopback(hostname: string): boolean {
   return hostname === "localhost" || hostname === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 

@@ -72,4 +72,37 @@ describe("describeNetworkFailure", () => {
       message: "the proxy answered 502 Bad Gateway to CONNECT",
     });
   });
+
+  it.each([
+    [
+      "Node 20's failed write (EPROTO)",
+      Object.assign(
+        new Error(
+          "write EPROTO 802C8551347F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number:../deps/openssl/openssl/ssl/record/ssl3_record.c:350:\n",
+        ),
+        { code: "EPROTO", errno: -71, syscall: "write" },
+      ),
+      "EPROTO",
+    ],
+    [
+      "a handshake error with OpenSSL's code",
+      Object.assign(new Error("SSL routines::wrong version number"), {
+        code: "ERR_SSL_WRONG_VERSION_NUMBER",
+      }),
+      "ERR_SSL_WRONG_VERSION_NUMBER",
+    ],
+    [
+      "either, as the cause of undici's error",
+      new Error("fetch failed", {
+        cause: Object.assign(new Error("x"), { code: "ERR_SSL_WRONG_VERSION_NUMBER" }),
+      }),
+      "ERR_SSL_WRONG_VERSION_NUMBER",
+    ],
+  ])("calls TLS meeting a plain HTTP server what it is: %s", (_name, error, code) => {
+    expect(describeNetworkFailure(error, false, 1)).toEqual({
+      failure: "plain-http",
+      code,
+      message: "the server there speaks plain HTTP, not HTTPS (TLS: wrong version number)",
+    });
+  });
 });

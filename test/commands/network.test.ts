@@ -194,3 +194,37 @@ describe("an https server whose certificate is not trusted", () => {
     expect(result.sleeps).toEqual([]);
   }, 10_000);
 });
+
+describe("an https URL at a server that speaks plain HTTP", () => {
+  let server: HttpServer;
+  let port: number;
+  let connections = 0;
+
+  beforeAll(async () => {
+    server = createHttpServer((_request, response) => response.end(LIST));
+    server.on("connection", () => (connections += 1));
+    port = await listen(server);
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it("is one attempt, not retried: exit 3 saying it speaks plain HTTP and to use http://", async () => {
+    const before = connections;
+    const baseUrl = `https://127.0.0.1:${port}/v1`;
+    const result = await runFake(["--retries", "2", "inventory", "list"], {
+      realNetwork: true,
+      env: env({ PETSTORE_BASE_URL: baseUrl }),
+    });
+    expect(result).toMatchObject({
+      code: 3,
+      stdout: "",
+      stderr:
+        `error: cannot reach ${baseUrl}/inventory: the server there speaks plain HTTP, not HTTPS (TLS: wrong version number)\n` +
+        `hint: use http://127.0.0.1:${port}/v1 in place of ${baseUrl} (from PETSTORE_BASE_URL)\n`,
+      sleeps: [],
+    });
+    expect(connections - before).toBe(1);
+  }, 10_000);
+});

@@ -287,6 +287,17 @@ describe("formatError", () => {
     expect(exitCodeFor(error)).toBe(3);
   });
 
+  it("says to use http:// for an https URL at a plain HTTP server, warning of the key on another machine", () => {
+    const message =
+      "cannot reach https://staging.example/v1/inventory: the server there speaks plain HTTP, not HTTPS (TLS: wrong version number)";
+    const error = networkError("plain-http", message, { code: "EPROTO" });
+    expect(formatError(error, quiet)).toBe(
+      `error: ${message}\n` +
+        "hint: use http://staging.example/v1 in place of https://staging.example/v1 (from PETSTORE_STAGING_URL) only if the API key may cross the network unencrypted; else have the server serve HTTPS (petstore serve --tls-cert FILE --tls-key FILE)\n",
+    );
+    expect(exitCodeFor(error)).toBe(3);
+  });
+
   it("asks whether a malformed answer came from a petstore API", () => {
     const error = new MalformedResponseError({
       message:
