@@ -150,14 +150,24 @@ export class ApiError extends CliError {
   /**
    * The one place that reads a 404: true when the pet the operation names does not exist,
    * false when the server does not know the route (its code `not_found`, or an operation
-   * without a petId), so the base URL is wrong.
+   * without a petId), so the base URL is wrong, or when it is not a petstore server at all
+   * (isWithoutErrorBody).
    */
   isNoSuchPet(): boolean {
     return (
       this.status === 404 &&
       PET_OPERATIONS.has(this.operation) &&
+      !this.isWithoutErrorBody() &&
       this.code !== ERROR_CODES.notFound
     );
+  }
+
+  /**
+   * A 404 without the Error body (`code`, `message`, `status`) every petstore server sends with
+   * an error: the base URL points at something else (a web server, a path without /v1).
+   */
+  isWithoutErrorBody(): boolean {
+    return this.status === 404 && this.code === undefined;
   }
 }
 

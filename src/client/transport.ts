@@ -355,13 +355,18 @@ export function createTransport(options: TransportOptions): Transport {
     const body = decodeErrorBody(text);
     const reason = reasonPhrase(status) ?? "error";
     const location = status >= 300 && status < 400 ? headers.location : undefined;
+    // Every error a petstore server sends has an Error body; a 404 without one is another's.
+    const answered =
+      status === 404 && body?.code === undefined
+        ? `the server answered ${status} ${reason} without an Error body: it does not look like a petstore server`
+        : `the server answered ${status} ${reason}`;
     const error = new ApiError({
       status,
       code: body?.code,
       message:
         body?.message ??
         (location === undefined
-          ? `the server answered ${status} ${reason}`
+          ? answered
           : `the server answered ${status} ${reason}, redirecting to ${redact(location)}`),
       operation: call.operation,
       method: call.method,

@@ -58,6 +58,22 @@ function redirectHint(error: ApiError): string {
     : `petstore does not follow redirects, and the server points to ${location}: set ${configured} to ${suggested}`;
 }
 
+/**
+ * The hint for a 404 without an Error body: a base URL without /v1 gets it added; one with it
+ * is asked whether it is a petstore server's.
+ */
+function foreignServerHint(error: ApiError): string {
+  const target = error.target;
+  if (target === undefined) {
+    return "check the base URL: a petstore server's ends in /v1, and answers every error with a JSON Error body";
+  }
+  const configured = `${target.baseUrl} (from ${target.baseUrlSource})`;
+  const base = target.baseUrl.replace(/\/+$/, "");
+  return base.endsWith("/v1")
+    ? `check that ${configured} is a petstore server's base URL: a petstore server answers every error with a JSON Error body`
+    : `check the base URL ${configured}: a petstore server's ends in /v1, as in ${base}/v1`;
+}
+
 /** The hint for an error status, by what the status says about the request. */
 export function apiErrorHint(error: ApiError): string | undefined {
   const { status, target } = error;
@@ -81,6 +97,7 @@ export function apiErrorHint(error: ApiError): string | undefined {
         : `${key} was accepted but is read-only (scope read): it can list and get stock, not change it; use a key of scope write`;
     }
     case 404:
+      if (error.isWithoutErrorBody()) return foreignServerHint(error);
       if (error.isNoSuchPet()) {
         return "check the petId; petstore inventory list shows the known ones";
       }

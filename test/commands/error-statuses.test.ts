@@ -163,3 +163,42 @@ describe("error answers", () => {
     );
   });
 });
+
+describe("a 404 without an Error body: not a petstore server", () => {
+  it.each([
+    [["inventory", "get", "42"], "GET", "/inventory/42"],
+    [["inventory", "set", "42", "1"], "PATCH", "/inventory/42"],
+    [["inventory", "list"], "GET", "/inventory"],
+    [["pets", "get", "42"], "GET", "/pets/42"],
+  ])("%j says so, never 'no such pet', and suggests /v1 (exit 5)", async (argv, method, path) => {
+    const agent = mockAgent();
+    agent
+      .get(ORIGIN)
+      .intercept({ path, method })
+      .reply(404, "<h1>Not Found</h1>", { headers: { "content-type": "text/html" } });
+    const result = await runFake(argv, {
+      agent,
+      env: { PETSTORE_BASE_URL: `${ORIGIN}/`, PETSTORE_API_KEY: KEY },
+    });
+    expect(result).toMatchObject({
+      code: 5,
+      stdout: "",
+      stderr:
+        "error: the server answered 404 Not Found without an Error body: it does not look like a petstore server (HTTP 404)\n" +
+        `hint: check the base URL ${ORIGIN} (from PETSTORE_BASE_URL): a petstore server's ends in /v1, as in ${ORIGIN}/v1\n`,
+    });
+  });
+
+  it("with a base URL that ends in /v1, asks whether it is a petstore server's", async () => {
+    const agent = mockAgent();
+    agent.get(ORIGIN).intercept({ path: "/v1/inventory/42", method: "GET" }).reply(404, "");
+    const result = await runFake(["inventory", "get", "42"], { agent });
+    expect(result).toMatchObject({
+      code: 5,
+      stdout: "",
+      stderr:
+        "error: the server answered 404 Not Found without an Error body: it does not look like a petstore server (HTTP 404)\n" +
+        `hint: check that ${BASE_URL} (from PETSTORE_BASE_URL) is a petstore server's base URL: a petstore server answers every error with a JSON Error body\n`,
+    });
+  });
+});
