@@ -104,7 +104,7 @@ describe("inventory apply interrupted, through the batch endpoint", () => {
     expect(result.writes).toEqual(["POST /v1/inventory/batch"]);
     const lines = result.stdout.split("\n");
     expect(lines[0]).toBe(
-      `${path}: ${FIRST_BATCH} changed, 0 unchanged, ${PETS - FIRST_BATCH} failed`,
+      `${path}: ${FIRST_BATCH} changed, 0 unchanged, 0 failed, ${PETS - FIRST_BATCH} not attempted (interrupted by SIGINT)`,
     );
     expect(result.stdout).toContain("changed:\n  pet 1: 0 -> 5\n");
     expect(result.stdout).toContain(
@@ -129,7 +129,7 @@ describe("inventory apply interrupted, through the batch endpoint", () => {
     expect([...(await quantities()).values()].every((quantity) => quantity === 5)).toBe(true);
   });
 
-  it("SIGTERM with --json: one JSON document matching the server's state, exits 143", async () => {
+  it("SIGTERM with --json: one JSON document matching the server's state, not attempted apart from failed, exits 143", async () => {
     const path = countsFile("sigterm.csv", 9, PETS);
     const result = await interruptedApply("SIGTERM", ["--json", path]);
     expect(result.code).toBe(143);
@@ -138,12 +138,15 @@ describe("inventory apply interrupted, through the batch endpoint", () => {
     expect(report).toMatchObject({
       changed: FIRST_BATCH,
       unchanged: 0,
-      failed: PETS - FIRST_BATCH,
+      failed: 0,
+      notAttempted: PETS - FIRST_BATCH,
+      interruptedBy: "SIGTERM",
+      interruptedDuring: "sending",
     });
     expect(report.results[0]).toEqual({ petId: 1, previous: 5, desired: 9, outcome: "changed" });
     for (const row of report.results.slice(FIRST_BATCH)) {
       expect(row).toMatchObject({
-        outcome: "failed",
+        outcome: "not_attempted",
         reason: "not attempted: interrupted by SIGTERM; run again to apply it",
       });
     }
@@ -163,7 +166,7 @@ describe("inventory apply interrupted, against a server without the batch endpoi
     expect(result.code).toBe(130);
     expect(result.writes).toEqual(["PATCH /v1/inventory/1"]);
     expect(result.stdout).toBe(
-      `${path}: 1 changed, 0 unchanged, ${FEW - 1} failed\n` +
+      `${path}: 1 changed, 0 unchanged, 0 failed, ${FEW - 1} not attempted (interrupted by SIGINT)\n` +
         `changed:\n  pet 1: ${was(1)} -> 7\n` +
         `not attempted (${FEW - 1} rows: interrupted by SIGINT; run the same command again to apply them):\n` +
         Array.from({ length: FEW - 1 }, (_, i) => `  pet ${i + 2}: ${was(i + 2)} -> 7\n`).join(""),

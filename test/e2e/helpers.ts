@@ -244,6 +244,8 @@ export interface CliOptions {
   env?: Env;
   /** Written to stdin, then closed. */
   input?: string;
+  /** spawnCli only: leave stdin open for the test to write to (`process.stdin`). */
+  openStdin?: boolean;
   /** Kill the child after this long (default 20 s). */
   timeoutMs?: number;
   /** Options for node itself, before the script (`--import …`). */
@@ -506,7 +508,8 @@ export function spawnCli(args: readonly string[], options: CliOptions = {}): Spa
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  writeInput(child.stdin, options.input);
+  if (options.openStdin === true) child.stdin.on("error", () => undefined);
+  else writeInput(child.stdin, options.input);
   const timer = setTimeout(() => child.kill("SIGKILL"), options.timeoutMs ?? 20_000);
   const exited = (once(child, "close") as Promise<[number | null]>).then(([code]) => {
     clearTimeout(timer);
