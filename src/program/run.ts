@@ -80,7 +80,15 @@ export function createProgram(factory: Factory): Command {
     .addCommand(ordersCommand(factory))
     .addCommand(serveCommand({ env: deps.env, stdout: deps.stdout, stderr: deps.stderr }))
     .addCommand(keysCommand({ stdout: deps.stdout, stderr: deps.stderr }))
-    .addCommand(dbCommand({ env: deps.env, stdout: deps.stdout, stderr: deps.stderr }))
+    .addCommand(
+      dbCommand({
+        env: deps.env,
+        stdout: deps.stdout,
+        stderr: deps.stderr,
+        // As IoStreams decides it for apply; the db verbs write no --verbose trace under it.
+        progress: deps.stderrIsTTY === true ? deps.stderr : undefined,
+      }),
+    )
     .addCommand(completionCommand({ stdout: deps.stdout }));
   // addCommand() does not pass settings down, so apply them to every command.
   forEachCommand(program, (command) => {

@@ -45,8 +45,8 @@ export function formatCopyReport(report: CopyReport, from: string): string {
 }
 
 /**
- * Checks the configuration, runs the copy and prints its report on stdout; its failures as
- * CliErrors with their exit codes. The URL's password shows nowhere: chooseStore and the copy
+ * Checks the configuration, runs the copy (a progress bar on stderr when it is a terminal) and
+ * prints its report on stdout; its failures as CliErrors with their exit codes. The URL's password shows nowhere: chooseStore and the copy
  * name host and database only.
  */
 export async function runDbCopy(options: DbCopyOptions, io: DbIo): Promise<void> {
@@ -57,18 +57,29 @@ export async function runDbCopy(options: DbCopyOptions, io: DbIo): Promise<void>
       "set it to the URL of an empty database, for example PETSTORE_DATABASE_URL=postgres://petstore@db.internal/petstore (the password in PGPASSWORD or ~/.pgpass, or in the URL)",
     );
   }
-  const [{ chooseStore }, { StartupError }, { copyStore }, { CopyError }] = await Promise.all([
-    import("../../server/store-choice.js"),
-    import("../../server/startup-error.js"),
-    import("../../server/store/copy/copy-store.js"),
-    import("../../server/store/copy/copy-error.js"),
-  ]);
+  const [{ chooseStore }, { StartupError }, { copyStore }, { CopyError }, { startCopyProgress }] =
+    await Promise.all([
+      import("../../server/store-choice.js"),
+      import("../../server/startup-error.js"),
+      import("../../server/store/copy/copy-store.js"),
+      import("../../server/store/copy/copy-error.js"),
+      import("../../output/copy-progress.js"),
+    ]);
+  const progress = startCopyProgress(io.progress);
   try {
     const choice = await chooseStore(undefined, io.env);
     if (choice.kind !== "postgres") throw new Error("PETSTORE_DATABASE_URL was not chosen");
-    const report = await copyStore({ from: options.from, url: choice.url });
+    const report = await copyStore({
+      from: options.from,
+      url: choice.url,
+      onProgress: ({ copied, total, table }) => {
+        progress.update(copied, total, table);
+      },
+    });
+    progress.stop();
     io.stdout.write(formatCopyReport(report, options.from));
   } catch (error) {
+    progress.stop();
     if (error instanceof StartupError) {
       throw new CliError(error.message, EXIT_CODES.usage, error.hint);
     }

@@ -8,6 +8,8 @@ export interface DbIo {
   env: Readonly<Record<string, string | undefined>>;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
+  /** Where to draw a progress bar (stderr, when it is a terminal); undefined for none. */
+  progress?: NodeJS.WritableStream | undefined;
 }
 
 /** Defines `db` and its verbs. */

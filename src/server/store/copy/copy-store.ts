@@ -28,6 +28,19 @@ export interface CopyOptions {
   lockTimeoutMs?: number;
   /** How long connecting may take before the database counts as unreachable (default 5 s). */
   connectTimeoutMs?: number;
+  /**
+   * Told how far the copy got: once the source is counted (0 copied), then after each page
+   * the target has taken. `copied` and `total` count the rows of every table.
+   */
+  onProgress?: ((progress: CopyProgress) => void) | undefined;
+}
+
+/** How far a copy got, for a progress bar. */
+export interface CopyProgress {
+  /** The report's label of the table being copied. */
+  table: string;
+  copied: number;
+  total: number;
 }
 
 /** One line of the report: a table's rows (or units in stock) in the source and the target. */
@@ -73,7 +86,13 @@ export async function copyStore(options: CopyOptions): Promise<CopyReport> {
       const progress: Progress = { commitSent: false };
       let failed: unknown;
       try {
-        const { counts, lastSeq } = await copyInTransaction(client, source, where, progress);
+        const { counts, lastSeq } = await copyInTransaction(
+          client,
+          source,
+          where,
+          progress,
+          options.onProgress,
+        );
         return { target: where, counts, lastSeq, elapsedMs: performance.now() - started };
       } catch (error) {
         failed = error;
@@ -114,11 +133,20 @@ async function copyInTransaction(
   source: SqliteSource,
   where: string,
   progress: Progress,
+  onProgress: ((progress: CopyProgress) => void) | undefined,
 ): Promise<{ counts: CopiedCount[]; lastSeq: bigint }> {
   const before = source.counts(COPIED_TABLES.map((table) => table.source));
+  const total = Number([...before.rows.values()].reduce((sum, rows) => sum + rows, 0n));
+  let copied = 0;
   await client.query("BEGIN");
   await prepareTarget(client, where);
-  for (const table of COPIED_TABLES) await copyTable(client, source, table);
+  onProgress?.({ table: COPIED_TABLES[0]?.label ?? "", copied, total });
+  for (const table of COPIED_TABLES) {
+    await copyTable(client, source, table, (rows) => {
+      copied += rows;
+      onProgress?.({ table: table.label, copied, total });
+    });
+  }
   await advanceCounters(client, before.lastSeq);
   const after = await countTarget(client);
   const counts: CopiedCount[] = COPIED_TABLES.map((table) => ({
@@ -147,20 +175,28 @@ async function copyInTransaction(
   return { counts, lastSeq: before.lastSeq };
 }
 
-/** Inserts `table`'s rows page by page, one INSERT in flight while the next page is read. */
+/**
+ * Inserts `table`'s rows page by page, one INSERT in flight while the next page is read;
+ * `onCopied` is told each page's rows once the target has taken them.
+ */
 async function copyTable(
   client: pg.PoolClient,
   source: SqliteSource,
   table: CopiedTable,
+  onCopied: (rows: number) => void,
 ): Promise<void> {
   let writing: Promise<unknown> | undefined;
   for (const rows of source.pages(table)) {
     await writing;
-    writing = client.query({
-      name: `copy ${table.target}`,
-      text: table.insert,
-      values: table.values(rows),
-    });
+    writing = client
+      .query({
+        name: `copy ${table.target}`,
+        text: table.insert,
+        values: table.values(rows),
+      })
+      .then(() => {
+        onCopied(rows.length);
+      });
     // Awaited on the next turn; until then a failure must not count as unhandled.
     writing.catch(() => undefined);
   }
