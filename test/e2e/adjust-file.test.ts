@@ -172,6 +172,7 @@ describe("adjust --file: a day's sales, exactly once", () => {
       changed: 1,
       unchanged: 0,
       failed: 0,
+      notAttempted: 0,
       results: [
         {
           row: 1,

@@ -126,6 +126,7 @@ describe("apply through the batch endpoint", () => {
       wouldChange: 1,
       unchanged: 1,
       wouldFail: 1,
+      notAttempted: 0,
       results: [
         { petId: 3, previous: three, desired: three, outcome: "unchanged" },
         { petId: 4, previous: four, desired: four + 1, outcome: "would_change" },

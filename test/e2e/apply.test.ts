@@ -102,6 +102,7 @@ describe.for(STORES)("apply, dry run and re-run, on %s", (store) => {
       changed: 0,
       unchanged: 4,
       failed: 0,
+      notAttempted: 0,
       results: [
         { petId: 1, previous: 5, desired: 5, outcome: "unchanged" },
         { petId: 2, previous: 0, desired: 0, outcome: "unchanged" },
@@ -123,6 +124,7 @@ describe.for(STORES)("apply, partial failure, stdin, int64 ids, on %s", (store) 
       changed: 2,
       unchanged: 0,
       failed: 1,
+      notAttempted: 0,
       results: [
         { petId: 1, previous: 3, desired: 6, outcome: "changed" },
         {
@@ -263,7 +265,8 @@ describe("apply refuses bad input and too many changes, changing nothing", () =>
     const result = await runCli(["inventory", "apply", "--json", path], { env: env() });
     expect(result).toEqual({
       code: 0,
-      stdout: '{\n  "changed": 0,\n  "unchanged": 0,\n  "failed": 0,\n  "results": []\n}\n',
+      stdout:
+        '{\n  "changed": 0,\n  "unchanged": 0,\n  "failed": 0,\n  "notAttempted": 0,\n  "results": []\n}\n',
       stderr: "",
     });
   });
