@@ -235,8 +235,10 @@ Rows go in batches of ${BATCH_SIZE} (POST /inventory/batch), each
 row alone: a row below 0 or of an unknown pet fails by itself (exit 7); with --atomic one
 failing row means nothing is changed (exit 7). Exit 0 when every row was applied, now or
 before. The reason defaults to "adjust <file name>". A server without the batch endpoint
-cannot keep refs: exit 2, nothing changed. Interrupted, it sends no more batches, lets the
-one in flight finish, prints the report and exits 130 or 143.
+cannot keep refs: exit 2, nothing changed. Interrupted (Ctrl-C, SIGTERM), it prints the
+report and exits 130 or 143: while reading the file it stops at once, having sent nothing;
+while sending, it lets the batch in flight finish and sends no more. Rows not sent are "not
+attempted", counted apart from the failed ones. A second interrupt stops at once.
 
 Examples:
   petstore inventory adjust 42 -1

@@ -83,12 +83,13 @@ A server that answers the batch endpoint 404 or 405 (one that implements only th
 one PATCH per row (If-Match), --concurrency at a time, said once on stderr; --atomic then
 exits 2 having changed nothing, and --dry-run shows only what differs from the stock read.
 
-Interrupted (Ctrl-C, SIGTERM), it sends no more batches, lets the one in flight finish,
-prints the report (rows not sent are "not attempted") and exits 130 or 143; a second
-interrupt stops at once.
+Interrupted (Ctrl-C, SIGTERM), it prints the report and exits 130 or 143: while reading the
+file or fetching the stock it stops at once, having sent nothing; while sending, it lets the
+batch (or the PATCHes) in flight finish and starts no more. Rows not sent are "not
+attempted", counted apart from the failed ones. A second interrupt stops at once.
 
 Report: a summary, the changes and every failure on stdout (--json: {"changed", "unchanged",
-"failed", "results"}); a progress bar on stderr when it is a terminal.
+"failed", "notAttempted", "results"}); a progress bar on stderr when it is a terminal.
 
 Examples:
   petstore inventory apply counts.csv --dry-run
