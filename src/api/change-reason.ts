@@ -31,7 +31,7 @@ export function checkChangeReason(
   if (length > MAX_CHANGE_REASON_LENGTH) {
     return {
       ok: false,
-      problem: `it is ${length} characters long; at most ${MAX_CHANGE_REASON_LENGTH} are kept`,
+      problem: `it is ${length} characters long; at most ${MAX_CHANGE_REASON_LENGTH} are allowed`,
     };
   }
   if (UNPRINTABLE.test(reason)) {

@@ -109,7 +109,7 @@ export const invalidHeaderExamples = {
 export const invalidReasonExamples = {
   invalidChangeReason: error("X-Change-Reason is longer than 200 characters or not printable", {
     code: ERROR_CODES.invalidHeader,
-    message: "X-Change-Reason is refused: it is 230 characters long; at most 200 are kept",
+    message: "X-Change-Reason is refused: it is 230 characters long; at most 200 are allowed",
     status: 400,
   }),
 } satisfies Record<string, Example>;

@@ -119,17 +119,12 @@ const REASON_HINT = `a reason is one line of at most ${MAX_CHANGE_REASON_LENGTH}
 /**
  * A commander argParser for `--reason TEXT`: the rule of src/api/change-reason.ts. A refusal
  * is a UsageError, not commander's InvalidArgumentError, whose message would repeat the whole
- * text; one that is too long says "at most 200" as the help and the hint do.
+ * text; one that is too long says "at most 200 are allowed", as the server does.
  */
 export function reasonOption(text: string): string {
   const checked = checkChangeReason(text);
   if (checked.ok) return checked.value;
-  const length = Array.from(text).length;
-  const problem =
-    length > MAX_CHANGE_REASON_LENGTH
-      ? `it is ${length} characters long; at most ${MAX_CHANGE_REASON_LENGTH} are allowed`
-      : checked.problem;
-  throw new UsageError(`--reason is refused: ${problem}`, REASON_HINT);
+  throw new UsageError(`--reason is refused: ${checked.problem}`, REASON_HINT);
 }
 
 /** The `--reason` option of the commands that change stock. */

@@ -22,7 +22,7 @@ describe("the change reason rule", () => {
 
   it.each([
     ["", "it is empty"],
-    ["x".repeat(201), "it is 201 characters long; at most 200 are kept"],
+    ["x".repeat(201), "it is 201 characters long; at most 200 are allowed"],
     ["two\nlines", "control character"],
     ["tab\there", "control character"],
     ["nul\u0000", "control character"],
