@@ -45,8 +45,11 @@ export interface FakeOptions {
   dispatcher?: Dispatcher;
   files?: Record<string, string>;
   now?: number;
-  /** What stdin holds (read by `inventory apply -`); no stdin when absent. */
-  stdin?: string;
+  /**
+   * What stdin holds (read by `inventory apply -`), or the stream itself (one that never ends,
+   * say); no stdin when absent.
+   */
+  stdin?: string | Readable;
   /** Whether stderr is a terminal (progress bars). */
   stderrIsTTY?: boolean;
   /** SIGINT/SIGTERM as the run sees them (an Interrupts the test delivers signals to). */
@@ -84,7 +87,10 @@ export async function runFake(
     stderr: stderr.stream,
     stdoutIsTTY: options.isTTY ?? false,
     stderrIsTTY: options.stderrIsTTY ?? false,
-    stdin: options.stdin === undefined ? undefined : Readable.from([Buffer.from(options.stdin)]),
+    stdin:
+      typeof options.stdin === "string"
+        ? Readable.from([Buffer.from(options.stdin)])
+        : options.stdin,
     env: options.env ?? CONFIGURED_ENV,
     readFile: (path) => {
       const text = files[path];
