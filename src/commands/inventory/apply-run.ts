@@ -118,6 +118,32 @@ async function dryRun(
   if (!("kind" in report) && report.failed > 0) throw new DryRunFailuresError(report);
 }
 
+/** Waits for a step that sends nothing, knowing the file's rows when it has read them. */
+type BeforeSending = <T>(
+  step: () => Promise<T>,
+  rows: readonly CountRow[] | undefined,
+) => Promise<T>;
+
+/**
+ * Reads and validates the whole file (a UsageError naming every bad line: nothing is sent),
+ * then fetches the inventory once and plans; no plan when the file has no rows and this is
+ * not a dry run. The rows and the text are the file's only copies, and die when planned. The
+ * read and the fetch go through `beforeSending`, which ends them at an interrupt.
+ */
+async function readPlan(
+  file: string,
+  options: InventoryApplyOptions,
+  context: CommandContext,
+  beforeSending: BeforeSending,
+): Promise<{ plan: ApplyPlan | undefined; client: ApiClient }> {
+  const text = await beforeSending(() => readCountsText(file, context.input), undefined);
+  const rows = parseCounts(text, detectCountsFormat(file, text, options.format), sourceName(file));
+  const client = await beforeSending(() => context.apiClient(), rows);
+  if (rows.length === 0 && options.dryRun !== true) return { plan: undefined, client };
+  const stock = await beforeSending(() => client.listInventoryQuantities(), rows);
+  return { plan: planApply(rows, stock), client };
+}
+
 /**
  * Validates the whole file (nothing is sent if any row is bad), fetches the inventory once,
  * and sends only the rows that differ: through the batch endpoint in requests of up to 1,000
@@ -159,11 +185,8 @@ async function applyFile(
   const { io } = context;
   const name = sourceName(file);
   const reportFormat = options.json === true ? "json" : "text";
-  /** Waits for a step that sends nothing; on an interrupt, reports that nothing was sent. */
-  const beforeSending = async <T>(
-    step: () => Promise<T>,
-    rows: readonly CountRow[] | undefined,
-  ): Promise<T> => {
+  // On an interrupt while reading or fetching, it reports that nothing was sent.
+  const beforeSending: BeforeSending = async (step, rows) => {
     try {
       return await run.until(step);
     } catch (error) {
@@ -173,18 +196,11 @@ async function applyFile(
       throw new ApplyInterruptedError(report, error.signal, name, options.dryRun === true);
     }
   };
-  // The whole file is read and validated (a UsageError naming every bad line: nothing is
-  // sent), then the inventory fetched once and planned. The rows and the text are the file's
-  // only copies, and die when planned.
-  const text = await beforeSending(() => readCountsText(file, context.input), undefined);
-  const rows = parseCounts(text, detectCountsFormat(file, text, options.format), name);
-  const client = await beforeSending(() => context.apiClient(), rows);
-  if (rows.length === 0 && options.dryRun !== true) {
+  const { plan, client } = await readPlan(file, options, context, beforeSending);
+  if (plan === undefined) {
     await writeApplyReport(EMPTY_REPORT, reportFormat, name, io);
     return;
   }
-  const stock = await beforeSending(() => client.listInventoryQuantities(), rows);
-  const plan = planApply(rows, stock);
   const overLimit =
     options.maxChanges !== undefined && plan.changes > options.maxChanges
       ? `${countOf(plan.changes, "entry", "entries")} would change, more than --max-changes ${options.maxChanges}`
