@@ -95,6 +95,18 @@ export function isValidRef(ref: string): boolean {
   return REF.test(ref);
 }
 
+/**
+ * `adjust --file --ref-prefix P`: a row without a ref gets `P:<row>`, so P is at most 100
+ * visible ASCII characters, leaving room in MAX_REF_LENGTH for `:` and any row number.
+ */
+export const MAX_REF_PREFIX_LENGTH = 100;
+const REF_PREFIX = /^[\x21-\x7e]{1,100}$/;
+
+/** Whether `prefix` makes valid refs `prefix:<row>`. */
+export function isValidRefPrefix(prefix: string): boolean {
+  return REF_PREFIX.test(prefix);
+}
+
 /** `GET /inventory/changes?limit=N`: how many records a page holds. */
 export const DEFAULT_FEED_LIMIT = 100;
 export const MAX_FEED_LIMIT = 1000;

@@ -20,17 +20,6 @@ import { problemsError } from "./read-counts.js";
  */
 export type RowRefs = { kind: "required" } | { kind: "prefix"; prefix: string } | { kind: "none" };
 
-/** The longest `--ref-prefix`: with `:` and a row number it stays within MAX_REF_LENGTH. */
-export const MAX_REF_PREFIX_LENGTH = 100;
-const REF_PREFIX = /^[\x21-\x7e]{1,100}$/;
-
-/** The problem with a `--ref-prefix`, or undefined when it makes valid refs. */
-export function refPrefixProblem(prefix: string): string | undefined {
-  return REF_PREFIX.test(prefix)
-    ? undefined
-    : `expected 1 to ${MAX_REF_PREFIX_LENGTH} visible ASCII characters (no spaces), such as till-1/2026-11-26`;
-}
-
 /** The ref `--ref-prefix P` gives the row numbered `row` (from 1): `P:<row>`. */
 export function prefixedRef(prefix: string, row: number): string {
   const ref = `${prefix}:${row}`;

@@ -5,7 +5,9 @@ import { BATCH_SIZE } from "../../apply/batch-size.js";
 import { COUNTS_FORMATS } from "../../apply/counts.js";
 import {
   isValidQuantity,
+  isValidRefPrefix,
   MAX_BATCH_CHANGES,
+  MAX_REF_PREFIX_LENGTH,
   MAX_QUANTITY,
   MIN_QUANTITY,
 } from "../../api/limits.js";
@@ -23,7 +25,6 @@ import {
 } from "../../program/arguments.js";
 import type { CommandContext, Factory } from "../../program/factory.js";
 import { readGlobalOptions } from "../../program/global-options.js";
-import { refPrefixProblem } from "../../apply/read-deltas.js";
 // Only the type: the file run (file readers, the batch loop) loads when --file is used.
 import type { InventoryAdjustFileOptions } from "./adjust-file-run.js";
 import { quantityAfterConflict, QuantityConflictError } from "./conflict.js";
@@ -51,9 +52,10 @@ export interface InventoryAdjustOptions {
 
 /** A commander argParser for `--ref-prefix`: 1 to 100 visible ASCII characters. */
 function refPrefixOption(text: string): string {
-  const problem = refPrefixProblem(text);
-  if (problem === undefined) return text;
-  throw new InvalidArgumentError(`${problem}.`);
+  if (isValidRefPrefix(text)) return text;
+  throw new InvalidArgumentError(
+    `expected 1 to ${MAX_REF_PREFIX_LENGTH} visible ASCII characters (no spaces), such as till-1/2026-11-26.`,
+  );
 }
 
 function signed(delta: number): string {
@@ -248,7 +250,7 @@ Examples:
   petstore inventory adjust --file sales.csv --ref-prefix till-1/2026-11-24 --dry-run
   petstore inventory adjust --file delivery.json --atomic --ref-prefix delivery/2026-11-22
   till-export | petstore inventory adjust --file - --format csv --ref-prefix "till-1/$(date +%F)" --json
-  petstore inventory adjust --file sales-with-refs.csv   (every row has its own ref)`,
+  petstore inventory adjust --file sales-with-refs.csv`,
       )
       .action(
         async (
