@@ -29,15 +29,19 @@ function notApplied(report: AdjustReport): string {
   return `${report.failed + report.notAttempted} of ${rows} not applied${split}`;
 }
 
+/** Some row this run applied has no ref (`--no-ref`): running the file again applies it again. */
+function appliedWithoutRef(report: AdjustReport): boolean {
+  return report.results.some(
+    (result) => result.outcome === "changed" && result.row.ref === undefined,
+  );
+}
+
 /**
  * What to do about the rows not applied, true to what was: a run that applied rows without a
  * ref (`--no-ref`) must not be run again whole, and a run that applied none has none to speak of.
  */
 function rerunHint(report: AdjustReport): string {
-  const appliedWithoutRef = report.results.some(
-    (result) => result.outcome === "changed" && result.row.ref === undefined,
-  );
-  if (appliedWithoutRef) {
+  if (appliedWithoutRef(report)) {
     return "the rows this run applied have no ref, so running the file again would apply them twice: put the rows not applied (the report lists them) in a file of their own";
   }
   if (report.changed === 0) {
@@ -87,9 +91,9 @@ function message(report: AdjustReport, dryRun: boolean): { message: string; hint
   }
   return {
     message: `${report.failed} of ${rows} failed (the report lists them)${applied}`,
-    hint:
-      "the rows applied stay applied: put the failed ones, fixed, in a new file of their own " +
-      "(running this file again applies nothing twice, but an edited copy is a new file: its rows without a ref would apply again)",
+    hint: appliedWithoutRef(report)
+      ? "the rows applied have no ref, so running this file again would apply them twice: put the failed ones, fixed, in a new file of their own"
+      : "the rows applied stay applied: fix the failed ones in place and run the file again with the same refs (the same --ref-prefix, no row moved): the rows applied come back duplicate",
   };
 }
 

@@ -147,7 +147,7 @@ describe("inventory adjust --file", () => {
     );
     expect(result.stderr).toBe(
       "error: 2 of 3 rows failed (the report lists them); the other 1 was applied\n" +
-        "hint: the rows applied stay applied: put the failed ones, fixed, in a new file of their own (running this file again applies nothing twice, but an edited copy is a new file: its rows without a ref would apply again)\n",
+        "hint: the rows applied stay applied: fix the failed ones in place and run the file again with the same refs (the same --ref-prefix, no row moved): the rows applied come back duplicate\n",
     );
     expect([...server.stock.values()]).toEqual([0, 1]);
   });

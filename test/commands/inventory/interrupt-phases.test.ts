@@ -212,8 +212,8 @@ describe("a dry run interrupted between batches", () => {
   });
 });
 
-describe("adjust --file in which no row applied", () => {
-  it("says so, and its hint speaks of no rows applied", async () => {
+describe("the hint after an adjust --file with failed rows", () => {
+  it("with no row applied: says so, and speaks of no rows applied", async () => {
     const agent = mockAgent();
     serveBatches(agent, stockOf(2, 0), { listed: false });
     const result = await runFake(["inventory", "adjust", "--file", "s.csv", ...DAY], {
@@ -224,6 +224,20 @@ describe("adjust --file in which no row applied", () => {
     expect(result.stderr).toBe(
       "error: 2 of 2 rows failed (the report lists them); no row was applied\n" +
         "hint: fix the failed rows and run the file again: nothing of it was applied\n",
+    );
+  });
+
+  it("after --no-ref rows applied, the hint never says to run the file again", async () => {
+    const agent = mockAgent();
+    serveBatches(agent, stockOf(2, 0), { listed: false });
+    const result = await runFake(["inventory", "adjust", "--file", "s.csv", "--no-ref"], {
+      agent,
+      files: { "s.csv": "petId,delta\n1,+1\n2,-2\n" },
+    });
+    expect(result.code).toBe(7);
+    expect(result.stderr).toBe(
+      "error: 1 of 2 rows failed (the report lists them); the other 1 was applied\n" +
+        "hint: the rows applied have no ref, so running this file again would apply them twice: put the failed ones, fixed, in a new file of their own\n",
     );
   });
 });
