@@ -22,6 +22,11 @@ export const ERROR_CODES = {
   expectationFailed: "expectation_failed",
   /** 503: the server cannot serve the request now (a database lock, shutting down); retry. */
   unavailable: "unavailable",
+  /**
+   * 503: the server's storage is full, so a write was refused and nothing was changed; retry
+   * once space is freed.
+   */
+  storageFull: "storage_full",
   unsupportedMediaType: "unsupported_media_type",
   payloadTooLarge: "payload_too_large",
   unauthorized: "unauthorized",

@@ -7,13 +7,14 @@ import type { ApiKey } from "../api/keys-file.js";
 import { bearerAuth } from "./auth.js";
 import { answerClientError, answerConnect, answerUnmetExpectation } from "./client-errors.js";
 import { drainRequestBody } from "./drain-request-body.js";
-import { handleError } from "./error-handler.js";
+import { errorHandler } from "./error-handler.js";
 import { HttpError } from "./http-error.js";
 import { startIdempotencyPurge } from "./idempotency-purge.js";
 import { KeyRing } from "./key-ring.js";
 import type { ServerMetrics } from "./metrics.js";
 import { requestIdOf } from "./request-id.js";
 import { serviceUnavailable } from "./service-unavailable.js";
+import { WriteRefusals } from "./write-refusals.js";
 import { healthRoutes } from "./routes/health.js";
 import { inventoryRoutes } from "./routes/inventory.js";
 import { inventoryBatchRoutes } from "./routes/inventory-batch.js";
@@ -62,6 +63,9 @@ const MAX_PARAM_LENGTH = 16 * 1024;
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const keys = options.apiKeys instanceof KeyRing ? options.apiKeys : new KeyRing(options.apiKeys);
   const { metrics } = options;
+  // Writes refused with a 503: counted, and a full disk logged once per episode.
+  const refusals = new WriteRefusals(metrics);
+  const handleError = errorHandler(refusals);
   const app = Fastify({
     logger: options.logStream
       ? {
@@ -187,7 +191,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   });
 
   await app.register(healthRoutes, { store: options.store, keys, draining: () => closing.now });
-  const countChanges = (count: number) => metrics?.countChanges(count);
+  const countChanges = (count: number) => {
+    metrics?.countChanges(count);
+    refusals.committed(count, app.log);
+  };
   await app.register(
     async (v1) => {
       // The limiter's hooks are per route (onRequest), so authentication runs at preParsing

@@ -2,9 +2,11 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { ERROR_CODES } from "../api/error-codes.js";
 import { HttpError } from "./http-error.js";
-import { serviceUnavailable } from "./service-unavailable.js";
+import { LockedOutError, serviceUnavailable, storageFull } from "./service-unavailable.js";
 import { StoreBusyError } from "./store/store-busy-error.js";
+import { StoreFullError } from "./store/store-full-error.js";
 import { StoreUnavailableError } from "./store/store-unavailable-error.js";
+import type { WriteRefusalReason, WriteRefusals } from "./write-refusals.js";
 
 declare module "fastify" {
   interface FastifyReply {
@@ -27,6 +29,7 @@ export function toHttpError(error: FastifyError | Error): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof StoreBusyError) return serviceUnavailable(`${error.message}; retry later`);
   if (error instanceof StoreUnavailableError) return databaseUnreachable(error);
+  if (error instanceof StoreFullError) return storageFull();
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) {
     return new HttpError(400, ERROR_CODES.invalidBody, error.message);
@@ -53,13 +56,23 @@ function databaseUnreachable(error: StoreUnavailableError): HttpError {
   );
 }
 
+/** Why a write request was refused with a 503 (for the metric), or undefined if it was not. */
+function refusalOf(error: Error, request: FastifyRequest): WriteRefusalReason | undefined {
+  if (error instanceof StoreFullError) return "storage_full";
+  if (request.method === "GET" || request.method === "HEAD") return undefined;
+  if (error instanceof LockedOutError) return "busy";
+  if (error instanceof StoreUnavailableError) return "unavailable";
+  return undefined;
+}
+
 /**
- * Logs a 5xx answer. A refusal the server chose (an HttpError, such as the 503 of a write the
- * database lock held elsewhere kept out, or of shutting down; a read's StoreBusyError) is a
- * handled condition: a warning saying what was answered, without a stack. Anything else is a
- * fault: an error with the stack.
+ * Logs a 5xx answer. A full disk is told once per episode (write-refusals.ts). A refusal the
+ * server chose (an HttpError, such as the 503 of a write the database lock held elsewhere kept
+ * out, or of shutting down; a read's StoreBusyError) is a handled condition: a warning saying
+ * what was answered, without a stack. Anything else is a fault: an error with the stack.
  */
 function logServerAnswer(error: Error, httpError: HttpError, request: FastifyRequest): void {
+  if (error instanceof StoreFullError) return;
   if (error instanceof HttpError || error instanceof StoreBusyError) {
     request.log.warn(
       { status: httpError.statusCode, code: httpError.code, reason: httpError.message },
@@ -70,18 +83,25 @@ function logServerAnswer(error: Error, httpError: HttpError, request: FastifyReq
   }
 }
 
-/** Fastify error handler: logs 5xx answers, never leaks a fault's details. */
-export function handleError(
+/** A Fastify error handler: logs 5xx answers, never leaks a fault's details, counts refused writes. */
+export type ErrorHandler = (
   error: FastifyError,
   request: FastifyRequest,
   reply: FastifyReply,
-): FastifyReply {
-  const httpError = toHttpError(error);
-  if (httpError.statusCode >= 500) logServerAnswer(error, httpError, request);
-  reply.errorCode = httpError.code;
-  return reply
-    .code(httpError.statusCode)
-    .headers(httpError.headers)
-    .type("application/json; charset=utf-8")
-    .send(httpError.toBody());
+) => FastifyReply;
+
+/** The app's error handler, telling `refusals` of every write it answers with a refusal. */
+export function errorHandler(refusals: WriteRefusals): ErrorHandler {
+  return (error, request, reply) => {
+    const httpError = toHttpError(error);
+    const refusal = refusalOf(error, request);
+    if (refusal) refusals.refused(refusal, request.log, error.message);
+    if (httpError.statusCode >= 500) logServerAnswer(error, httpError, request);
+    reply.errorCode = httpError.code;
+    return reply
+      .code(httpError.statusCode)
+      .headers(httpError.headers)
+      .type("application/json; charset=utf-8")
+      .send(httpError.toBody());
+  };
 }

@@ -1,10 +1,12 @@
 /**
  * The server's Prometheus metrics (prom-client, a registry of its own, never the global one).
  * Labels are bounded: a method Node parses, a route template (one value for unknown routes),
- * a status code, a reload result. No label carries a pet id, a key or a key's name.
+ * a status code, a reload result, a refused write's reason. No label carries a pet id, a key or
+ * a key's name.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import { VERSION } from "../api/version.js";
+import { WRITE_REFUSAL_REASONS, type WriteRefusalReason } from "./write-refusals.js";
 
 /** What the metrics read from the server when scraped. */
 export interface MetricsSources {
@@ -20,6 +22,7 @@ export class ServerMetrics {
   readonly registry = new Registry();
   readonly #requestDuration: Histogram<RequestLabels>;
   readonly #changes: Counter;
+  readonly #refusedWrites: Counter<"reason">;
   readonly #reloads: Counter<"result">;
   readonly #lastReloadSuccessful: Gauge;
   readonly #lastReloadSuccessTime: Gauge;
@@ -38,6 +41,13 @@ export class ServerMetrics {
       help: "Inventory changes applied (a PATCH that wrote, each changed entry of a batch)",
       registers,
     });
+    this.#refusedWrites = new Counter({
+      name: "petstore_writes_refused_total",
+      help: "Writes answered 503 and not made, by reason (storage_full, busy, unavailable)",
+      labelNames: ["reason"],
+      registers,
+    });
+    for (const reason of WRITE_REFUSAL_REASONS) this.#refusedWrites.inc({ reason }, 0);
     new Gauge({
       name: "petstore_store_up",
       help: "1 when the store answered within 1 s at this scrape, else 0",
@@ -89,6 +99,11 @@ export class ServerMetrics {
 
   countChanges(count: number): void {
     if (count > 0) this.#changes.inc(count);
+  }
+
+  /** A write the server refused with a 503 (write-refusals.ts). */
+  countRefusedWrite(reason: WriteRefusalReason): void {
+    this.#refusedWrites.inc({ reason });
   }
 
   /** A SIGHUP's reading of the keys file: `at` (Unix ms) when it held. */

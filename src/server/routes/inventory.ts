@@ -13,7 +13,7 @@ import { parseChangeReason } from "../change-reason.js";
 import { HttpError } from "../http-error.js";
 import { fingerprintOf, parseIdempotencyKey } from "../idempotency.js";
 import { conditionOf, parseIfMatch } from "../if-match.js";
-import { serviceUnavailable } from "../service-unavailable.js";
+import { lockedOut } from "../service-unavailable.js";
 import type {
   ChangeAuthor,
   FeedRecord,
@@ -247,9 +247,7 @@ export function answerUnwritten(
         `this Idempotency-Key was already used for a different request (${other}); nothing was changed: use a new key for a new ${what}`,
       );
     case "busy":
-      throw serviceUnavailable(
-        "the database is locked by another process; nothing was changed, retry later",
-      );
+      throw lockedOut();
   }
 }
 

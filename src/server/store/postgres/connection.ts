@@ -87,6 +87,17 @@ export function isUnreachable(error: unknown): boolean {
   return LOST_CONNECTION.test(error.message);
 }
 
+/**
+ * Whether `error` is PostgreSQL refusing a statement for lack of disk space: `disk_full`
+ * (53100, "could not extend file …: No space left on device"), the transaction rolled back.
+ * Only that one of class 53: 53000 and 53200 (memory) are not about storage, and 53300 (too
+ * many connections) is the database not taking sessions, `unavailable` above. A full WAL
+ * directory is not 53100 either: PostgreSQL stops (PANIC), which reads as unreachable.
+ */
+export function isDiskFull(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "53100";
+}
+
 /** Whether `error` is PostgreSQL giving up a row lock (lock_timeout) or breaking a deadlock. */
 export function isLockFailure(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;

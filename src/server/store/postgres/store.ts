@@ -14,6 +14,7 @@ import { migrate } from "./migrations.js";
 import {
   createPool,
   describeDatabase,
+  isDiskFull,
   isLockFailure,
   isUnreachable,
   reasonOf,
@@ -34,8 +35,14 @@ import {
   type UpdateOptions,
   type UpdateResult,
 } from "../store.js";
-import { asBatchResult, asUpdateResult } from "../write-plan.js";
+import {
+  asBatchResult,
+  asUpdateResult,
+  type PlannedResult,
+  type PlannedWrite,
+} from "../write-plan.js";
 import { StoreBusyError } from "../store-busy-error.js";
+import { StoreFullError } from "../store-full-error.js";
 import { StoreUnavailableError } from "../store-unavailable-error.js";
 
 export interface PostgresStoreOptions {
@@ -271,15 +278,30 @@ class PostgresStore implements Store {
   ): Promise<UpdateResult> {
     if (this.#closed) throw new Error("the store is closed");
     checkQuantity(quantity);
-    return asUpdateResult(
-      await this.#groupCommit.write({ kind: "update", petId, quantity, options }),
-    );
+    return asUpdateResult(await this.#commit({ kind: "update", petId, quantity, options }));
   }
 
   /** A batch joins the group commit as one write: one transaction, all of it or none. */
   async applyBatch(batch: BatchWrite, options: BatchOptions = {}): Promise<BatchResult> {
     if (this.#closed) throw new Error("the store is closed");
-    return asBatchResult(await this.#groupCommit.write({ kind: "batch", batch, options }));
+    return asBatchResult(await this.#commit({ kind: "batch", batch, options }));
+  }
+
+  /**
+   * A write through the group commit. One PostgreSQL refused for lack of disk space (its
+   * transaction rolled back; a group is tried again write by write, so one that fits still
+   * commits) rejects with StoreFullError.
+   */
+  async #commit(write: PlannedWrite): Promise<PlannedResult> {
+    try {
+      return await this.#groupCommit.write(write);
+    } catch (error) {
+      if (!isDiskFull(error)) throw error;
+      throw new StoreFullError(
+        `PostgreSQL ${describeDatabase(this.#url)} is out of disk space: ${reasonOf(error, this.#url)}`,
+        { cause: error },
+      );
+    }
   }
 
   async listChanges(petId: bigint, limit: number): Promise<FeedRecord[] | undefined> {

@@ -36,6 +36,7 @@ import {
 import { openConnection } from "./connection.js";
 import { GroupCommit } from "./group-commit.js";
 import { whenUnlocked } from "./lock.js";
+import { isStorageFull, storageFull } from "./storage-full.js";
 
 interface InventoryRow {
   id: bigint;
@@ -112,11 +113,13 @@ export interface SqliteStoreOptions {
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Store {
   const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
   const now = options.now ?? (() => performance.now());
-  return new SqliteStore(openConnection(path, lockTimeoutMs, now), now, lockTimeoutMs);
+  return new SqliteStore(openConnection(path, lockTimeoutMs, now), path, now, lockTimeoutMs);
 }
 
 class SqliteStore implements Store {
   readonly #db: Database.Database;
+  /** The file, as given: named in the server's log when it is full. */
+  readonly #path: string;
   readonly #list: Database.Statement<[], InventoryRow>;
   readonly #item: Database.Statement<[bigint], InventoryRow>;
   readonly #current: Database.Statement<[bigint], CurrentRow>;
@@ -161,8 +164,9 @@ class SqliteStore implements Store {
   readonly #now: () => number;
   readonly #lockTimeoutMs: number;
 
-  constructor(db: Database.Database, now: () => number, lockTimeoutMs: number) {
+  constructor(db: Database.Database, path: string, now: () => number, lockTimeoutMs: number) {
     this.#db = db;
+    this.#path = path;
     this.#now = now;
     this.#lockTimeoutMs = lockTimeoutMs;
     this.#list = db.prepare("SELECT id, quantity, status FROM pets ORDER BY id");
@@ -277,14 +281,26 @@ class SqliteStore implements Store {
     options: UpdateOptions = {},
   ): Promise<UpdateResult> {
     checkQuantity(quantity);
-    return asUpdateResult(
-      await this.#groupCommit.write({ kind: "update", petId, quantity, options }),
-    );
+    return asUpdateResult(await this.#commit({ kind: "update", petId, quantity, options }));
   }
 
   /** A batch joins the group commit as one write: one transaction, all of it or none. */
   async applyBatch(batch: BatchWrite, options: BatchOptions = {}): Promise<BatchResult> {
-    return asBatchResult(await this.#groupCommit.write({ kind: "batch", batch, options }));
+    return asBatchResult(await this.#commit({ kind: "batch", batch, options }));
+  }
+
+  /**
+   * A write through the group commit. One the file system had no room for rejects with
+   * StoreFullError: its transaction was rolled back whole (a group the disk refused is tried
+   * again write by write, so a write that fits still commits), and the connection serves on.
+   */
+  async #commit(write: PlannedWrite): Promise<PlannedResult> {
+    try {
+      return await this.#groupCommit.write(write);
+    } catch (error) {
+      if (isStorageFull(error)) throw storageFull(this.#path, error);
+      throw error;
+    }
   }
 
   /**
