@@ -122,6 +122,9 @@ export function apiErrorHint(error: ApiError): string | undefined {
     case 429:
       return `the server kept limiting the rate of requests (${times(error.attempts)}); wait and try again later, or raise --retries`;
     default:
+      if (error.code === ERROR_CODES.storageFull) {
+        return "free space on the disk where the server keeps its database (the server's log names it), then run again";
+      }
       if (status >= 500 || status === 408) {
         return `the server kept failing (${times(error.attempts)}); try again later, or raise --retries`;
       }

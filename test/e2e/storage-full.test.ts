@@ -1,0 +1,345 @@
+/**
+ * A full disk, for real: `petstore serve` on a SQLite file in a 2 MiB tmpfs this test mounts
+ * (it must run as root), filled by a filler file. Writes are refused with 503 `storage_full`
+ * and `Retry-After`, reads answer, the CLI exits 3 saying so, the log says it once, a metric
+ * counts the refusals; once the filler is gone the next write succeeds without a restart, and
+ * the file passes `integrity_check` holding every acknowledged write and nothing refused.
+ * `petstore db backup` onto the full disk fails and leaves nothing. Where a tmpfs cannot be
+ * mounted (not root, no mount(8), a container without the right), the block is skipped
+ * visibly, its name saying why.
+ */
+import { execFileSync } from "node:child_process";
+import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { API_KEY, runCli, startServer, type RunningServer } from "./helpers.js";
+
+const SIZE = "2m";
+const PETS = 5;
+
+/** Why a tmpfs cannot be mounted here, or undefined when a trial mount worked. */
+function cannotMount(): string | undefined {
+  if (process.platform !== "linux") return `not Linux (${process.platform})`;
+  if (process.getuid?.() !== 0) return "needs root";
+  const dir = mkdtempSync(join(tmpdir(), "petstore-tmpfs-probe-"));
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir], { stdio: "pipe" });
+    execFileSync("umount", [dir], { stdio: "pipe" });
+    return undefined;
+  } catch (error) {
+    const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
+    return `mount failed: ${stderr || String(error)}`;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const whyNot = cannotMount();
+const title =
+  whyNot === undefined
+    ? `a full disk (a ${SIZE} tmpfs mounted by the test)`
+    : `a full disk: skipped, cannot mount a tmpfs (${whyNot})`;
+
+/** Fills the file system holding `path` with the file `path`, to the last byte it takes. */
+function fill(path: string): void {
+  const fd = openSync(path, "w");
+  try {
+    for (const size of [64 * 1024, 4096, 512, 1]) {
+      const chunk = Buffer.alloc(size, 0x2a);
+      for (;;) {
+        try {
+          writeSync(fd, chunk);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === "ENOSPC") break;
+          throw error;
+        }
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const auth = { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" };
+
+interface Answer {
+  status: number;
+  retryAfter: string | null;
+  body: unknown;
+}
+
+async function patch(server: RunningServer, petId: number, quantity: number): Promise<Answer> {
+  const response = await fetch(`${server.url}/inventory/${petId}`, {
+    method: "PATCH",
+    headers: auth,
+    body: JSON.stringify({ quantity }),
+  });
+  return {
+    status: response.status,
+    retryAfter: response.headers.get("retry-after"),
+    body: await response.json(),
+  };
+}
+
+async function batch(server: RunningServer, changes: unknown[]): Promise<Answer> {
+  const response = await fetch(`${server.url}/inventory/batch`, {
+    method: "POST",
+    headers: auth,
+    body: JSON.stringify({ changes }),
+  });
+  return {
+    status: response.status,
+    retryAfter: response.headers.get("retry-after"),
+    body: await response.json(),
+  };
+}
+
+async function metricsUrlOf(server: RunningServer): Promise<string> {
+  for (let waited = 0; waited < 5000; waited += 10) {
+    const match = /^metrics on (http:\/\/\S+)$/m.exec(server.stdout());
+    if (match?.[1] !== undefined) return match[1];
+    await sleep(10);
+  }
+  throw new Error(`no metrics line in: ${server.stdout()}`);
+}
+
+async function refusedWrites(metricsUrl: string, reason: string): Promise<number> {
+  const text = await (await fetch(metricsUrl)).text();
+  const series = `petstore_writes_refused_total{reason="${reason}"} `;
+  const line = text.split("\n").find((candidate) => candidate.startsWith(series));
+  return Number(line?.slice(series.length));
+}
+
+interface LogLine {
+  level: number;
+  msg?: string;
+  reason?: string;
+  code?: string;
+}
+
+function logLines(server: RunningServer): LogLine[] {
+  return server
+    .stderr()
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as LogLine);
+}
+
+/**
+ * The server's log once it holds `count` request lines answered `storage_full` (it writes its
+ * log in batches, at least every half second): every line logged up to those refusals.
+ */
+async function logAfterRefusals(server: RunningServer, count: number): Promise<LogLine[]> {
+  for (let waited = 0; waited < 5000; waited += 50) {
+    const lines = logLines(server);
+    if (
+      lines.filter((line) => line.msg === "request" && line.code === "storage_full").length >= count
+    ) {
+      return lines;
+    }
+    await sleep(50);
+  }
+  throw new Error(`fewer than ${count} storage_full request lines in:\n${server.stderr()}`);
+}
+
+const isError = (line: LogLine) => line.level >= 50;
+
+const STORAGE_FULL = {
+  code: "storage_full",
+  status: 503,
+  message:
+    "the server's storage is full, so nothing was changed; retry once space is freed on the server",
+};
+
+describe.skipIf(whyNot !== undefined)(title, () => {
+  let mountPoint = "";
+  let mounted = false;
+  let server: RunningServer;
+  /** Set once the server started, so afterAll stops it even when a test failed. */
+  let stopServer: (() => Promise<unknown>) | undefined;
+  let metricsUrl = "";
+  let dbPath = "";
+  let filler = "";
+  /** The quantity each pet was last acknowledged with (200). */
+  const acked = new Map<number, number>([
+    [1, 10],
+    [2, 20],
+    [3, 30],
+    [4, 40],
+    [5, 50],
+  ]);
+  /** Quantities sent in writes that were refused: none may be in the file. */
+  const refused = new Set<number>();
+
+  beforeAll(async () => {
+    mountPoint = mkdtempSync(join(tmpdir(), "petstore-full-"));
+    execFileSync("mount", ["-t", "tmpfs", "-o", `size=${SIZE}`, "tmpfs", mountPoint]);
+    mounted = true;
+    dbPath = join(mountPoint, "petstore.db");
+    filler = join(mountPoint, "filler");
+    server = await startServer({
+      dbPath,
+      seed: [...acked].map(([petId, quantity]) => ({
+        petId,
+        name: `pet ${petId}`,
+        status: "available",
+        quantity,
+      })),
+      args: ["--metrics-port", "0"],
+    });
+    stopServer = () => server.stop();
+    metricsUrl = await metricsUrlOf(server);
+  });
+
+  afterAll(async () => {
+    await stopServer?.();
+    if (mounted) execFileSync("umount", [mountPoint]);
+    rmSync(mountPoint, { recursive: true, force: true });
+  });
+
+  it("refuses writes with 503 storage_full and Retry-After, serves reads, and logs it once", async () => {
+    expect((await patch(server, 1, 11)).status).toBe(200);
+    acked.set(1, 11);
+    fill(filler);
+
+    // The WAL may hold a few bytes more: writes that fit are acknowledged, and kept.
+    let quantity = 1000;
+    let first: Answer | undefined;
+    for (let attempt = 0; attempt < 50 && first === undefined; attempt++) {
+      const petId = (attempt % PETS) + 1;
+      const answer = await patch(server, petId, ++quantity);
+      if (answer.status === 200) acked.set(petId, quantity);
+      else {
+        refused.add(quantity);
+        first = answer;
+      }
+    }
+    expect(first).toEqual({ status: 503, retryAfter: "1", body: STORAGE_FULL });
+
+    for (let petId = 1; petId <= PETS; petId++) {
+      const answer = await patch(server, petId, ++quantity);
+      refused.add(quantity);
+      expect(answer).toEqual({ status: 503, retryAfter: "1", body: STORAGE_FULL });
+    }
+    const changes = [
+      { petId: 1, quantity: ++quantity },
+      { petId: 2, delta: 1 },
+    ];
+    refused.add(quantity);
+    expect(await batch(server, changes)).toEqual({
+      status: 503,
+      retryAfter: "1",
+      body: STORAGE_FULL,
+    });
+
+    // Reads answer, and the server is up.
+    const list = await fetch(`${server.url}/inventory`, { headers: auth });
+    expect(list.status).toBe(200);
+    expect(await list.json()).toEqual(
+      [...acked].map(([petId, held]) => ({ petId, quantity: held, status: "available" })),
+    );
+    expect((await fetch(`${server.url}/inventory/2`, { headers: auth })).status).toBe(200);
+    expect((await fetch(server.url.replace(/\/v1$/, "/readyz"))).status).toBe(200);
+
+    // One error line for the whole episode, naming the file; the refusals are counted.
+    const errors = (await logAfterRefusals(server, PETS + 2)).filter(isError);
+    expect(errors).toEqual([
+      expect.objectContaining({
+        msg: "storage full: writes are refused until space is freed",
+        reason: expect.stringContaining(dbPath) as unknown,
+      }),
+    ]);
+    expect(errors[0]?.reason).toMatch(/SQLITE_FULL|SQLITE_IOERR_SHMSIZE/);
+    expect(await refusedWrites(metricsUrl, "storage_full")).toBe(PETS + 2);
+  });
+
+  it("the CLI's set exits 3 saying the server's storage is full", async () => {
+    const result = await runCli(["inventory", "set", "3", "4242"], {
+      env: { PETSTORE_BASE_URL: server.url, PETSTORE_API_KEY: API_KEY },
+    });
+    refused.add(4242);
+    expect(result.code).toBe(3);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toContain("the server's storage is full, so nothing was changed");
+    expect(result.stderr).toMatch(
+      /^hint: free space on the disk where the server keeps its database/m,
+    );
+    expect(server.process.exitCode).toBeNull();
+    // The CLI tried 3 times (2 retries): still one error line.
+    expect((await logAfterRefusals(server, PETS + 2 + 3)).filter(isError)).toHaveLength(1);
+    expect(await refusedWrites(metricsUrl, "storage_full")).toBe(PETS + 2 + 3);
+  });
+
+  it("db backup onto the full disk fails clearly and leaves nothing", async () => {
+    const out = join(mountPoint, "backup.db");
+    const result = await runCli(["db", "backup", "--db", dbPath, out]);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(/^error: copying .* failed: database or disk is full/m);
+    expect(readdirSync(mountPoint).filter((name) => name.startsWith("backup"))).toEqual([]);
+  });
+
+  it("writes succeed again once space is freed, without a restart; the file holds every acknowledged write", async () => {
+    rmSync(filler);
+    expect(await patch(server, 3, 33)).toEqual({
+      status: 200,
+      retryAfter: null,
+      body: { petId: 3, quantity: 33, status: "available" },
+    });
+    acked.set(3, 33);
+    const changes = [
+      { petId: 4, quantity: 44 },
+      { petId: 5, delta: 5 },
+    ];
+    const applied = await batch(server, changes);
+    expect(applied.status).toBe(200);
+    acked.set(4, 44);
+    acked.set(5, (acked.get(5) ?? 0) + 5);
+
+    // A second episode is logged again, once.
+    fill(filler);
+    let answer: Answer | undefined;
+    for (let quantity = 2000; quantity < 2050; quantity++) {
+      answer = await patch(server, 2, quantity);
+      if (answer.status !== 200) {
+        refused.add(quantity);
+        break;
+      }
+      acked.set(2, quantity);
+    }
+    expect(answer?.status).toBe(503);
+    rmSync(filler);
+
+    expect(await server.stop()).toBe(0);
+    const lines = logLines(server);
+    const episodes = lines.filter(
+      (line) => isError(line) || line.msg === "storage has space again: writes resume",
+    );
+    expect(episodes.map((line) => [line.level, line.msg])).toEqual([
+      [50, "storage full: writes are refused until space is freed"],
+      [30, "storage has space again: writes resume"],
+      [50, "storage full: writes are refused until space is freed"],
+    ]);
+    const db = new Database(dbPath, { readonly: true });
+    try {
+      expect(db.prepare("PRAGMA integrity_check").pluck().all()).toEqual(["ok"]);
+      const held = db.prepare("SELECT id, quantity FROM pets ORDER BY id").all();
+      expect(held).toEqual([...acked].map(([id, quantity]) => ({ id, quantity })));
+      const recorded = db.prepare("SELECT quantity FROM inventory_changes").pluck().all();
+      for (const quantity of refused) expect(recorded).not.toContain(quantity);
+      // Each entry's newest record says what the entry holds: history and quantity agree.
+      const last = db
+        .prepare(
+          "SELECT p.id, p.quantity, c.quantity AS recorded FROM pets p JOIN inventory_changes c ON c.id = p.last_change",
+        )
+        .all() as { id: number; quantity: number; recorded: number }[];
+      expect(last.every((row) => row.quantity === row.recorded)).toBe(true);
+      expect(last).toHaveLength(PETS);
+    } finally {
+      db.close();
+    }
+  });
+});
