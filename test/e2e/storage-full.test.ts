@@ -8,60 +8,22 @@
  * mounted (not root, no mount(8), a container without the right), the block is skipped
  * visibly, its name saying why.
  */
-import { execFileSync } from "node:child_process";
-import { closeSync, mkdtempSync, openSync, readdirSync, rmSync, writeSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { cannotMountTmpfs, fillFileSystem, mountTmpfs } from "../support/tmpfs.js";
 import { API_KEY, runCli, startServer, type RunningServer } from "./helpers.js";
 
 const SIZE = "2m";
 const PETS = 5;
 
-/** Why a tmpfs cannot be mounted here, or undefined when a trial mount worked. */
-function cannotMount(): string | undefined {
-  if (process.platform !== "linux") return `not Linux (${process.platform})`;
-  if (process.getuid?.() !== 0) return "needs root";
-  const dir = mkdtempSync(join(tmpdir(), "petstore-tmpfs-probe-"));
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=64k", "tmpfs", dir], { stdio: "pipe" });
-    execFileSync("umount", [dir], { stdio: "pipe" });
-    return undefined;
-  } catch (error) {
-    const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
-    return `mount failed: ${stderr || String(error)}`;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-const whyNot = cannotMount();
+const whyNot = cannotMountTmpfs();
 const title =
   whyNot === undefined
     ? `a full disk (a ${SIZE} tmpfs mounted by the test)`
     : `a full disk: skipped, cannot mount a tmpfs (${whyNot})`;
-
-/** Fills the file system holding `path` with the file `path`, to the last byte it takes. */
-function fill(path: string): void {
-  const fd = openSync(path, "w");
-  try {
-    for (const size of [64 * 1024, 4096, 512, 1]) {
-      const chunk = Buffer.alloc(size, 0x2a);
-      for (;;) {
-        try {
-          writeSync(fd, chunk);
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code === "ENOSPC") break;
-          throw error;
-        }
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
 
 const auth = { authorization: `Bearer ${API_KEY}`, "content-type": "application/json" };
 
@@ -156,7 +118,7 @@ const STORAGE_FULL = {
 
 describe.skipIf(whyNot !== undefined)(title, () => {
   let mountPoint = "";
-  let mounted = false;
+  let unmount: (() => void) | undefined;
   let server: RunningServer;
   /** Set once the server started, so afterAll stops it even when a test failed. */
   let stopServer: (() => Promise<unknown>) | undefined;
@@ -175,9 +137,9 @@ describe.skipIf(whyNot !== undefined)(title, () => {
   const refused = new Set<number>();
 
   beforeAll(async () => {
-    mountPoint = mkdtempSync(join(tmpdir(), "petstore-full-"));
-    execFileSync("mount", ["-t", "tmpfs", "-o", `size=${SIZE}`, "tmpfs", mountPoint]);
-    mounted = true;
+    const tmpfs = mountTmpfs(SIZE);
+    mountPoint = tmpfs.dir;
+    unmount = tmpfs.unmount;
     dbPath = join(mountPoint, "petstore.db");
     filler = join(mountPoint, "filler");
     server = await startServer({
@@ -196,14 +158,13 @@ describe.skipIf(whyNot !== undefined)(title, () => {
 
   afterAll(async () => {
     await stopServer?.();
-    if (mounted) execFileSync("umount", [mountPoint]);
-    rmSync(mountPoint, { recursive: true, force: true });
+    unmount?.();
   });
 
   it("refuses writes with 503 storage_full and Retry-After, serves reads, and logs it once", async () => {
     expect((await patch(server, 1, 11)).status).toBe(200);
     acked.set(1, 11);
-    fill(filler);
+    fillFileSystem(filler);
 
     // The WAL may hold a few bytes more: writes that fit are acknowledged, and kept.
     let quantity = 1000;
@@ -300,7 +261,7 @@ describe.skipIf(whyNot !== undefined)(title, () => {
     acked.set(5, (acked.get(5) ?? 0) + 5);
 
     // A second episode is logged again, once.
-    fill(filler);
+    fillFileSystem(filler);
     let answer: Answer | undefined;
     for (let quantity = 2000; quantity < 2050; quantity++) {
       answer = await patch(server, 2, quantity);
