@@ -1,0 +1,162 @@
+/**
+ * The PostgreSQL store when the database's disk is full. Which errors are "full" (pg's own
+ * DatabaseError, as the driver raises it); and for real, as root (skipped visibly elsewhere):
+ * a database whose tablespace is a small tmpfs, filled, so that PostgreSQL refuses to extend
+ * a table with `disk_full` (53100) while its WAL, elsewhere, has room: writes reject with
+ * StoreFullError naming the database, never the password; reads answer; once space is freed
+ * the same store writes again.
+ */
+import { execFileSync } from "node:child_process";
+import { chownSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
+import { isDiskFull, isUnreachable } from "../../../../src/server/store/postgres/connection.js";
+import { openPostgresStore } from "../../../../src/server/store/postgres/store.js";
+import { StoreFullError } from "../../../../src/server/store/store-full-error.js";
+import type { Store } from "../../../../src/server/store/store.js";
+import { withDatabase, queryDatabase } from "../../../support/postgres-database.js";
+import { TEST_CLUSTER_PASSWORD } from "../../../support/postgres-cluster.js";
+import { cannotMountTmpfs, fillFileSystem, mountTmpfs } from "../../../support/tmpfs.js";
+import { PETS } from "../../fixture.js";
+
+/** An error as pg raises it for an ErrorResponse with this SQLSTATE. */
+function databaseError(code: string, message: string): pg.DatabaseError {
+  const error = new pg.DatabaseError(message, message.length, "error");
+  error.code = code;
+  error.severity = "ERROR";
+  return error;
+}
+
+describe("isDiskFull (PostgreSQL)", () => {
+  it("is disk_full (53100) alone of class 53", () => {
+    const full = databaseError(
+      "53100",
+      'could not extend file "pg_tblspc/16384/PG_16_202307071/16385/16400": No space left on device',
+    );
+    expect(isDiskFull(full)).toBe(true);
+    expect(isUnreachable(full)).toBe(false);
+    // insufficient_resources and out_of_memory are not about storage; too_many_connections
+    // is the database not taking sessions (unreachable, as before).
+    expect(isDiskFull(databaseError("53000", "insufficient resources"))).toBe(false);
+    expect(isDiskFull(databaseError("53200", "out of memory"))).toBe(false);
+    expect(isDiskFull(databaseError("53300", "too many connections"))).toBe(false);
+    expect(isUnreachable(databaseError("53300", "too many connections"))).toBe(true);
+    expect(isDiskFull(new Error("53100"))).toBe(false);
+    expect(isDiskFull(undefined)).toBe(false);
+  });
+});
+
+/** Why the cluster cannot be given a tablespace on a tmpfs here, or undefined. */
+function cannotUseTablespace(): string | undefined {
+  const why = cannotMountTmpfs();
+  if (why !== undefined) return why;
+  // The test cluster runs as the `postgres` system user when the tests run as root; a
+  // cluster reached by PETSTORE_TEST_DATABASE_URL may be on another machine.
+  if (process.env.PETSTORE_TEST_DATABASE_URL) return "the cluster is not this run's own";
+  try {
+    execFileSync("id", ["-u", "postgres"], { stdio: "pipe" });
+    return undefined;
+  } catch {
+    return "no postgres user to own the tablespace";
+  }
+}
+
+const whyNot = cannotUseTablespace();
+
+describe.skipIf(whyNot !== undefined)(
+  whyNot === undefined
+    ? "PostgreSQL store with its tablespace on a full tmpfs"
+    : `PostgreSQL store with its tablespace on a full tmpfs: skipped (${whyNot})`,
+  () => {
+    const suffix = Math.random().toString(16).slice(2, 10);
+    const tablespace = `petstore_full_${suffix}`;
+    const database = `petstore_full_${suffix}`;
+    let tmpfs: ReturnType<typeof mountTmpfs> | undefined;
+    let url = "";
+    let store: Store | undefined;
+    let filler = "";
+
+    beforeAll(async () => {
+      const admin = inject("postgresAdminUrl");
+      tmpfs = mountTmpfs("4m");
+      chownSync(tmpfs.dir, ...postgresIds());
+      filler = join(tmpfs.dir, "filler");
+      await queryDatabase(admin, `CREATE TABLESPACE ${tablespace} LOCATION '${tmpfs.dir}'`);
+      await queryDatabase(admin, `CREATE DATABASE ${database} TABLESPACE ${tablespace}`);
+      url = withDatabase(admin, database);
+      store = await openPostgresStore(url);
+      await store.seedIfEmpty(PETS);
+    });
+
+    afterAll(async () => {
+      if (filler) rmSync(filler, { force: true });
+      await store?.close();
+      const admin = inject("postgresAdminUrl");
+      await queryDatabase(admin, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+      await queryDatabase(admin, `DROP TABLESPACE IF EXISTS ${tablespace}`);
+      tmpfs?.unmount();
+    });
+
+    it("refuses writes with StoreFullError (53100), reads answer, writes resume once space is freed", async () => {
+      if (!store) throw new Error("no store");
+      fillFileSystem(filler);
+      // Pages with room take a few more records; a write that needs a new page is refused.
+      let refused: unknown;
+      let acknowledged = PETS[0]?.quantity;
+      for (let quantity = 1; quantity <= 5000 && refused === undefined; quantity++) {
+        try {
+          await store.applyBatch({
+            changes: [{ petId: 1n, quantity, ref: `r${quantity}-${"x".repeat(100)}` }],
+            atomic: false,
+            dryRun: false,
+          });
+          acknowledged = quantity;
+        } catch (error) {
+          refused = error;
+        }
+      }
+      expect(refused).toBeInstanceOf(StoreFullError);
+      const message = (refused as Error).message;
+      expect(message).toMatch(
+        new RegExp(
+          `^PostgreSQL database ${database} on socket .* is out of disk space: .*\\(53100\\)$`,
+        ),
+      );
+      expect(message).toContain("No space left on device");
+      expect(message).not.toContain(TEST_CLUSTER_PASSWORD);
+      expect((refused as Error).cause).toMatchObject({ code: "53100" });
+
+      // Several at once: each refused as full, none as anything else.
+      const group = await Promise.allSettled(
+        [1, 2, 3].map((n) =>
+          store?.applyBatch({
+            changes: [{ petId: 2n, quantity: 9000 + n, ref: `g${n}-${"y".repeat(100)}` }],
+            atomic: false,
+            dryRun: false,
+          }),
+        ),
+      );
+      for (const settled of group) {
+        expect((settled as PromiseRejectedResult).reason).toBeInstanceOf(StoreFullError);
+      }
+      expect((await store.getInventoryItem(1n))?.quantity).toBe(acknowledged);
+      expect((await store.getInventoryItem(2n))?.quantity).toBe(0);
+
+      rmSync(filler);
+      const resumed = await store.updateQuantity(2n, 77);
+      expect(resumed).toMatchObject({ kind: "updated", item: { quantity: 77 } });
+      const recorded = await queryDatabase<{ quantity: number }>(
+        url,
+        "SELECT quantity FROM inventory_changes WHERE pet_id = 2 ORDER BY seq",
+      );
+      expect(recorded.map((row) => row.quantity)).toEqual([0, 77]);
+    });
+  },
+);
+
+/** The uid and gid of the `postgres` system user the test cluster runs as. */
+function postgresIds(): [number, number] {
+  const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"]).toString().trim());
+  return [id("-u"), id("-g")];
+}
