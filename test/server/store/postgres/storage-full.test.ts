@@ -99,14 +99,15 @@ describe.skipIf(whyNot !== undefined)(
     });
 
     it("refuses writes with StoreFullError (53100), reads answer, writes resume once space is freed", async () => {
-      if (!store) throw new Error("no store");
+      const opened = store;
+      if (!opened) throw new Error("no store");
       fillFileSystem(filler);
       // Pages with room take a few more records; a write that needs a new page is refused.
       let refused: unknown;
       let acknowledged = PETS[0]?.quantity;
       for (let quantity = 1; quantity <= 5000 && refused === undefined; quantity++) {
         try {
-          await store.applyBatch({
+          await opened.applyBatch({
             changes: [{ petId: 1n, quantity, ref: `r${quantity}-${"x".repeat(100)}` }],
             atomic: false,
             dryRun: false,
@@ -130,7 +131,7 @@ describe.skipIf(whyNot !== undefined)(
       // Several at once: each refused as full, none as anything else.
       const group = await Promise.allSettled(
         [1, 2, 3].map((n) =>
-          store?.applyBatch({
+          opened.applyBatch({
             changes: [{ petId: 2n, quantity: 9000 + n, ref: `g${n}-${"y".repeat(100)}` }],
             atomic: false,
             dryRun: false,
@@ -140,11 +141,11 @@ describe.skipIf(whyNot !== undefined)(
       for (const settled of group) {
         expect((settled as PromiseRejectedResult).reason).toBeInstanceOf(StoreFullError);
       }
-      expect((await store.getInventoryItem(1n))?.quantity).toBe(acknowledged);
-      expect((await store.getInventoryItem(2n))?.quantity).toBe(0);
+      expect((await opened.getInventoryItem(1n))?.quantity).toBe(acknowledged);
+      expect((await opened.getInventoryItem(2n))?.quantity).toBe(0);
 
       rmSync(filler);
-      const resumed = await store.updateQuantity(2n, 77);
+      const resumed = await opened.updateQuantity(2n, 77);
       expect(resumed).toMatchObject({ kind: "updated", item: { quantity: 77 } });
       const recorded = await queryDatabase<{ quantity: number }>(
         url,
