@@ -4,11 +4,14 @@
  */
 import { CliError, EXIT_CODES, exitCodeForSignal, type InterruptSignal } from "../errors.js";
 import { countOf } from "../output/plural.js";
+import { shellWord } from "../output/shell-word.js";
 import type { AdjustReport } from "./adjust-batches.js";
 import { interruptedSummary } from "./apply-interrupted-error.js";
 
-const RERUN_HINT =
-  "run the same file again, unchanged: the rows it applied come back duplicate, so only the others apply";
+/** ` with the same --ref-prefix P`, when the run made refs from one: a new prefix is new rows. */
+function samePrefix(refPrefix: string | undefined): string {
+  return refPrefix === undefined ? "" : ` with the same --ref-prefix ${shellWord(refPrefix)}`;
+}
 
 function failing(report: AdjustReport): number {
   return report.results.filter(
@@ -40,19 +43,23 @@ function appliedWithoutRef(report: AdjustReport): boolean {
  * What to do about the rows not applied, true to what was: a run that applied rows without a
  * ref (`--no-ref`) must not be run again whole, and a run that applied none has none to speak of.
  */
-function rerunHint(report: AdjustReport): string {
+function rerunHint(report: AdjustReport, refPrefix: string | undefined): string {
   if (appliedWithoutRef(report)) {
     return "the rows this run applied have no ref, so running the file again would apply them twice: put the rows not applied (the report lists them) in a file of their own";
   }
   if (report.changed === 0) {
     return report.unchanged > 0
-      ? "run the same file again: this run applied no row, and the rows applied before come back duplicate"
+      ? `run the same file again${samePrefix(refPrefix)}: this run applied no row, and the rows applied before come back duplicate`
       : "run the same file again: this run applied no row of it";
   }
-  return RERUN_HINT;
+  return `run the same file again, unchanged${samePrefix(refPrefix)}: the rows it applied come back duplicate, so only the others apply`;
 }
 
-function message(report: AdjustReport, dryRun: boolean): { message: string; hint: string } {
+function message(
+  report: AdjustReport,
+  dryRun: boolean,
+  refPrefix: string | undefined,
+): { message: string; hint: string } {
   const rows = countOf(report.results.length, "row");
   if (dryRun) {
     return report.rejected === true
@@ -76,7 +83,7 @@ function message(report: AdjustReport, dryRun: boolean): { message: string; hint
   if (report.stoppedBy !== undefined) {
     return {
       message: `a batch request failed (${report.stoppedBy.reason}), so the run stopped: ${notApplied(report)}${applied}`,
-      hint: rerunHint(report),
+      hint: rerunHint(report, refPrefix),
     };
   }
   if (report.changed === 0) {
@@ -85,7 +92,7 @@ function message(report: AdjustReport, dryRun: boolean): { message: string; hint
       message: `${report.failed} of ${rows} failed (the report lists them); no row was applied`,
       hint:
         report.unchanged > 0
-          ? "fix the failed rows and run the file again: the rows applied before come back duplicate"
+          ? `fix the failed rows and run the file again${samePrefix(refPrefix)}: the rows applied before come back duplicate`
           : "fix the failed rows and run the file again: nothing of it was applied",
     };
   }
@@ -93,14 +100,15 @@ function message(report: AdjustReport, dryRun: boolean): { message: string; hint
     message: `${report.failed} of ${rows} failed (the report lists them)${applied}`,
     hint: appliedWithoutRef(report)
       ? "the rows applied have no ref, so running this file again would apply them twice: put the failed ones, fixed, in a new file of their own"
-      : "the rows applied stay applied: fix the failed ones in place and run the file again with the same refs (the same --ref-prefix, no row moved): the rows applied come back duplicate",
+      : `the rows applied stay applied: fix the failed ones in place and run the file again with the same refs${refPrefix === undefined ? "" : ` (the same --ref-prefix ${shellWord(refPrefix)}, no row moved)`}: the rows applied come back duplicate`,
   };
 }
 
 /** Some rows failed or were not attempted (or, in a dry run, would fail): exit 7. */
 export class AdjustIncompleteError extends CliError {
-  constructor(report: AdjustReport, dryRun = false) {
-    const { message: text, hint } = message(report, dryRun);
+  /** `refPrefix`: the run's --ref-prefix, which a run again must repeat. */
+  constructor(report: AdjustReport, dryRun = false, refPrefix?: string) {
+    const { message: text, hint } = message(report, dryRun, refPrefix);
     super(text, EXIT_CODES.partialFailure, hint);
   }
 }
@@ -109,11 +117,17 @@ export class AdjustIncompleteError extends CliError {
 export class AdjustInterruptedError extends CliError {
   readonly signal: InterruptSignal;
 
-  constructor(report: AdjustReport, signal: InterruptSignal, name: string, dryRun = false) {
+  constructor(
+    report: AdjustReport,
+    signal: InterruptSignal,
+    name: string,
+    dryRun = false,
+    refPrefix?: string,
+  ) {
     super(
       interruptedSummary(report, signal, name, dryRun),
       exitCodeForSignal(signal),
-      dryRun ? "run the dry run again to see every row" : rerunHint(report),
+      dryRun ? "run the dry run again to see every row" : rerunHint(report, refPrefix),
     );
     this.signal = signal;
   }

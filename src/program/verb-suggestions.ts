@@ -4,6 +4,7 @@
  * letter. Here a group declares its read verbs; every other verb counts as a write.
  */
 import type { Command } from "commander";
+import { shellWord } from "../output/shell-word.js";
 
 /** Words that ask to read something: never answered with a write verb. */
 const READ_WORDS: ReadonlySet<string> = new Set([
@@ -165,11 +166,6 @@ export function guardVerbSuggestions(group: Command, readVerbs: readonly string[
       { code: "commander.unknownCommand" },
     );
   });
-}
-
-/** An argument as a POSIX shell reads it back: bare when safe, else in single quotes. */
-function shellWord(text: string): string {
-  return /^[\w@%+=:,./-]+$/.test(text) ? text : `'${text.replaceAll("'", "'\\''")}'`;
 }
 
 /**

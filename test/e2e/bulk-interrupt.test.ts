@@ -280,7 +280,7 @@ describe("inventory adjust --file interrupted between batches", () => {
     expect(result.stderr).toBe(
       "interrupted by SIGINT: sending no more changes; finishing the batch in flight, then printing the report (interrupt again to stop at once)\n" +
         `error: interrupted by SIGINT: ${FIRST_BATCH} changes applied, ${PETS - FIRST_BATCH} rows not attempted (the report lists them)\n` +
-        "hint: run the same file again, unchanged: the rows it applied come back duplicate, so only the others apply\n",
+        "hint: run the same file again, unchanged with the same --ref-prefix e2e-interrupt/sigint: the rows it applied come back duplicate, so only the others apply\n",
     );
     const after = await quantities();
     for (let petId = 1; petId <= PETS; petId += 1) {

@@ -138,7 +138,7 @@ async function adjustFile(
       if (!(error instanceof RunInterrupted)) throw error;
       const report = adjustReportBeforeSending(rows, error.signal);
       await writeAdjustReport(report, format, name, io, dryRun);
-      throw new AdjustInterruptedError(report, error.signal, name, dryRun);
+      throw new AdjustInterruptedError(report, error.signal, name, dryRun, options.refPrefix);
     }
   };
   const text = await beforeSending(() => readCountsText(file, context.input), undefined);
@@ -179,6 +179,10 @@ async function adjustFile(
   }
   await writeAdjustReport(sent, format, name, io, dryRun);
   const signal = run.signal();
-  if (signal !== undefined) throw new AdjustInterruptedError(sent, signal, name, dryRun);
-  if (sent.failed > 0 || sent.notAttempted > 0) throw new AdjustIncompleteError(sent, dryRun);
+  if (signal !== undefined) {
+    throw new AdjustInterruptedError(sent, signal, name, dryRun, options.refPrefix);
+  }
+  if (sent.failed > 0 || sent.notAttempted > 0) {
+    throw new AdjustIncompleteError(sent, dryRun, options.refPrefix);
+  }
 }

@@ -147,7 +147,7 @@ describe("inventory adjust --file", () => {
     );
     expect(result.stderr).toBe(
       "error: 2 of 3 rows failed (the report lists them); the other 1 was applied\n" +
-        "hint: the rows applied stay applied: fix the failed ones in place and run the file again with the same refs (the same --ref-prefix, no row moved): the rows applied come back duplicate\n",
+        "hint: the rows applied stay applied: fix the failed ones in place and run the file again with the same refs (the same --ref-prefix till-1/2026-11-26, no row moved): the rows applied come back duplicate\n",
     );
     expect([...server.stock.values()]).toEqual([0, 1]);
   });
@@ -557,7 +557,7 @@ describe("inventory adjust --file interrupted", () => {
     expect(result.stderr).toBe(
       "interrupted by SIGTERM: sending no more changes; finishing the batch in flight, then printing the report (interrupt again to stop at once)\n" +
         "error: interrupted by SIGTERM: 1000 changes applied, 500 rows not attempted (the report lists them)\n" +
-        "hint: run the same file again, unchanged: the rows it applied come back duplicate, so only the others apply\n",
+        "hint: run the same file again, unchanged with the same --ref-prefix till-1/2026-11-26: the rows it applied come back duplicate, so only the others apply\n",
     );
   });
 });
@@ -633,7 +633,7 @@ describe("inventory adjust --file: the other ways a run ends", () => {
     );
     expect(result.stderr).toBe(
       "error: a batch request failed (database busy (unavailable, HTTP 503, after 3 attempts)), so the run stopped: 200 of 1200 rows not applied; the other 1000 were applied\n" +
-        "hint: run the same file again, unchanged: the rows it applied come back duplicate, so only the others apply\n",
+        "hint: run the same file again, unchanged with the same --ref-prefix till-1/2026-11-26: the rows it applied come back duplicate, so only the others apply\n",
     );
   });
 });
