@@ -221,6 +221,12 @@ export const unavailableExamples = {
     message: "the database is locked by another process; nothing was changed, retry later",
     status: 503,
   }),
+  storageFull: error("The server's storage is full: the write was refused", {
+    code: ERROR_CODES.storageFull,
+    message:
+      "the server's storage is full, so nothing was changed; retry once space is freed on the server",
+    status: 503,
+  }),
 } satisfies Record<string, Example>;
 
 export const otherErrorExamples = {

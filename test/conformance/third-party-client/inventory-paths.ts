@@ -514,7 +514,7 @@ export interface operations {
           };
         };
       };
-      /** @description The server cannot serve the request now: another process (a backup, a second server) held the database's lock for longer than the server waits (5 s by default). Nothing was changed; retry after `Retry-After` */
+      /** @description The server cannot make the write now, and nothing was changed; retry after `Retry-After`. `unavailable`: another process (a backup, a second server) held the database's lock for longer than the server waits (5 s by default), or the database cannot be reached. `storage_full`: the server's storage is full; the write succeeds once space is freed on the server */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
@@ -791,7 +791,7 @@ export interface operations {
           };
         };
       };
-      /** @description The server cannot serve the request now: another process (a backup, a second server) held the database's lock for longer than the server waits (5 s by default). Nothing was changed; retry after `Retry-After` */
+      /** @description The server cannot make the write now, and nothing was changed; retry after `Retry-After`. `unavailable`: another process (a backup, a second server) held the database's lock for longer than the server waits (5 s by default), or the database cannot be reached. `storage_full`: the server's storage is full; the write succeeds once space is freed on the server */
       503: {
         headers: {
           /** @description Seconds to wait before retrying */
