@@ -15,5 +15,7 @@ export async function openConnections(env: Env, timeoutMs: number): Promise<Http
   }
   const { createDispatcher, undiciExchange } = await import("./dispatcher.js");
   const dispatcher = createDispatcher(env, timeoutMs);
-  return { exchange: undiciExchange(dispatcher), close: () => dispatcher.close() };
+  // As the direct exchange's close(): the run is over, so a request still out (one an
+  // interrupt left behind) is dropped, not waited for until its time-out.
+  return { exchange: undiciExchange(dispatcher), close: () => dispatcher.destroy() };
 }

@@ -9,7 +9,10 @@
  * Each run prints its report (changed, unchanged, failed, not attempted), exits 130 or 143,
  * and the server holds what the report says.
  */
+import { once } from "node:events";
 import { writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { connect, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -182,7 +185,11 @@ describe.each(["apply", "adjust"] as const)(
 
 describe("inventory apply interrupted while fetching the stock", () => {
   /** Runs apply against a server that holds the GET, and signals once it has arrived. */
-  async function interruptedFetch(signal: Signal, args: readonly string[]) {
+  async function interruptedFetch(
+    signal: Signal,
+    args: readonly string[],
+    extraEnv: Record<string, string> = {},
+  ) {
     let listed: () => void = () => undefined;
     const listHeld = new Promise<void>((resolve) => (listed = resolve));
     // Holds every request, answers none.
@@ -190,7 +197,9 @@ describe("inventory apply interrupted while fetching the stock", () => {
       if (request.method === "GET") listed();
     });
     const held = fake;
-    const cli = spawnCli(["inventory", "apply", ...args], { env: serverEnv(held.url) });
+    const cli = spawnCli(["inventory", "apply", ...args], {
+      env: { ...serverEnv(held.url), ...extraEnv },
+    });
     await listHeld;
     cli.process.kill(signal);
     const code = await cli.exited;
@@ -216,6 +225,39 @@ describe("inventory apply interrupted while fetching the stock", () => {
         `error: interrupted by SIGINT before anything was sent: ${PETS} rows not attempted\n` +
         COMMANDS.apply.hint,
     );
+  });
+
+  it("through a proxy (HTTP_PROXY, undici): exits at once too, the held GET dropped", async () => {
+    // A CONNECT proxy, as a corporate one: the CLI tunnels through it to the held server.
+    const tunnel = createServer();
+    tunnel.on("connect", (request, socket, head) => {
+      const [host = "", port = ""] = (request.url ?? "").split(":");
+      const upstream = connect(Number(port), host, () => {
+        socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+        upstream.write(head);
+        upstream.pipe(socket).on("error", () => undefined);
+        socket.pipe(upstream).on("error", () => undefined);
+      });
+      upstream.on("error", () => socket.destroy());
+      socket.on("error", () => upstream.destroy());
+    });
+    tunnel.listen(0, "127.0.0.1");
+    await once(tunnel, "listening");
+    const { port } = tunnel.address() as AddressInfo;
+    try {
+      const file = path();
+      const started = performance.now();
+      const result = await interruptedFetch("SIGINT", [file], {
+        HTTP_PROXY: `http://127.0.0.1:${port}`,
+      });
+      expect(result.code).toBe(130);
+      expect(result.stdout).toContain(`${PETS} not attempted (interrupted by SIGINT`);
+      // The request time-out is 10 s: the exit does not wait for it.
+      expect(performance.now() - started).toBeLessThan(8_000);
+    } finally {
+      tunnel.closeAllConnections();
+      tunnel.close();
+    }
   });
 
   it("SIGTERM with --json: every row listed as not_attempted, exits 143", async () => {
