@@ -67,7 +67,7 @@ const whyNot = cannotUseTablespace();
 describe.skipIf(whyNot !== undefined)(
   whyNot === undefined
     ? "PostgreSQL store with its tablespace on a full tmpfs"
-    : `PostgreSQL store with its tablespace on a full tmpfs: skipped (${whyNot})`,
+    : `PostgreSQL store with its tablespace on a full tmpfs: skipped, cannot make one (${whyNot})`,
   () => {
     const suffix = Math.random().toString(16).slice(2, 10);
     const tablespace = `petstore_full_${suffix}`;
