@@ -6,18 +6,21 @@
  * StoreFullError naming the database, never the password; reads answer; once space is freed
  * the same store writes again.
  */
-import { execFileSync } from "node:child_process";
-import { chownSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isDiskFull, isUnreachable } from "../../../../src/server/store/postgres/connection.js";
 import { openPostgresStore } from "../../../../src/server/store/postgres/store.js";
 import { StoreFullError } from "../../../../src/server/store/store-full-error.js";
 import type { Store } from "../../../../src/server/store/store.js";
-import { withDatabase, queryDatabase } from "../../../support/postgres-database.js";
+import { queryDatabase } from "../../../support/postgres-database.js";
 import { TEST_CLUSTER_PASSWORD } from "../../../support/postgres-cluster.js";
-import { cannotMountTmpfs, fillFileSystem, mountTmpfs } from "../../../support/tmpfs.js";
+import {
+  cannotMakeTmpfsDatabase,
+  createTmpfsDatabase,
+  type TmpfsDatabase,
+} from "../../../support/postgres-tmpfs-database.js";
+import { fillFileSystem } from "../../../support/tmpfs.js";
 import { PETS } from "../../fixture.js";
 
 /** An error as pg raises it for an ErrorResponse with this SQLSTATE. */
@@ -47,60 +50,32 @@ describe("isDiskFull (PostgreSQL)", () => {
   });
 });
 
-/** Why the cluster cannot be given a tablespace on a tmpfs here, or undefined. */
-function cannotUseTablespace(): string | undefined {
-  const why = cannotMountTmpfs();
-  if (why !== undefined) return why;
-  // The test cluster runs as the `postgres` system user when the tests run as root; a
-  // cluster reached by PETSTORE_TEST_DATABASE_URL may be on another machine.
-  if (process.env.PETSTORE_TEST_DATABASE_URL) return "the cluster is not this run's own";
-  try {
-    execFileSync("id", ["-u", "postgres"], { stdio: "pipe" });
-    return undefined;
-  } catch {
-    return "no postgres user to own the tablespace";
-  }
-}
-
-const whyNot = cannotUseTablespace();
+const whyNot = cannotMakeTmpfsDatabase();
 
 describe.skipIf(whyNot !== undefined)(
   whyNot === undefined
     ? "PostgreSQL store with its tablespace on a full tmpfs"
     : `PostgreSQL store with its tablespace on a full tmpfs: skipped, cannot make one (${whyNot})`,
   () => {
-    const suffix = Math.random().toString(16).slice(2, 10);
-    const tablespace = `petstore_full_${suffix}`;
-    const database = `petstore_full_${suffix}`;
-    let tmpfs: ReturnType<typeof mountTmpfs> | undefined;
-    let url = "";
+    let database: TmpfsDatabase | undefined;
     let store: Store | undefined;
-    let filler = "";
 
     beforeAll(async () => {
-      const admin = inject("postgresAdminUrl");
-      tmpfs = mountTmpfs("4m");
-      chownSync(tmpfs.dir, ...postgresIds());
-      filler = join(tmpfs.dir, "filler");
-      await queryDatabase(admin, `CREATE TABLESPACE ${tablespace} LOCATION '${tmpfs.dir}'`);
-      await queryDatabase(admin, `CREATE DATABASE ${database} TABLESPACE ${tablespace}`);
-      url = withDatabase(admin, database);
-      store = await openPostgresStore(url);
+      database = await createTmpfsDatabase("4m");
+      store = await openPostgresStore(database.url);
       await store.seedIfEmpty(PETS);
     });
 
     afterAll(async () => {
-      if (filler) rmSync(filler, { force: true });
+      if (database) rmSync(database.filler, { force: true });
       await store?.close();
-      const admin = inject("postgresAdminUrl");
-      await queryDatabase(admin, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-      await queryDatabase(admin, `DROP TABLESPACE IF EXISTS ${tablespace}`);
-      tmpfs?.unmount();
+      await database?.drop();
     });
 
     it("refuses writes with StoreFullError (53100), reads answer, writes resume once space is freed", async () => {
       const opened = store;
-      if (!opened) throw new Error("no store");
+      if (!opened || !database) throw new Error("no store");
+      const { name, url, filler } = database;
       fillFileSystem(filler);
       // Pages with room take a few more records; a write that needs a new page is refused.
       let refused: unknown;
@@ -121,7 +96,7 @@ describe.skipIf(whyNot !== undefined)(
       const message = (refused as Error).message;
       expect(message).toMatch(
         new RegExp(
-          `^PostgreSQL database ${database} on socket .* is out of disk space: .*\\(53100\\)$`,
+          `^PostgreSQL database ${name} on socket .* is out of disk space: .*\\(53100\\)$`,
         ),
       );
       expect(message).toContain("No space left on device");
@@ -155,9 +130,3 @@ describe.skipIf(whyNot !== undefined)(
     });
   },
 );
-
-/** The uid and gid of the `postgres` system user the test cluster runs as. */
-function postgresIds(): [number, number] {
-  const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"]).toString().trim());
-  return [id("-u"), id("-g")];
-}
