@@ -49,6 +49,10 @@ export function serveCommand(io: ServeIo): Command {
     .addOption(
       new Option("--metrics-host <host>", "address of the metrics listener").default("127.0.0.1"),
     )
+    .option(
+      "--trust-proxy <addresses>",
+      "reverse proxies (IP addresses, CIDR ranges, comma-separated) whose X-Forwarded-For names the client (default: none)",
+    )
     .addHelpText(
       "after",
       `
@@ -63,12 +67,18 @@ Probes, without a key: GET /livez (the process runs), GET /readyz and /healthz (
 store answers within 1 s, keys are loaded, not shutting down).
 PETSTORE_DATABASE_URL=postgres://… keeps everything in PostgreSQL instead of a SQLite file,
 so several instances can serve one database (not together with --db).
+The log is one JSON object a line on stderr (PETSTORE_LOG_LEVEL: info by default); stdout
+carries only the listening line. Under systemd (JOURNAL_STREAM) each line starts with its
+syslog priority, so journalctl -p err finds the errors. Behind a reverse proxy, --trust-proxy
+names it: a request from it is logged and rate-limited as the client its X-Forwarded-For
+names; from any other address, as the connection's own.
 
 Examples:
   PETSTORE_API_KEYS=s3cret petstore serve --demo
   PETSTORE_API_KEYS=s3cret petstore serve --port 0 --db /var/lib/petstore/inventory.db
   petstore serve --api-keys-file /etc/petstore/keys --metrics-port 9464
   petstore serve --api-keys-file /etc/petstore/keys --seed pets.json
+  petstore serve --api-keys-file /etc/petstore/keys --trust-proxy 127.0.0.1,::1 2>>petstore.log
   PETSTORE_DATABASE_URL=postgres://petstore@db.internal/petstore petstore serve --host 0.0.0.0`,
     )
     .action(async (options: ServeOptions) => {

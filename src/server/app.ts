@@ -1,7 +1,12 @@
 /** buildApp(options) → a Fastify instance serving the inventory spec; it never listens. */
 import { METHODS } from "node:http";
-import Fastify, { LogController, type FastifyInstance, type FastifyRequest } from "fastify";
-import { stdTimeFunctions, type DestinationStream } from "pino";
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyRequest,
+} from "fastify";
+import type { DestinationStream } from "pino";
 import { ERROR_CODES } from "../api/error-codes.js";
 import type { ApiKey } from "../api/keys-file.js";
 import { bearerAuth } from "./auth.js";
@@ -11,6 +16,7 @@ import { errorHandler } from "./error-handler.js";
 import { HttpError } from "./http-error.js";
 import { startIdempotencyPurge } from "./idempotency-purge.js";
 import { KeyRing } from "./key-ring.js";
+import { serverLogger } from "./log-format.js";
 import type { ServerMetrics } from "./metrics.js";
 import { requestIdOf } from "./request-id.js";
 import { serviceUnavailable } from "./service-unavailable.js";
@@ -34,9 +40,16 @@ export interface AppOptions {
   apiKeys: readonly ApiKey[] | KeyRing;
   /** Where requests and changes are counted; none when metrics are off. */
   metrics?: ServerMetrics;
-  /** Where structured JSON logs go; no logging when absent. */
+  /** The server's logger (log-format.ts), shared with what start.ts logs itself. */
+  logger?: FastifyBaseLogger;
+  /** Else a logger is made on this stream (tests); no logging when neither is given. */
   logStream?: DestinationStream;
   logLevel?: string;
+  /**
+   * Addresses and CIDR ranges of reverse proxies: a connection from one of them is taken to
+   * be from the client its X-Forwarded-For names. None when absent: the socket's address.
+   */
+  trustProxy?: readonly string[];
   /** Requests per minute per client address; no limit when absent or 0. */
   rateLimitPerMinute?: number;
   /** Largest accepted request body in bytes. */
@@ -66,19 +79,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Writes refused with a 503: counted, and a full disk logged once per episode.
   const refusals = new WriteRefusals(metrics);
   const handleError = errorHandler(refusals);
+  const logger: FastifyBaseLogger | undefined =
+    options.logger ??
+    (options.logStream ? serverLogger(options.logStream, options.logLevel) : undefined);
   const app = Fastify({
-    logger: options.logStream
-      ? {
-          level: options.logLevel ?? "info",
-          stream: options.logStream,
-          // ISO 8601 UTC, as an operator searches for it: "time":"2026-11-25T12:00:00.000Z".
-          timestamp: stdTimeFunctions.isoTime,
-          redact: {
-            paths: ["req.headers.authorization", "headers.authorization"],
-            censor: "[redacted]",
-          },
-        }
-      : false,
+    ...(logger ? { loggerInstance: logger } : { logger: false }),
+    trustProxy: options.trustProxy ? [...options.trustProxy] : false,
     // One log line per request, written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
     // The caller's X-Request-Id when well formed, else a new UUID (request-id.ts).

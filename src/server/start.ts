@@ -4,12 +4,14 @@ import { basename } from "node:path";
 import { fittedReason } from "../api/change-reason.js";
 import type { Server } from "node:http";
 import type { FastifyInstance } from "fastify";
-import { destination, type DestinationStream } from "pino";
+import type { Logger } from "pino";
 import { ApiKeysError, loadApiKeys } from "../api/keys-file.js";
 import { buildApp } from "./app.js";
 import { DEMO_ORDERS, DEMO_PETS } from "./demo-data.js";
 import { KeyRing } from "./key-ring.js";
-import { keysReloader, type ReloadLog } from "./keys-reload.js";
+import { keysReloader } from "./keys-reload.js";
+import { logDestination, type LogDestination } from "./log-destination.js";
+import { LOG_LEVELS, serverLogger } from "./log-format.js";
 import type { ServerMetrics } from "./metrics.js";
 import { listenForMetrics } from "./metrics-listener.js";
 import { storeAnswers } from "./routes/health.js";
@@ -20,6 +22,7 @@ import type { SeedPet, Store } from "./store/store.js";
 import { StoreBusyError } from "./store/store-busy-error.js";
 import { StartupError } from "./startup-error.js";
 import { type StoreChoice, chooseStore, openChosenStore } from "./store-choice.js";
+import { parseTrustedProxies } from "./trusted-proxies.js";
 
 /** What the server needs from its process: its environment and output streams. */
 export interface ServeIo {
@@ -42,6 +45,8 @@ export interface ServeOptions {
   metricsPort?: number;
   /** The metrics listener's address; loopback unless the operator opens it. */
   metricsHost: string;
+  /** Reverse proxies whose X-Forwarded-For is believed: addresses and CIDRs, comma-separated. */
+  trustProxy?: string;
 }
 
 /** Exit status for a second signal while closing: the operator asked twice. */
@@ -50,8 +55,36 @@ const FORCED_EXIT_STATUS = 1;
 /**
  * Runs the server until SIGTERM or SIGINT, then closes it gracefully. Throws StartupError
  * when it cannot start; a database file it created for a failed start is removed again.
+ * Everything it logs is one JSON object a line on stderr; stdout gets `listening on URL`.
  */
 export async function runServer(options: ServeOptions, io: ServeIo): Promise<void> {
+  const trustProxy =
+    options.trustProxy === undefined ? undefined : parseTrustedProxies(options.trustProxy);
+  const logLevel = logLevelFrom(io.env.PETSTORE_LOG_LEVEL);
+  const logs = logDestination(io.stderr, io.env);
+  try {
+    const log = serverLogger(logs.stream, logLevel);
+    await serveUntilSignalled(options, io, {
+      logs,
+      log,
+      ...(trustProxy ? { trustProxy } : {}),
+    });
+  } finally {
+    logs.close();
+  }
+}
+
+interface Logging {
+  logs: LogDestination;
+  log: Logger;
+  trustProxy?: readonly string[];
+}
+
+async function serveUntilSignalled(
+  options: ServeOptions,
+  io: ServeIo,
+  { logs, log, trustProxy }: Logging,
+): Promise<void> {
   const apiKeys = await loadApiKeys(io.env.PETSTORE_API_KEYS, options.apiKeysFile).catch(
     (error: unknown) => {
       if (!(error instanceof ApiKeysError)) throw error;
@@ -78,7 +111,12 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
   const store =
     choice.kind === "sqlite"
       ? openStore(choice.path, lockTimeoutMs)
-      : await openChosenStore(choice, lockTimeoutMs, io.stderr);
+      : await openChosenStore(choice, lockTimeoutMs, (message) => {
+          log.warn(
+            { store: choice.name },
+            `a PostgreSQL connection failed (${message}); reconnecting`,
+          );
+        });
   const keys = new KeyRing(apiKeys);
   // prom-client is loaded only when metrics are on: off, it would cost every server memory.
   const metrics =
@@ -99,11 +137,10 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
     { envKeys: io.env.PETSTORE_API_KEYS, file: options.apiKeysFile },
     metrics,
   );
-  const logs = logDestination(io.stderr);
   let app: FastifyInstance | undefined;
   let metricsServer: Server | undefined;
   const onHangUp = () => {
-    void reloader.reload(app?.log ?? plainLog(io.stderr));
+    void reloader.reload(log);
   };
   process.on("SIGHUP", onHangUp);
   try {
@@ -111,9 +148,7 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
       // A seed's history records say where the counts came from: `seed pets.json`.
       const reason = fittedReason(`seed ${basename(options.seed)}`);
       if (!(await store.seedIfEmpty(seed, [], { at: Date.now(), reason }))) {
-        io.stderr.write(
-          `note: ${storeName(choice)} already holds pets; --seed ${options.seed} ignored\n`,
-        );
+        log.warn(`${storeName(choice)} already holds pets; --seed ${options.seed} ignored`);
       }
     }
     if (options.demo) {
@@ -123,8 +158,8 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
       store,
       apiKeys: keys,
       ...(metrics ? { metrics } : {}),
-      logStream: logs.stream,
-      logLevel: io.env.PETSTORE_LOG_LEVEL ?? "info",
+      logger: log,
+      ...(trustProxy ? { trustProxy } : {}),
       rateLimitPerMinute: options.rateLimit,
     });
     await listen(app, options);
@@ -137,29 +172,35 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
     await app?.close();
     await closeServer(metricsServer);
     await store.close();
-    logs.close();
     if (createdFile !== undefined) removeDatabase(createdFile);
     throw error instanceof StoreBusyError ? databaseLocked(storeName(choice), error) : error;
   }
+  // What start-up logged comes before the line a supervisor or a test waits for.
+  logs.flush();
   io.stdout.write(`listening on ${baseUrl(app, options.host)}\n`);
   if (metricsServer) {
     io.stdout.write(`metrics on ${metricsUrl(metricsServer, options.metricsHost)}\n`);
   }
   const signal = await signalled.promise;
-  io.stderr.write(`received ${signal}, closing\n`);
+  log.info({ signal }, `received ${signal}, closing`);
+  logs.flush();
   // /readyz answers 503 from here on; stops accepting connections, waits for requests in
   // flight, then closes the store. The metrics stay up until the API has closed.
   await app.close();
   process.off("SIGHUP", onHangUp);
   await closeServer(metricsServer);
   await store.close();
-  logs.close();
+  log.info("closed");
 }
 
-/** A reload's log before the server's logger exists (SIGHUP while starting): plain lines. */
-function plainLog(stderr: NodeJS.WritableStream): ReloadLog {
-  const line = (_fields: object, message: string) => stderr.write(`${message}\n`);
-  return { info: line, error: line };
+/** PETSTORE_LOG_LEVEL (default info), one of pino's levels or silent. */
+function logLevelFrom(value: string | undefined): string {
+  if (value === undefined || value === "") return "info";
+  if (LOG_LEVELS.includes(value)) return value;
+  throw new StartupError(
+    "configuration",
+    `PETSTORE_LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, not ${JSON.stringify(value)}`,
+  );
 }
 
 async function listenMetrics(metrics: ServerMetrics, host: string, port: number): Promise<Server> {
@@ -194,30 +235,6 @@ function metricsUrl(server: Server, host: string): string {
   const address = server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   return `http://${host.includes(":") ? `[${host}]` : host}:${port}/metrics`;
-}
-
-/**
- * Request logs go to stderr. When it is a real file descriptor, lines are batched up to
- * 4 KiB and written asynchronously, and at least every half second: one write per request
- * was the largest cost of a GET. `close()` writes what is left.
- */
-function logDestination(stderr: NodeJS.WritableStream): {
-  stream: DestinationStream;
-  close(): void;
-} {
-  const fd = (stderr as { fd?: unknown }).fd;
-  if (typeof fd !== "number") return { stream: stderr, close: () => undefined };
-  const stream = destination({ dest: fd, sync: false, minLength: 4096 });
-  const timer = setInterval(() => {
-    stream.flush();
-  }, 500).unref();
-  return {
-    stream,
-    close() {
-      clearInterval(timer);
-      stream.flushSync();
-    },
-  };
 }
 
 async function readSeed(file: string): Promise<SeedPet[]> {

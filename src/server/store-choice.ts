@@ -66,20 +66,19 @@ function poolSizeFrom(value: string | undefined): number {
 /**
  * Connects to PostgreSQL and migrates it. Unreachable: an `unavailable` StartupError (exit 3);
  * refused (authentication, no such database, a newer schema): `configuration` (exit 2).
+ * A connection lost later is told to `onConnectionError` (the server logs it).
  */
 export async function openChosenStore(
   choice: Extract<StoreChoice, { kind: "postgres" }>,
   lockTimeoutMs: number,
-  stderr: NodeJS.WritableStream,
+  onConnectionError: (message: string) => void,
 ): Promise<Store> {
   const { openPostgresStore } = await import("./store/postgres/store.js");
   try {
     return await openPostgresStore(choice.url, {
       poolSize: choice.poolSize,
       lockTimeoutMs,
-      onConnectionError: (message) => {
-        stderr.write(`warning: a PostgreSQL connection failed (${message}); reconnecting\n`);
-      },
+      onConnectionError,
     });
   } catch (error) {
     if (error instanceof StoreUnavailableError) {

@@ -79,7 +79,7 @@ describe("petstore serve on PostgreSQL", () => {
     );
     const second = await serve([], [...seed]);
     expect(second.stderr()).toMatch(
-      /note: database petstore_test_\w+ on socket .* already holds pets; --seed .* ignored/,
+      /"msg":"database petstore_test_\w+ on socket .* already holds pets; --seed .* ignored/,
     );
   });
 
