@@ -127,3 +127,38 @@ describe("the request log line", () => {
     ]);
   });
 });
+
+describe("the client address behind a reverse proxy (--trust-proxy)", () => {
+  const forwarded = { "x-forwarded-for": "203.0.113.9" };
+
+  async function clientOf(
+    trustProxy: readonly string[] | undefined,
+    remoteAddress: string,
+    headers: Record<string, string> = forwarded,
+  ): Promise<unknown> {
+    const app = await createTestApp(trustProxy ? { trustProxy } : {});
+    try {
+      await app.app.inject({ url: "/livez", headers, remoteAddress });
+      const line = app.logs.map((text) => JSON.parse(text) as Record<string, unknown>)[0];
+      return line?.client;
+    } finally {
+      await app.close();
+    }
+  }
+
+  it("is the forwarded client when the connection comes from a trusted proxy", async () => {
+    expect(await clientOf(["127.0.0.1"], "127.0.0.1")).toBe("203.0.113.9");
+    expect(await clientOf(["10.0.0.0/8", "::1"], "10.1.2.3")).toBe("203.0.113.9");
+    expect(await clientOf(["10.0.0.0/8", "::1"], "::1")).toBe("203.0.113.9");
+  });
+
+  it("is the last address no trusted proxy added, when proxies are chained", async () => {
+    const headers = { "x-forwarded-for": "198.51.100.4, 203.0.113.9, 10.0.0.2" };
+    expect(await clientOf(["10.0.0.0/8"], "10.0.0.1", headers)).toBe("203.0.113.9");
+  });
+
+  it("is the connection's own address without the flag, or from an address not trusted", async () => {
+    expect(await clientOf(undefined, "127.0.0.1")).toBe("127.0.0.1");
+    expect(await clientOf(["10.0.0.0/8"], "192.0.2.7")).toBe("192.0.2.7");
+  });
+});
