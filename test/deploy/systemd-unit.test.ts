@@ -106,6 +106,12 @@ describe("deploy/petstore.service", () => {
     expect(valueOf(unit, "Service", "RestartPreventExitStatus")).toBe("2");
   });
 
+  it("logs into the journal, reading each line's <N> priority prefix", () => {
+    expect(valueOf(unit, "Service", "StandardError")).toBe("journal");
+    expect(valueOf(unit, "Service", "SyslogLevelPrefix")).toBe("yes");
+    expect(text).toMatch(/^#.*journalctl -u petstore -p err/m);
+  });
+
   it("is hardened as far as Node.js allows, and never forbids the JIT's W+X memory", () => {
     const hardening: Record<string, string> = {
       NoNewPrivileges: "yes",
