@@ -247,6 +247,7 @@ describe.for(STORES)("apply with a concurrent writer on %s", (store) => {
         changed: 1,
         unchanged: 1,
         failed: 1,
+        notAttempted: 0,
         results: [
           {
             petId: 1,
