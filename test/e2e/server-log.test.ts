@@ -43,6 +43,7 @@ interface Served {
 async function serve(
   args: readonly string[],
   journal: "stderr" | "elsewhere" | "none" = "none",
+  nodeArgs: readonly string[] = [],
 ): Promise<Served> {
   const fd = openSync(logPath, "a");
   const stat = fstatSync(fd, { bigint: true });
@@ -54,7 +55,7 @@ async function serve(
         : undefined;
   const child = spawn(
     process.execPath,
-    [BIN, "serve", "--port", "0", "--db", join(temp.dir, "petstore.db"), ...args],
+    [...nodeArgs, BIN, "serve", "--port", "0", "--db", join(temp.dir, "petstore.db"), ...args],
     {
       env: {
         PATH: process.env.PATH,
@@ -173,6 +174,22 @@ describe("the server's log", () => {
     server.signal("SIGTERM");
     expect((await server.exited)[0]).toBe(0);
     expect(jsonLines(server.log()).at(-1)?.msg).toBe("closed");
+  });
+
+  it("says a crash in one fatal line (<2> in the journal), and exits 1", async () => {
+    // A bug, on demand: an error thrown where nothing catches it.
+    const bug = join(temp.dir, "bug.mjs");
+    writeFileSync(bug, 'process.on("SIGUSR2", () => { throw new Error("a bug"); });\n');
+    const server = await serve(["--api-keys-file", keysPath], "stderr", ["--import", bug]);
+    server.signal("SIGUSR2");
+    expect((await server.exited)[0]).toBe(1);
+    const last = server.log().trimEnd().split("\n").at(-1) ?? "";
+    expect(last.slice(0, 3)).toBe("<2>");
+    expect(JSON.parse(last.slice(3))).toMatchObject({
+      level: 60,
+      msg: "uncaught error, exiting: a bug",
+      err: { type: "Error", message: "a bug" },
+    });
   });
 });
 
