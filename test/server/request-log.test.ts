@@ -162,3 +162,22 @@ describe("the client address behind a reverse proxy (--trust-proxy)", () => {
     expect(await clientOf(["10.0.0.0/8"], "192.0.2.7")).toBe("192.0.2.7");
   });
 });
+
+describe("--rate-limit behind a trusted proxy", () => {
+  it("counts each forwarded client apart, not the proxy as one client", async () => {
+    const app = await createTestApp({ trustProxy: ["127.0.0.1"], rateLimitPerMinute: 1 });
+    try {
+      const from = (client: string) =>
+        app.app.inject({
+          url: "/v1/inventory",
+          headers: { ...AUTH, "x-forwarded-for": client },
+          remoteAddress: "127.0.0.1",
+        });
+      expect((await from("203.0.113.9")).statusCode).toBe(200);
+      expect((await from("203.0.113.10")).statusCode).toBe(200);
+      expect((await from("203.0.113.9")).statusCode).toBe(429);
+    } finally {
+      await app.close();
+    }
+  });
+});
