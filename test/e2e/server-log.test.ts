@@ -176,6 +176,17 @@ describe("the server's log", () => {
     expect(jsonLines(server.log()).at(-1)?.msg).toBe("closed");
   });
 
+  it("refuses a PETSTORE_LOG_LEVEL it does not know: exit 2 naming the levels", async () => {
+    const result = await runCli(
+      ["serve", "--port", "0", "--db", join(temp.dir, "petstore.db"), "--api-keys-file", keysPath],
+      { env: { PETSTORE_LOG_LEVEL: "loud" } },
+    );
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      'PETSTORE_LOG_LEVEL must be one of trace, debug, info, warn, error, fatal, silent, not "loud"',
+    );
+  });
+
   it("says a crash in one fatal line (<2> in the journal), and exits 1", async () => {
     // A bug, on demand: an error thrown where nothing catches it.
     const bug = join(temp.dir, "bug.mjs");
