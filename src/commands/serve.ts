@@ -68,7 +68,7 @@ store answers within 1 s, keys are loaded, not shutting down).
 PETSTORE_DATABASE_URL=postgres://… keeps everything in PostgreSQL instead of a SQLite file,
 so several instances can serve one database (not together with --db).
 The log is one JSON object a line on stderr (PETSTORE_LOG_LEVEL: info by default); stdout
-carries only the listening line. Under systemd (JOURNAL_STREAM) each line starts with its
+carries only the "listening on" (and "metrics on") line. Under systemd (JOURNAL_STREAM) each line starts with its
 syslog priority, so journalctl -p err finds the errors. Behind a reverse proxy, --trust-proxy
 names it: a request from it is logged and rate-limited as the client its X-Forwarded-For
 names; from any other address, as the connection's own.
