@@ -132,6 +132,8 @@ export async function batchBenchmarks(tools) {
     "adjust",
     "--file",
     sales,
+    "--ref-prefix",
+    "bench/day-1",
     "--json",
   ]);
   const firstReport = JSON.parse(first.stdout);
@@ -146,6 +148,8 @@ export async function batchBenchmarks(tools) {
       "adjust",
       "--file",
       sales,
+      "--ref-prefix",
+      "bench/day-1",
       "--json",
     ]);
     againReport = JSON.parse(run.stdout);
@@ -167,6 +171,8 @@ export async function batchBenchmarks(tools) {
         "adjust",
         "--file",
         file,
+        "--ref-prefix",
+        `bench/day-${round}`,
         "--json",
       ]).ms,
     );
