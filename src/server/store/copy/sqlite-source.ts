@@ -6,6 +6,7 @@
 import { statSync } from "node:fs";
 import Database from "better-sqlite3";
 import { MIGRATIONS } from "../sqlite/migrations.js";
+import { openDatabase } from "../sqlite/open-database.js";
 import { CopyError } from "./copy-error.js";
 import type { CopiedTable, SourceRow } from "./tables.js";
 
@@ -63,7 +64,7 @@ export function openSqliteSource(path: string): SqliteSource {
   if (!isFile) throw unreadable(path, "not a file");
   let db: Database.Database;
   try {
-    db = new Database(path, { readonly: true, fileMustExist: true });
+    db = openDatabase(path, { readonly: true, fileMustExist: true });
   } catch (error) {
     throw unreadable(path, (error as Error).message);
   }

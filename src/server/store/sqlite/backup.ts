@@ -19,6 +19,7 @@ import { basename, dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { BackupError } from "./backup-error.js";
 import { MIGRATIONS } from "./migrations.js";
+import { openDatabase } from "./open-database.js";
 
 // What `petstore db backup` needs of the server besides the function, from the one module it
 // loads: the file it copies by default is the one `petstore serve` opens by default.
@@ -171,7 +172,7 @@ function copySnapshot(source: string, temp: string): void {
   let db: Database.Database;
   try {
     db = keep(
-      new Database(source, { readonly: true, fileMustExist: true, timeout: LOCK_TIMEOUT_MS }),
+      openDatabase(source, { readonly: true, fileMustExist: true, timeout: LOCK_TIMEOUT_MS }),
     );
   } catch (error) {
     throw unreadableSource(source, error);
@@ -199,7 +200,7 @@ type Checked = Pick<
 
 /** Opens the copy read-only and checks it; throws a `check-failed` BackupError when it fails. */
 function checkCopy(temp: string, source: string): Checked {
-  const db = keep(new Database(temp, { readonly: true, fileMustExist: true }));
+  const db = keep(openDatabase(temp, { readonly: true, fileMustExist: true }));
   const rows = (sql: string): unknown[] => keep(db.prepare(sql)).pluck().all();
   const value = (sql: string): number => Number(keep(db.prepare(sql)).pluck().get());
   try {

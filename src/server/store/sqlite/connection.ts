@@ -4,6 +4,7 @@
  */
 import Database from "better-sqlite3";
 import { migrate } from "./migrations.js";
+import { openDatabase } from "./open-database.js";
 import { isBusy, lockedFor } from "./lock.js";
 
 /**
@@ -39,7 +40,7 @@ export function openConnection(
   now: () => number,
 ): Database.Database {
   const started = now();
-  const db = retain(new Database(path));
+  const db = retain(openDatabase(path));
   const prepare = db.prepare.bind(db);
   // One override on this connection catches every statement, however and whenever made.
   db.prepare = (source: string) => retain(prepare(source));
