@@ -18,11 +18,11 @@ import { BATCH_BODY_LIMIT, MAX_BATCH_CHANGES } from "../../api/limits.js";
 import { batchChangeOf, type DeltaRow } from "../../apply/deltas.js";
 import { UsageError } from "../../errors.js";
 import { writeAdjustReport } from "../../output/adjust-file.js";
-import { startApplyProgress, type ApplyProgress } from "../../output/apply-progress.js";
-import { interruptNotice } from "../../output/not-attempted.js";
+import { startApplyProgress } from "../../output/apply-progress.js";
 import { countOf } from "../../output/plural.js";
 import type { CommandContext } from "../../program/factory.js";
-import { claimRun, RunInterrupted, type RunClaim } from "../../program/interrupts.js";
+import { withRunClaimed, type BulkRunState } from "./bulk-run.js";
+import { RunInterrupted, type RunClaim } from "../../program/interrupts.js";
 
 /** The options of `inventory adjust --file`, as its command definition parses them. */
 export interface InventoryAdjustFileOptions {
@@ -97,22 +97,11 @@ export async function runInventoryAdjustFile(
   options: InventoryAdjustFileOptions,
   context: CommandContext,
 ): Promise<void> {
-  const state: { sending: boolean; progress?: ApplyProgress } = { sending: false };
-  const run = claimRun(context.interrupts, (signal) => {
-    state.progress?.stop();
-    context.io.err.write(
-      interruptNotice(
-        signal,
-        state.sending ? "sending no more changes; finishing the batch in flight" : undefined,
-      ),
-    );
-  });
-  try {
-    await adjustFile(file, options, context, run, state);
-  } finally {
-    run.release();
-    state.progress?.stop();
-  }
+  await withRunClaimed(
+    context,
+    "sending no more changes; finishing the batch in flight",
+    (run, state) => adjustFile(file, options, context, run, state),
+  );
 }
 
 async function adjustFile(
@@ -120,7 +109,7 @@ async function adjustFile(
   options: InventoryAdjustFileOptions,
   context: CommandContext,
   run: RunClaim,
-  state: { sending: boolean; progress?: ApplyProgress },
+  state: BulkRunState,
 ): Promise<void> {
   const { io } = context;
   const name = sourceName(file);

@@ -19,12 +19,12 @@ import { quantityETag } from "../../client/etag.js";
 import { UsageError, type ApiError } from "../../errors.js";
 import { writeApplyPlan, writeApplyReport } from "../../output/apply.js";
 import { writeApplyDryRun } from "../../output/apply-dry-run.js";
-import { startApplyProgress, type ApplyProgress } from "../../output/apply-progress.js";
-import { interruptNotice } from "../../output/not-attempted.js";
+import { startApplyProgress } from "../../output/apply-progress.js";
 import { chooseRecordFormat } from "../../output/format.js";
 import { countOf } from "../../output/plural.js";
 import type { CommandContext } from "../../program/factory.js";
-import { claimRun, RunInterrupted, type RunClaim } from "../../program/interrupts.js";
+import { withRunClaimed, type BulkRunState } from "./bulk-run.js";
+import { RunInterrupted, type RunClaim } from "../../program/interrupts.js";
 
 /** The options of `inventory apply`, as its command definition parses them. */
 export interface InventoryApplyOptions {
@@ -157,22 +157,11 @@ export async function runInventoryApply(
   options: InventoryApplyOptions,
   context: CommandContext,
 ): Promise<void> {
-  const state: { sending: boolean; progress?: ApplyProgress } = { sending: false };
-  const run = claimRun(context.interrupts, (signal) => {
-    state.progress?.stop();
-    context.io.err.write(
-      interruptNotice(
-        signal,
-        state.sending ? "starting no more changes; finishing those in flight" : undefined,
-      ),
-    );
-  });
-  try {
-    await applyFile(file, options, context, run, state);
-  } finally {
-    run.release();
-    state.progress?.stop();
-  }
+  await withRunClaimed(
+    context,
+    "starting no more changes; finishing those in flight",
+    (run, state) => applyFile(file, options, context, run, state),
+  );
 }
 
 async function applyFile(
@@ -180,7 +169,7 @@ async function applyFile(
   options: InventoryApplyOptions,
   context: CommandContext,
   run: RunClaim,
-  state: { sending: boolean; progress?: ApplyProgress },
+  state: BulkRunState,
 ): Promise<void> {
   const { io } = context;
   const name = sourceName(file);
