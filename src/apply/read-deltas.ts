@@ -92,7 +92,7 @@ export function parseDeltas(
     throw problemsError(
       name,
       duplicates,
-      "give each row a ref of its own (the server applies a ref once per pet, so a second row with it would be dropped); fix the file and run again; nothing was sent",
+      "give each row a ref of its own: a ref names one change (the server applies a ref once per pet, so a second row of that pet with it would be dropped as a duplicate); fix the file and run again; nothing was sent",
     );
   }
   return rows;

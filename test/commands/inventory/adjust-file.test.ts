@@ -451,7 +451,7 @@ describe("inventory adjust --file: a row's ref is never guessed", () => {
     expect(result).toMatchObject({ code: 2, stdout: "" });
     expect(result.stderr).toBe(
       'error: sales.csv line 3: ref "r-1" again: line 2 has it too\n' +
-        "hint: give each row a ref of its own (the server applies a ref once per pet, so a second row with it would be dropped); fix the file and run again; nothing was sent\n",
+        "hint: give each row a ref of its own: a ref names one change (the server applies a ref once per pet, so a second row of that pet with it would be dropped as a duplicate); fix the file and run again; nothing was sent\n",
     );
     expect(callsOf(agent)).toEqual([]);
   });
