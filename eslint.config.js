@@ -87,7 +87,7 @@ export default tseslint.config(
   },
   {
     // better-sqlite3 12 aborts Node.js 24 when the collector takes one of its native objects
-    // (sqlite.ts keeps every statement); a statement's iterator cannot be kept that way.
+    // (store/sqlite/connection.ts keeps every statement); a statement's iterator cannot be kept that way.
     files: ["src/server/**/*.ts"],
     rules: {
       "no-restricted-syntax": [
@@ -95,7 +95,7 @@ export default tseslint.config(
         {
           selector: "CallExpression[callee.property.name='iterate']",
           message:
-            "a better-sqlite3 iterator aborts Node.js 24 when it is collected: use all() (see sqlite.ts)",
+            "a better-sqlite3 iterator aborts Node.js 24 when it is collected: use all() (see src/server/store/sqlite/connection.ts)",
         },
       ],
     },

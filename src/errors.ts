@@ -2,7 +2,7 @@
 import { ERROR_CODES } from "./api/error-codes.js";
 import { PET_OPERATIONS, type OperationId } from "./api/operations.js";
 
-/** Exit codes of the `petstore` command (PRODUCT.md, "Exit codes"). */
+/** Exit codes of the `petstore` command (README.md and docs/scripts.md, "Exit codes"). */
 export const EXIT_CODES = {
   ok: 0,
   unexpected: 1,

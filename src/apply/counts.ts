@@ -1,4 +1,5 @@
 /** Desired stock counts read from a file, and the problems found while validating one. */
+
 /** The formats a counts file can have. */
 export const COUNTS_FORMATS = ["csv", "json"] as const;
 export type CountsFormat = (typeof COUNTS_FORMATS)[number];

@@ -14,9 +14,9 @@ import { parseJsonDeltas } from "./json-deltas.js";
 import { problemsError } from "./read-counts.js";
 
 /**
- * What a row without a ref of its own gets, as the command line says (PRODUCT.md, "Batch
- * changes, decided"): nothing said is a refusal; `--ref-prefix P` gives it `P:<row>`;
- * `--no-ref` sends it without one, so it applies every time the file runs.
+ * What a row without a ref of its own gets, as the command line says (docs/scripts.md,
+ * "Applying a sales file exactly once"): nothing said is a refusal; `--ref-prefix P` gives it
+ * `P:<row>`; `--no-ref` sends it without one, so it applies every time the file runs.
  */
 export type RowRefs = { kind: "required" } | { kind: "prefix"; prefix: string } | { kind: "none" };
 

@@ -1,4 +1,4 @@
-/** Which server the CLI talks to and with which key (PRODUCT.md, "Selecting the server and the key"). */
+/** Which server the CLI talks to and with which key (docs/scripts.md, "Setting up"; `petstore --help`). */
 import { UsageError, type TargetContext } from "../errors.js";
 
 /** The environments `--env` accepts. */

@@ -8,7 +8,7 @@ import { wholeNumberOption } from "../program/arguments.js";
 import type { ServeIo, ServeOptions } from "../server/start.js";
 import type { StartupFailure } from "../server/startup-error.js";
 
-/** Exit code for each kind of start-up failure (PRODUCT.md: 2 usage, 3 unreachable). */
+/** Exit code for each kind of start-up failure (README.md, "Exit codes": 2 usage, 3 unreachable). */
 const STARTUP_EXIT_CODES: Readonly<Record<StartupFailure, ExitCode>> = {
   configuration: EXIT_CODES.usage,
   unavailable: EXIT_CODES.unavailable,

@@ -2,7 +2,7 @@
  * POST /v1/inventory/batch against a model: random sequences of batches (sets and deltas on
  * known and unknown pets, `ifQuantity`, refs from a small pool, atomic, dry run, keys used
  * again) sent to the real app, each answer compared with what a plain model of the rules in
- * PRODUCT.md says, and the inventory and history compared after every batch. The seed is
+ * docs/api.md says, and the inventory and history compared after every batch. The seed is
  * printed; BATCH_MODEL_SEED=<n> replays a run.
  */
 import fc from "fast-check";

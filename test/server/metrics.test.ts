@@ -1,5 +1,5 @@
 /**
- * The metrics: the names and labels PRODUCT.md gives, changes counted as applied, and no label
+ * The metrics: the names and labels docs/operating.md gives, changes counted as applied, and no label
  * that grows with the traffic (no pet id, no key, no key's name).
  */
 import { describe, expect, it } from "vitest";
@@ -24,7 +24,7 @@ function sample(text: string, series: string): number | undefined {
 }
 
 describe("the server's metrics", () => {
-  it("exposes every metric PRODUCT.md names, with prom-client's process and Node.js metrics", async () => {
+  it("exposes every metric docs/operating.md names, with prom-client's process and Node.js metrics", async () => {
     const text = await exposition(newMetrics());
     for (const name of [
       "http_request_duration_seconds",

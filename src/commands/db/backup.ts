@@ -16,7 +16,7 @@ export interface DbBackupOptions {
 }
 
 /**
- * Exit code for each reason a backup made no copy (PRODUCT.md's table). Everything the
+ * Exit code for each reason a backup made no copy (README.md, "Exit codes"). Everything the
  * operator must fix about the files named (an existing destination, no source, a damaged
  * source, a copy that fails its check) is 2, as an unreadable input file is; a source that
  * another process kept locked past the wait is 3, as a store that answers 503 is.

@@ -14,7 +14,7 @@ export interface DbCopyOptions {
   from: string;
 }
 
-/** Exit code for each kind of copy failure (PRODUCT.md: 2 usage, 3 unreachable, 1 failed). */
+/** Exit code for each kind of copy failure (README.md, "Exit codes": 2 usage, 3 unreachable, 1 failed). */
 const COPY_EXIT_CODES: Readonly<Record<CopyFailure, ExitCode>> = {
   refused: EXIT_CODES.usage,
   unavailable: EXIT_CODES.unavailable,

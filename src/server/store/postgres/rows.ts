@@ -1,4 +1,4 @@
-/** Inventory rows as the PostgreSQL store reads them (int8 as BigInt, see postgres-connection.ts). */
+/** Inventory rows as the PostgreSQL store reads them (int8 as BigInt, see connection.ts). */
 import type { InventoryItem, PetStatus } from "../../../api/types.js";
 
 /** A `pets` row's stock columns. */

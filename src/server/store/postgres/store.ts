@@ -59,7 +59,6 @@ export interface PostgresStoreOptions {
 /** The key of the advisory lock that serializes seeding, so only one instance seeds. */
 const SEED_LOCK = "7310593858348875622";
 
-/** A history record, or the nulls of an entry without one (LEFT JOIN). */
 /** A history record as read; every field null for a pet without any (the history's LEFT JOIN). */
 interface ChangeRow {
   seq: bigint | null;
