@@ -1,12 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { NetworkError, UsageError } from "../../src/errors.js";
-import {
-  FailedAttempt,
-  parseRetryAfter,
-  RETRY_AFTER_CAP_MS,
-  retryDelay,
-  withRetries,
-} from "../../src/client/retry.js";
+import { FailedAttempt, parseRetryAfter, retryDelay, withRetries } from "../../src/client/retry.js";
 
 const NOW = Date.parse("2025-06-01T12:00:00Z");
 
@@ -45,10 +39,10 @@ describe("delays", () => {
     expect(retryDelay(20, undefined, () => 0)).toBe(4000);
   });
 
-  it("waits at least as long as Retry-After asks, up to the cap", () => {
+  it("waits at least as long as Retry-After asks, up to 30 s (docs/scripts.md)", () => {
     expect(retryDelay(1, 5000, () => 0)).toBe(5000);
     expect(retryDelay(1, 0, () => 0)).toBe(250);
-    expect(retryDelay(1, 10 * 60_000, () => 0)).toBe(RETRY_AFTER_CAP_MS);
+    expect(retryDelay(1, 10 * 60_000, () => 0)).toBe(30_000);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { LOCAL_BASE_URL, resolveTarget, resolveTargetEnv } from "../../src/client/target.js";
+import { resolveTarget, resolveTargetEnv } from "../../src/client/target.js";
 import { UsageError } from "../../src/errors.js";
 
 const noFiles = (path: string) =>
@@ -34,9 +34,12 @@ describe("resolveTarget", () => {
     });
   });
 
-  it("uses the local URL for --env local unless --base-url is given", async () => {
+  it("uses petstore serve's default URL for --env local unless --base-url is given", async () => {
     const env = { PETSTORE_API_KEY: "k" };
-    expect((await resolveTarget({ env: "local" }, env, noFiles)).baseUrl).toBe(LOCAL_BASE_URL);
+    // docs/staff.md: `--env local` is http://127.0.0.1:4010/v1.
+    expect((await resolveTarget({ env: "local" }, env, noFiles)).baseUrl).toBe(
+      "http://127.0.0.1:4010/v1",
+    );
     const flagged = await resolveTarget(
       { env: "local", baseUrl: "http://127.0.0.1:5000/v1" },
       env,

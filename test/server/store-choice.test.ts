@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { toHttpError } from "../../src/server/error-handler.js";
 import { StartupError } from "../../src/server/startup-error.js";
-import { DEFAULT_DB, DEFAULT_POOL_SIZE, chooseStore } from "../../src/server/store-choice.js";
+import { chooseStore } from "../../src/server/store-choice.js";
 import { StoreUnavailableError } from "../../src/server/store/store-unavailable-error.js";
 
 const URL = "postgres://petstore:s3cret-pw@127.0.0.1:5432/inventory";
@@ -18,19 +18,19 @@ async function startupError(action: () => Promise<unknown>): Promise<StartupErro
 
 describe("chooseStore", () => {
   it("opens the SQLite file of --db, or ./petstore.db, without PETSTORE_DATABASE_URL", async () => {
-    expect(await chooseStore(undefined, {})).toEqual({ kind: "sqlite", path: DEFAULT_DB });
+    expect(await chooseStore(undefined, {})).toEqual({ kind: "sqlite", path: "./petstore.db" });
     expect(await chooseStore("/var/x.db", { PETSTORE_DATABASE_URL: "" })).toEqual({
       kind: "sqlite",
       path: "/var/x.db",
     });
   });
 
-  it("chooses PostgreSQL from PETSTORE_DATABASE_URL, named without user or password", async () => {
+  it("chooses PostgreSQL from PETSTORE_DATABASE_URL, named without user or password, 10 connections by default", async () => {
     expect(await chooseStore(undefined, { PETSTORE_DATABASE_URL: URL })).toEqual({
       kind: "postgres",
       url: URL,
       name: "database inventory on 127.0.0.1:5432",
-      poolSize: DEFAULT_POOL_SIZE,
+      poolSize: 10,
     });
     const socket = await chooseStore(undefined, {
       PETSTORE_DATABASE_URL: "postgres://petstore@/inventory?host=/run/postgresql",
