@@ -1,34 +1,7 @@
 /** Typed CLI errors and the one table that maps them to exit codes. */
 import { ERROR_CODES } from "./api/error-codes.js";
 import { PET_OPERATIONS, type OperationId } from "./api/operations.js";
-
-/** Exit codes of the `petstore` command (README.md and docs/scripts.md, "Exit codes"). */
-export const EXIT_CODES = {
-  ok: 0,
-  unexpected: 1,
-  usage: 2,
-  unavailable: 3,
-  unauthorized: 4,
-  notFound: 5,
-  invalid: 6,
-  partialFailure: 7,
-  /** A conditional write found the entry changed (412), or `adjust` gave up retrying. */
-  conflict: 8,
-  /** `inventory low` found entries below their threshold (the list is on stdout). */
-  lowStock: 9,
-  interruptedBySigint: 130,
-  interruptedBySigterm: 143,
-} as const;
-export type ExitCode = (typeof EXIT_CODES)[keyof typeof EXIT_CODES];
-
-/** The signals that interrupt a run. */
-export const INTERRUPT_SIGNALS = ["SIGINT", "SIGTERM"] as const;
-export type InterruptSignal = (typeof INTERRUPT_SIGNALS)[number];
-
-/** 130 for SIGINT, 143 for SIGTERM (128 + the signal number, as shells report them). */
-export function exitCodeForSignal(signal: InterruptSignal): ExitCode {
-  return signal === "SIGINT" ? EXIT_CODES.interruptedBySigint : EXIT_CODES.interruptedBySigterm;
-}
+import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 
 /**
  * HTTP status of a final (non-retried or retries exhausted) error response → exit code.

@@ -1,7 +1,7 @@
 /** Wires the real process into run() and sets the exit code. */
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
-import { exitCodeForSignal, INTERRUPT_SIGNALS } from "./errors.js";
+import { exitCodeForSignal, INTERRUPT_SIGNALS } from "./exit-codes.js";
 import { Interrupts } from "./program/interrupts.js";
 import { run } from "./program/run.js";
 import { timeOrderedUuid } from "./client/idempotency-key.js";

@@ -2,7 +2,8 @@
  * How an `inventory adjust --file` run that did not apply every row ends, after its report:
  * exit 7 when rows failed (or, in a dry run, would fail), 130/143 when interrupted.
  */
-import { CliError, EXIT_CODES, exitCodeForSignal, type InterruptSignal } from "../errors.js";
+import { CliError } from "../errors.js";
+import { EXIT_CODES, exitCodeForSignal, type InterruptSignal } from "../exit-codes.js";
 import { countOf } from "../output/plural.js";
 import { shellWord } from "../output/shell-word.js";
 import type { AdjustReport } from "./adjust-batches.js";

@@ -2,7 +2,8 @@
  * An apply that finished with some rows failed (or not attempted: the server kept failing):
  * exit 7, after the report has been printed.
  */
-import { CliError, EXIT_CODES } from "../errors.js";
+import { CliError } from "../errors.js";
+import { EXIT_CODES } from "../exit-codes.js";
 import { countOf } from "../output/plural.js";
 import type { ApplyReport } from "./execute.js";
 

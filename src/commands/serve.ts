@@ -3,7 +3,8 @@
  * and turns its start-up failures into exit codes.
  */
 import { Command, Option } from "commander";
-import { CliError, EXIT_CODES, type ExitCode } from "../errors.js";
+import { CliError } from "../errors.js";
+import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import { wholeNumberOption } from "../program/arguments.js";
 import type { ServeIo, ServeOptions } from "../server/start.js";
 import type { StartupFailure } from "../server/startup-error.js";

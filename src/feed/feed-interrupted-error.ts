@@ -1,5 +1,6 @@
 /** A follower stopped by SIGINT or SIGTERM: exit 130 or 143, after the page being printed. */
-import { CliError, exitCodeForSignal, type InterruptSignal } from "../errors.js";
+import { CliError } from "../errors.js";
+import { exitCodeForSignal, type InterruptSignal } from "../exit-codes.js";
 import { countOf } from "../output/plural.js";
 import type { WalkEnd } from "./walk.js";
 

@@ -1,10 +1,8 @@
 /**
- * The exit codes and what each means, read from the one table the CLI already has: the
- * `Exit codes:` list of `petstore --help` (src/program/run.ts). The manual's EXIT STATUS is
- * generated from it, so the two say the same; a test checks that it covers EXIT_CODES.
+ * The exit codes and what each means, for the manual's EXIT STATUS: the rows of the one table
+ * (src/exit-codes.ts) in the words `petstore --help` prints, so the two say the same.
  */
-import type { Command } from "commander";
-import { afterHelpBlocks, titledBlock } from "./help-text.js";
+import { EXIT_CODE_TABLE } from "../exit-codes.js";
 
 /** One row of the table: `130/143` shares a meaning, so a row may hold several codes. */
 export interface ExitStatus {
@@ -14,28 +12,11 @@ export interface ExitStatus {
   meaning: string;
 }
 
-const ROW = /^(\d+(?:\/\d+)*)\s{2,}(\S.*)$/;
-
-/**
- * The rows of the `Exit codes:` list in the root's --help; a line indented under a row
- * continues its meaning. Throws when the list is missing or a line is neither.
- */
-export function exitStatuses(program: Command): ExitStatus[] {
-  const lines = titledBlock(afterHelpBlocks(program), "Exit codes");
-  if (lines === undefined) {
-    throw new Error("petstore --help has no 'Exit codes:' list to read the exit statuses from");
-  }
-  const rows: ExitStatus[] = [];
-  for (const line of lines) {
-    const row = ROW.exec(line);
-    const last = rows.at(-1);
-    if (row?.[1] !== undefined && row[2] !== undefined) {
-      rows.push({ label: row[1], codes: row[1].split("/").map(Number), meaning: row[2] });
-    } else if (last !== undefined && /^\s/.test(line)) {
-      last.meaning = `${last.meaning} ${line.trim()}`;
-    } else {
-      throw new Error(`cannot read this line of the 'Exit codes:' list in --help: ${line}`);
-    }
-  }
-  return rows;
+/** The rows of EXIT_CODE_TABLE, each meaning on one line. */
+export function exitStatuses(): ExitStatus[] {
+  return EXIT_CODE_TABLE.map(({ codes, help }) => ({
+    label: codes.join("/"),
+    codes,
+    meaning: help.join(" "),
+  }));
 }

@@ -190,10 +190,10 @@ function environment(): string[] {
   ];
 }
 
-function exitStatus(program: Command): string[] {
+function exitStatus(): string[] {
   return [
     `.SH ${roffArgument("EXIT STATUS")}`,
-    ...exitStatuses(program).flatMap((status) => [
+    ...exitStatuses().flatMap((status) => [
       ".TP",
       roffBold(status.label),
       ...roffFilled(status.meaning),
@@ -247,7 +247,7 @@ export function manPage(program: Command, options: ManPageOptions): string {
     ...commands(program),
     ...globalOptions(program),
     ...environment(),
-    ...exitStatus(program),
+    ...exitStatus(),
     ...files(),
     ...examples(program),
     ...seeAlso(),

@@ -4,7 +4,7 @@
  * writes in flight, print its report) claims them while it runs. An unclaimed signal, or a
  * second one while claimed, ends the process at once with 130 or 143.
  */
-import type { InterruptSignal } from "../errors.js";
+import type { InterruptSignal } from "../exit-codes.js";
 
 /** What commands get (Deps.interrupts): a way to take an interruption over. */
 export interface InterruptSource {

@@ -1,9 +1,10 @@
 /**
  * `run(argv, deps)`: builds the commander program on injected dependencies, runs it, and
- * maps whatever it throws to an exit code (the table is in src/errors.ts).
+ * maps whatever it throws to an exit code (the codes and their meanings: src/exit-codes.ts).
  */
 import { Command, CommanderError } from "commander";
-import { EXIT_CODES, exitCodeFor, type ExitCode } from "../errors.js";
+import { exitCodeFor } from "../errors.js";
+import { EXIT_CODES, exitCodesHelp, type ExitCode } from "../exit-codes.js";
 import { formatError } from "../output/messages.js";
 import type { Deps } from "./deps.js";
 import { Factory } from "./factory.js";
@@ -31,20 +32,7 @@ The API key (never a flag):
   HTTPS_PROXY, HTTP_PROXY and NO_PROXY are honoured.
 
 Exit codes:
-  0        ok
-  1        unexpected failure (a bug)
-  2        usage or configuration (also a base URL that redirects: 3xx)
-  3        server or proxy unreachable, timed out, or failing (5xx, 429 after the retries);
-           a server certificate that is not trusted
-  4        authentication or permission failed (401, 403)
-  5        not found (404)
-  6        request rejected as invalid (400, other 4xx)
-  7        inventory apply or adjust --file finished with some rows failed or in
-           conflict (its report says which); a dry run in which some would fail
-  8        conflict: set --if-quantity found the entry changed (412), or adjust gave up;
-           nothing was changed
-  9        inventory low found pets below their threshold (the list is on stdout)
-  130/143  interrupted (SIGINT / SIGTERM)
+${exitCodesHelp()}
 
 Examples:
   petstore inventory list

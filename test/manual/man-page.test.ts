@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import { EXIT_CODES } from "../../src/errors.js";
+import { EXIT_CODES } from "../../src/exit-codes.js";
 import { documentedProgram } from "../../src/manual/documented-program.js";
 import { ENVIRONMENT } from "../../src/manual/environment.js";
 import { exitStatuses } from "../../src/manual/exit-status.js";
@@ -131,7 +131,7 @@ describe("the man page of the real program", () => {
   });
 
   it("lists every exit code of EXIT_CODES with the meaning petstore --help gives it", () => {
-    const statuses = exitStatuses(program);
+    const statuses = exitStatuses();
     const listed = statuses.flatMap((status) => status.codes);
     expect([...listed].sort((a, b) => a - b)).toEqual(
       [...new Set(Object.values(EXIT_CODES))].sort((a, b) => a - b),

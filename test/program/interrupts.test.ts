@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { exitCodeForSignal } from "../../src/errors.js";
+import { exitCodeForSignal } from "../../src/exit-codes.js";
 import { claimRun, Interrupts, RunInterrupted } from "../../src/program/interrupts.js";
 
 describe("Interrupts", () => {

@@ -3,7 +3,8 @@
  * SQLite store while the server writes to it; never over an existing file.
  */
 import { Command } from "commander";
-import { CliError, EXIT_CODES, UsageError, type ExitCode } from "../../errors.js";
+import { CliError, UsageError } from "../../errors.js";
+import { EXIT_CODES, type ExitCode } from "../../exit-codes.js";
 // `db backup` works on the server's file, as `serve` does, and like commands/serve.ts it
 // reaches the server's code only with a lazy import() when it runs (below).
 import type { BackupFailure, BackupReport } from "../../server/store/sqlite/backup.js";

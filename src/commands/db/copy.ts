@@ -4,7 +4,8 @@
  * copied. The copy itself is server code (src/server/store/copy/), loaded only when it runs.
  */
 import { Command } from "commander";
-import { CliError, EXIT_CODES, UsageError, type ExitCode } from "../../errors.js";
+import { CliError, UsageError } from "../../errors.js";
+import { EXIT_CODES, type ExitCode } from "../../exit-codes.js";
 // Like serve, db copy runs server code: its types here, its code loaded in runDbCopy only.
 import type { CopyFailure } from "../../server/store/copy/copy-error.js";
 import type { CopyReport } from "../../server/store/copy/copy-store.js";

@@ -13,7 +13,8 @@ import {
 } from "../../api/limits.js";
 import type { InventoryItem } from "../../api/types.js";
 import { isPreconditionFailed, quantityETag } from "../../client/etag.js";
-import { CliError, EXIT_CODES, UsageError } from "../../errors.js";
+import { CliError, UsageError } from "../../errors.js";
+import { EXIT_CODES } from "../../exit-codes.js";
 import { chooseRecordFormat } from "../../output/format.js";
 import { writeInventoryItem } from "../../output/inventory.js";
 import {
