@@ -3,7 +3,9 @@
  * (../sqlite/migrations.ts) and how it is inserted into the PostgreSQL one
  * (../postgres/migrations.ts), as one INSERT of unnest() arrays per page. Integers are read as
  * BigInt (better-sqlite3's safe integers) and sent as decimal text, so int64 ids stay exact.
+ * The rows are ../rows.ts's, which the stores read.
  */
+import type { ChangeRow, IdempotencyRow, InventoryRow, OrderRow, PetRow } from "../rows.js";
 
 /** Every row is paged by its integer primary key (its rowid). */
 export interface SourceRow {
@@ -28,46 +30,13 @@ export interface CopiedTable<Row extends SourceRow = SourceRow> {
   values(rows: readonly Row[]): unknown[];
 }
 
-interface PetRow extends SourceRow {
-  name: string;
-  status: string;
-  quantity: bigint;
-  category_id: bigint | null;
-  category_name: string | null;
-  photo_urls: string;
-  tags: string;
-}
+/** A pet with its stock, as the copy moves it. */
+type CopiedPet = PetRow & Pick<InventoryRow, "quantity">;
 
-interface OrderRow extends SourceRow {
-  pet_id: bigint;
-  quantity: bigint;
-  ship_date: string;
-  status: string;
-  complete: bigint;
-}
+/** A history record: its id is its seq (below). */
+type CopiedChange = SourceRow & Omit<ChangeRow, "seq">;
 
-interface ChangeRow extends SourceRow {
-  pet_id: bigint;
-  at: bigint;
-  previous: bigint | null;
-  quantity: bigint;
-  key_name: string | null;
-  request_id: string | null;
-  reason: string | null;
-  ref: string | null;
-}
-
-interface IdempotencyRow extends SourceRow {
-  owner: string;
-  key: string;
-  fingerprint: string;
-  created_at: bigint;
-  status: bigint;
-  body: string;
-  etag: string | null;
-}
-
-const pets: CopiedTable<PetRow> = {
+const pets: CopiedTable<CopiedPet> = {
   label: "pets",
   source: "pets",
   target: "pets",
@@ -115,7 +84,7 @@ const orders: CopiedTable<OrderRow> = {
  * record's id (which orders an entry's history) and its seq (the feed's order), so a feed
  * cursor taken on the SQLite store means the same on PostgreSQL.
  */
-const history: CopiedTable<ChangeRow> = {
+const history: CopiedTable<CopiedChange> = {
   label: "history records",
   source: "inventory_changes",
   target: "inventory_changes",
@@ -147,7 +116,7 @@ const history: CopiedTable<ChangeRow> = {
  * Every record is copied, expired ones too (a server's purge deletes them): a record's
  * `created_at` is its expiry's start, so a replay on PostgreSQL expires when it would have.
  */
-const idempotency: CopiedTable<IdempotencyRow> = {
+const idempotency: CopiedTable<IdempotencyRow & SourceRow> = {
   label: "idempotency records",
   source: "idempotency_records",
   target: "idempotency_keys",

@@ -7,8 +7,18 @@
  * (fresh-read.ts), so every instance sees every other's acknowledged writes.
  */
 import type pg from "pg";
-import type { InventoryItem, Order, OrderStatus, Pet } from "../../../api/types.js";
-import { storedLists, toPet, type PetRow } from "../pet-record.js";
+import type { InventoryItem, Order, Pet } from "../../../api/types.js";
+import {
+  storedLists,
+  toFeedRecord,
+  toItem,
+  toOrder,
+  toPet,
+  type ChangeRow,
+  type InventoryRow,
+  type OrderRow,
+  type PetRow,
+} from "../rows.js";
 import { freshRead } from "./fresh-read.js";
 import { migrate } from "./migrations.js";
 import {
@@ -19,7 +29,6 @@ import {
   isUnreachable,
   reasonOf,
 } from "./connection.js";
-import { toItem, type InventoryRow } from "./rows.js";
 import { GroupCommit } from "./group-commit.js";
 import {
   DEFAULT_LOCK_TIMEOUT_MS,
@@ -59,43 +68,8 @@ export interface PostgresStoreOptions {
 /** The key of the advisory lock that serializes seeding, so only one instance seeds. */
 const SEED_LOCK = "7310593858348875622";
 
-/** A history record as read; every field null for a pet without any (the history's LEFT JOIN). */
-interface ChangeRow {
-  seq: bigint | null;
-  pet_id: bigint | null;
-  at: bigint | null;
-  previous: number | null;
-  quantity: number | null;
-  key_name: string | null;
-  request_id: string | null;
-  reason: string | null;
-  ref: string | null;
-}
-
-/** A record of a row, undefined for the LEFT JOIN's empty row of a pet without history. */
-function toFeedRecord(row: ChangeRow): FeedRecord | undefined {
-  if (row.seq === null || row.pet_id === null || row.quantity === null) return undefined;
-  return {
-    seq: row.seq,
-    petId: row.pet_id,
-    at: Number(row.at),
-    previous: row.previous,
-    quantity: row.quantity,
-    keyName: row.key_name,
-    requestId: row.request_id,
-    reason: row.reason,
-    ref: row.ref,
-  };
-}
-
-interface OrderRow {
-  id: bigint;
-  pet_id: bigint;
-  quantity: number;
-  ship_date: string;
-  status: OrderStatus;
-  complete: boolean;
-}
+/** A row of the history's LEFT JOIN: every column null for a pet without records. */
+type HistoryRow = ChangeRow | { [Column in keyof ChangeRow]: null };
 
 /** Named statements: each connection prepares one the first time it runs it. */
 const SQL = {
@@ -236,14 +210,7 @@ class PostgresStore implements Store {
   }
 
   async listOrders(): Promise<Order[]> {
-    return (await this.#read<OrderRow>("orders")).map((row) => ({
-      id: row.id,
-      petId: row.pet_id,
-      quantity: row.quantity,
-      shipDate: row.ship_date,
-      status: row.status,
-      complete: row.complete,
-    }));
+    return (await this.#read<OrderRow>("orders")).map(toOrder);
   }
 
   /**
@@ -304,20 +271,13 @@ class PostgresStore implements Store {
   }
 
   async listChanges(petId: bigint, limit: number): Promise<FeedRecord[] | undefined> {
-    const rows = await this.#read<ChangeRow>("changes", [petId, limit]);
+    const rows = await this.#read<HistoryRow>("changes", [petId, limit]);
     if (rows.length === 0) return undefined;
-    return rows.flatMap((row) => {
-      const record = toFeedRecord(row);
-      return record ? [record] : [];
-    });
+    return rows.flatMap((row) => (row.seq === null ? [] : [toFeedRecord(row)]));
   }
 
   async listFeed(after: bigint, limit: number): Promise<FeedRecord[]> {
-    const rows = await this.#read<ChangeRow>("feed", [after, limit]);
-    return rows.flatMap((row) => {
-      const record = toFeedRecord(row);
-      return record ? [record] : [];
-    });
+    return (await this.#read<ChangeRow>("feed", [after, limit])).map(toFeedRecord);
   }
 
   async seedIfEmpty(

@@ -27,7 +27,7 @@ import {
   type PlannedResult,
   type PlannedWrite,
 } from "../write-plan.js";
-import { toItem, type InventoryRow } from "./rows.js";
+import { toItem, type InventoryRow } from "../rows.js";
 
 /** Named statements: each connection prepares one the first time it runs it. */
 const SQL = {

@@ -4,8 +4,19 @@
  * idempotency records, lets the write plan (../write-plan.ts) decide, and writes what it says.
  */
 import type Database from "better-sqlite3";
-import type { InventoryItem, Order, OrderStatus, Pet, PetStatus } from "../../../api/types.js";
-import { storedLists, toPet, type PetRow } from "../pet-record.js";
+import type { InventoryItem, Order, Pet } from "../../../api/types.js";
+import {
+  storedLists,
+  toFeedRecord,
+  toItem,
+  toOrder,
+  toPet,
+  type ChangeRow,
+  type IdempotencyRow,
+  type InventoryRow,
+  type OrderRow,
+  type PetRow,
+} from "../rows.js";
 import {
   DEFAULT_LOCK_TIMEOUT_MS,
   checkQuantity,
@@ -38,64 +49,13 @@ import { GroupCommit } from "./group-commit.js";
 import { whenUnlocked } from "./lock.js";
 import { isStorageFull, storageFull } from "./storage-full.js";
 
-interface InventoryRow {
-  id: bigint;
-  quantity: bigint;
-  status: PetStatus;
-}
-
 /** An entry as a write reads it: with its newest history record's id. */
 interface CurrentRow extends InventoryRow {
   last_change: bigint | null;
 }
 
-interface ChangeRow {
-  /** The record's id: its seq (migration 8 says why). */
-  id: bigint;
-  pet_id: bigint;
-  at: bigint;
-  previous: bigint | null;
-  quantity: bigint;
-  key_name: string | null;
-  request_id: string | null;
-  reason: string | null;
-  ref: string | null;
-}
-
-interface IdempotencyRow {
-  fingerprint: string;
-  created_at: bigint;
-  status: bigint;
-  body: string;
-  etag: string | null;
-}
-
-interface OrderRow {
-  id: bigint;
-  pet_id: bigint;
-  quantity: bigint;
-  ship_date: string;
-  status: OrderStatus;
-  complete: bigint;
-}
-
-const toFeedRecord = (row: ChangeRow): FeedRecord => ({
-  seq: row.id,
-  petId: row.pet_id,
-  at: Number(row.at),
-  previous: row.previous === null ? null : Number(row.previous),
-  quantity: Number(row.quantity),
-  keyName: row.key_name,
-  requestId: row.request_id,
-  reason: row.reason,
-  ref: row.ref,
-});
-
-const toItem = (row: InventoryRow): InventoryItem => ({
-  petId: row.id,
-  quantity: Number(row.quantity),
-  status: row.status,
-});
+/** A key's record as a write reads it. */
+type RecordRow = Omit<IdempotencyRow, "owner" | "key">;
 
 export interface SqliteStoreOptions {
   /**
@@ -141,7 +101,7 @@ class SqliteStore implements Store {
   readonly #changes: Database.Statement<[bigint, bigint], ChangeRow>;
   readonly #feed: Database.Statement<[bigint, bigint], ChangeRow>;
   readonly #exists: Database.Statement<[bigint], bigint>;
-  readonly #record: Database.Statement<[string, string], IdempotencyRow>;
+  readonly #record: Database.Statement<[string, string], RecordRow>;
   readonly #keepRecord: Database.Statement<
     [string, string, string, bigint, bigint, string, string | null]
   >;
@@ -192,12 +152,12 @@ class SqliteStore implements Store {
          FROM chain JOIN inventory_changes c ON c.id = chain.id
          WHERE c.earlier_change IS NOT NULL AND chain.depth < ?
        )
-       SELECT c.id, c.pet_id, c.at, c.previous, c.quantity, c.key_name, c.request_id, c.reason, c.ref
+       SELECT c.id AS seq, c.pet_id, c.at, c.previous, c.quantity, c.key_name, c.request_id, c.reason, c.ref
        FROM chain JOIN inventory_changes c ON c.id = chain.id
        ORDER BY chain.depth`,
     );
     this.#feed = db.prepare(
-      `SELECT id, pet_id, at, previous, quantity, key_name, request_id, reason, ref
+      `SELECT id AS seq, pet_id, at, previous, quantity, key_name, request_id, reason, ref
        FROM inventory_changes WHERE id > ? ORDER BY id LIMIT ?`,
     );
     this.#exists = db.prepare<[bigint], bigint>("SELECT 1 FROM pets WHERE id = ?").pluck();
@@ -382,14 +342,7 @@ class SqliteStore implements Store {
 
   async listOrders(): Promise<Order[]> {
     const rows = await this.#whenUnlocked(() => this.#orders.all());
-    return rows.map((row) => ({
-      id: row.id,
-      petId: row.pet_id,
-      quantity: Number(row.quantity),
-      shipDate: row.ship_date,
-      status: row.status,
-      complete: row.complete === 1n,
-    }));
+    return rows.map(toOrder);
   }
 
   /**
