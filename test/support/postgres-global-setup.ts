@@ -1,6 +1,7 @@
 /**
- * vitest global setup: one embedded PostgreSQL cluster for the whole run (each test file makes
- * its own databases on it), or the server `PETSTORE_TEST_DATABASE_URL` names instead.
+ * vitest global setup of the projects that need PostgreSQL (`postgres`, `e2e`: vitest.config.ts):
+ * one embedded cluster for the project's run (each test file makes its own databases on it), or
+ * the server `PETSTORE_TEST_DATABASE_URL` names instead.
  */
 import type { TestProject } from "vitest/node";
 import { startTestCluster } from "./postgres-cluster.js";

@@ -7,8 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { chownSync } from "node:fs";
 import { join } from "node:path";
-import { inject } from "vitest";
-import { queryDatabase, withDatabase } from "./postgres-database.js";
+import { postgresAdminUrl, queryDatabase, withDatabase } from "./postgres-database.js";
 import { cannotMountTmpfs, mountTmpfs } from "./tmpfs.js";
 
 /** Why such a database cannot be made here, or undefined. */
@@ -37,7 +36,7 @@ export interface TmpfsDatabase {
 
 /** A new database whose tablespace is a tmpfs of `size` (mount(8)'s notation: "4m"). */
 export async function createTmpfsDatabase(size: string): Promise<TmpfsDatabase> {
-  const admin = inject("postgresAdminUrl");
+  const admin = postgresAdminUrl();
   const name = `petstore_full_${Math.random().toString(16).slice(2, 10)}`;
   const tmpfs = mountTmpfs(size);
   const id = (flag: string) => Number(execFileSync("id", [flag, "postgres"]).toString().trim());
