@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { detectCountsFormat, parseCounts, readCountsText } from "../../src/apply/read-counts.js";
 import { UsageError } from "../../src/errors.js";
+import { readFileFrom } from "../support/files.js";
 
 function thrown(action: () => unknown): unknown {
   try {
@@ -27,10 +28,7 @@ describe("detectCountsFormat", () => {
 
 describe("readCountsText", () => {
   const source = {
-    readFile: (path: string) =>
-      path === "counts.csv"
-        ? Promise.resolve("petId,quantity\n")
-        : Promise.reject(Object.assign(new Error("nope"), { code: "ENOENT" })),
+    readFile: readFileFrom({ "counts.csv": "petId,quantity\n" }),
     readStdin: () => Promise.resolve("from stdin"),
   };
 

@@ -1,17 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { parseCsvThresholds, readThresholds } from "../../src/apply/thresholds.js";
 import { UsageError } from "../../src/errors.js";
+import { readFileFrom } from "../support/files.js";
 import { MAX_ID } from "../support/ids.js";
 
 /** A source holding `files` (and `stdin`), as the CLI's input is. */
 function source(files: Record<string, string>, stdin = "") {
   return {
-    readFile: (path: string) => {
-      const text = files[path];
-      return text === undefined
-        ? Promise.reject(Object.assign(new Error(`ENOENT: ${path}`), { code: "ENOENT" }))
-        : Promise.resolve(text);
-    },
+    readFile: readFileFrom(files),
     readStdin: () => Promise.resolve(stdin),
   };
 }

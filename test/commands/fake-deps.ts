@@ -4,6 +4,7 @@ import { MockAgent, type Dispatcher } from "undici";
 import type { Deps } from "../../src/program/deps.js";
 import type { InterruptSource } from "../../src/program/interrupts.js";
 import { run } from "../../src/program/run.js";
+import { readFileFrom } from "../support/files.js";
 
 export const ORIGIN = "http://petstore.test";
 export const BASE_URL = `${ORIGIN}/v1`;
@@ -81,7 +82,6 @@ export async function runFake(
   const stderr = captureStream();
   const sleeps: number[] = [];
   let uuids = 0;
-  const files = options.files ?? {};
   const deps: Deps = {
     stdout: stdout.stream,
     stderr: stderr.stream,
@@ -92,13 +92,7 @@ export async function runFake(
         ? Readable.from([Buffer.from(options.stdin)])
         : options.stdin,
     env: options.env ?? CONFIGURED_ENV,
-    readFile: (path) => {
-      const text = files[path];
-      if (text === undefined) {
-        return Promise.reject(Object.assign(new Error(`ENOENT: ${path}`), { code: "ENOENT" }));
-      }
-      return Promise.resolve(text);
-    },
+    readFile: readFileFrom(options.files),
     dispatcher:
       options.realNetwork === true
         ? undefined
