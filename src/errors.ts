@@ -1,32 +1,14 @@
-/** Typed CLI errors and the one table that maps them to exit codes. */
+/**
+ * The typed errors: the API client's (ApiError, NetworkError, MalformedResponseError,
+ * ConfigurationError), which say what failed and know nothing of exit codes, and the CLI's own
+ * (CliError), each of which names its exit code. src/program/exit.ts turns any of them into
+ * an exit code and the `error:`/`hint:` lines.
+ */
 import { ERROR_CODES } from "./api/error-codes.js";
 import { PET_OPERATIONS, type OperationId } from "./api/operations.js";
 import { EXIT_CODES, type ExitCode } from "./exit-codes.js";
 
-/**
- * HTTP status of a final (non-retried or retries exhausted) error response → exit code.
- * Statuses not listed fall back by class: 3xx is configuration (2: the CLI does not follow
- * redirects, so the base URL is wrong), other 4xx "rejected" (6), 5xx "unavailable" (3).
- */
-const HTTP_STATUS_EXIT_CODES: Readonly<Record<number, ExitCode>> = {
-  400: EXIT_CODES.invalid,
-  401: EXIT_CODES.unauthorized,
-  403: EXIT_CODES.unauthorized,
-  404: EXIT_CODES.notFound,
-  408: EXIT_CODES.unavailable,
-  412: EXIT_CODES.conflict,
-  429: EXIT_CODES.unavailable,
-};
-
-/** The exit code for an HTTP error status (see HTTP_STATUS_EXIT_CODES). */
-export function exitCodeForHttpStatus(status: number): ExitCode {
-  const listed = HTTP_STATUS_EXIT_CODES[status];
-  if (listed !== undefined) return listed;
-  if (status >= 500) return EXIT_CODES.unavailable;
-  return status < 400 ? EXIT_CODES.usage : EXIT_CODES.invalid;
-}
-
-/** An error the user can act on: printed as `error: <message>` with an optional hint. */
+/** An error of a command the user can act on: printed as `error: <message>` with an optional hint. */
 export class CliError extends Error {
   readonly exitCode: ExitCode;
   readonly hint: string | undefined;
@@ -49,7 +31,7 @@ export class UsageError extends CliError {
 /**
  * `inventory low` found entries below their threshold: exit 9 once the list is on stdout. A
  * finding rather than a failure, as grep's exit 1 is: nothing is printed on stderr for it (see
- * formatError), so a cron job that mails on exit 9 mails the list alone, and cron's own mail of
+ * src/program/exit.ts), so a cron job that mails on exit 9 mails the list alone, and cron's own mail of
  * stderr still means that the job failed.
  */
 export class LowStockError extends CliError {
@@ -81,8 +63,22 @@ export interface ProxyContext {
   source: string;
 }
 
+/**
+ * A setting the API client cannot use (base URL, API key, proxy variables): printed as
+ * `error: <message>` with an optional hint, exit 2.
+ */
+export class ConfigurationError extends Error {
+  readonly hint: string | undefined;
+
+  constructor(message: string, hint?: string) {
+    super(message);
+    this.name = new.target.name;
+    this.hint = hint;
+  }
+}
+
 /** The server answered with an error status; `code` is the Error body's code when it sent one. */
-export class ApiError extends CliError {
+export class ApiError extends Error {
   readonly status: number;
   readonly code: string | undefined;
   /** The spec's operationId of the call that failed. */
@@ -108,7 +104,8 @@ export class ApiError extends CliError {
     etag?: string | undefined;
     target?: TargetContext | undefined;
   }) {
-    super(details.message, exitCodeForHttpStatus(details.status));
+    super(details.message);
+    this.name = new.target.name;
     this.status = details.status;
     this.code = details.code;
     this.operation = details.operation;
@@ -157,8 +154,8 @@ export const NETWORK_FAILURES = [
 ] as const;
 export type NetworkFailure = (typeof NETWORK_FAILURES)[number];
 
-/** The server could not be reached or did not answer in time, after retries: exit 3. */
-export class NetworkError extends CliError {
+/** The server could not be reached or did not answer in time, after retries. */
+export class NetworkError extends Error {
   readonly failure: NetworkFailure;
   /** The system or TLS error code behind the failure (ECONNREFUSED, CERT_HAS_EXPIRED, ...). */
   readonly code: string | undefined;
@@ -179,7 +176,8 @@ export class NetworkError extends CliError {
     target?: TargetContext | undefined;
     proxy?: ProxyContext | undefined;
   }) {
-    super(details.message, EXIT_CODES.unavailable);
+    super(details.message);
+    this.name = new.target.name;
     this.failure = details.failure;
     this.code = details.code;
     this.method = details.method;
@@ -192,9 +190,9 @@ export class NetworkError extends CliError {
 
 /**
  * The server answered 2xx but the body is not what the spec promises. Not a bug of
- * the CLI, and nothing a retry fixes reliably: treated like a failing server, exit 3.
+ * the CLI, and nothing a retry fixes reliably: treated like a failing server.
  */
-export class MalformedResponseError extends CliError {
+export class MalformedResponseError extends Error {
   readonly method: string;
   readonly url: string;
   readonly target: TargetContext | undefined;
@@ -205,14 +203,13 @@ export class MalformedResponseError extends CliError {
     url: string;
     target?: TargetContext | undefined;
   }) {
-    super(details.message, EXIT_CODES.unavailable);
+    super(details.message);
+    this.name = new.target.name;
     this.method = details.method;
     this.url = details.url;
     this.target = details.target;
   }
 }
 
-/** The exit code for anything thrown: typed errors carry theirs, the rest is a bug (1). */
-export function exitCodeFor(error: unknown): ExitCode {
-  return error instanceof CliError ? error.exitCode : EXIT_CODES.unexpected;
-}
+/** What one call of the API client fails with, once its retries are spent. */
+export type ClientFailure = ApiError | NetworkError | MalformedResponseError;

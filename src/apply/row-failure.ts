@@ -55,7 +55,9 @@ export function describeRowFailure(error: unknown): RowFailure {
   if (error instanceof NetworkError) {
     return { reason: withNotes(error.message, [attemptsNote(error.attempts)]) };
   }
-  if (error instanceof CliError) return { reason: error.message };
+  if (error instanceof CliError || error instanceof MalformedResponseError) {
+    return { reason: error.message };
+  }
   const message = error instanceof Error ? error.message : String(error);
   return { reason: `unexpected failure: ${message} (a bug in petstore, please report it)` };
 }

@@ -3,7 +3,7 @@
  * and the exchange that sends through it (or through a dispatcher a test injects).
  */
 import { EnvHttpProxyAgent, Pool, request, type Dispatcher } from "undici";
-import { UsageError } from "../errors.js";
+import { ConfigurationError } from "../errors.js";
 import { proxySettings } from "./proxy.js";
 import type { Env } from "./target.js";
 import type { Exchange } from "./transport.js";
@@ -33,7 +33,7 @@ export function createDispatcher(env: Env, timeoutMs: number): Dispatcher {
     });
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new UsageError(
+    throw new ConfigurationError(
       `invalid proxy setting: ${reason}`,
       "check HTTPS_PROXY / HTTP_PROXY: expected a URL such as http://proxy.example.com:3128",
     );

@@ -3,7 +3,7 @@
  * the server's `Retry-After` asks for it.
  */
 import { backoffPause, type BackoffSteps } from "../api/backoff.js";
-import type { CliError, NetworkFailure } from "../errors.js";
+import type { ClientFailure, NetworkFailure } from "../errors.js";
 
 /** The back-off between attempts of a call: from 0.5 s, doubling up to 8 s. */
 const CALL_BACKOFF: BackoffSteps = { baseMs: 500, maxMs: 8_000 };
@@ -24,11 +24,11 @@ export const LASTING_NETWORK_FAILURES: ReadonlySet<NetworkFailure> = new Set([
 
 /** One failed attempt: the error to report if it is the last, and whether to try again. */
 export class FailedAttempt extends Error {
-  readonly failure: CliError;
+  readonly failure: ClientFailure;
   readonly retryable: boolean;
   readonly retryAfterMs: number | undefined;
 
-  constructor(failure: CliError, retryable: boolean, retryAfterMs?: number) {
+  constructor(failure: ClientFailure, retryable: boolean, retryAfterMs?: number) {
     super(failure.message);
     this.name = "FailedAttempt";
     this.failure = failure;
@@ -75,7 +75,7 @@ export function retryDelay(
 
 /**
  * Runs `attempt` until it succeeds, throws a non-retryable FailedAttempt, or the retries
- * are spent; rejects with the last attempt's CliError. Anything but a FailedAttempt is
+ * are spent; rejects with the last attempt's ClientFailure. Anything but a FailedAttempt is
  * passed through at once, untouched.
  */
 export async function withRetries<T>(

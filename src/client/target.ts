@@ -1,5 +1,5 @@
 /** Which server the CLI talks to and with which key (docs/scripts.md, "Setting up"; `petstore --help`). */
-import { UsageError, type TargetContext } from "../errors.js";
+import { ConfigurationError, type TargetContext } from "../errors.js";
 
 /** The environments `--env` accepts. */
 export const TARGET_ENVS = ["production", "staging", "local"] as const;
@@ -47,13 +47,16 @@ export function resolveTargetEnv(options: TargetOptions, env: Env): TargetEnv {
   const flag = options.env;
   if (options.staging === true) {
     if (flag !== undefined && flag !== "staging") {
-      throw new UsageError(`--staging conflicts with --env ${flag}`, "pass only one of them");
+      throw new ConfigurationError(
+        `--staging conflicts with --env ${flag}`,
+        "pass only one of them",
+      );
     }
     return "staging";
   }
   if (flag !== undefined) {
     if (!isTargetEnv(flag)) {
-      throw new UsageError(
+      throw new ConfigurationError(
         `invalid --env "${flag}": expected one of ${TARGET_ENVS.join(", ")}`,
         "for example: petstore --env staging inventory list",
       );
@@ -63,7 +66,7 @@ export function resolveTargetEnv(options: TargetOptions, env: Env): TargetEnv {
   const fromEnv = nonEmpty(env.PETSTORE_ENV);
   if (fromEnv === undefined) return "production";
   if (!isTargetEnv(fromEnv)) {
-    throw new UsageError(
+    throw new ConfigurationError(
       `invalid PETSTORE_ENV "${fromEnv}": expected one of ${TARGET_ENVS.join(", ")}`,
       "fix or unset PETSTORE_ENV",
     );
@@ -76,18 +79,18 @@ function checkBaseUrl(text: string, source: string): string {
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(
+    throw new ConfigurationError(
       `invalid base URL "${text}" (from ${source})`,
       "expected an absolute http(s) URL ending in /v1, e.g. https://petstore.example.com/v1",
     );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new UsageError(
+    throw new ConfigurationError(
       `invalid base URL "${text}" (from ${source}): only http and https are supported`,
     );
   }
   if (url.search !== "" || url.hash !== "") {
-    throw new UsageError(
+    throw new ConfigurationError(
       `invalid base URL "${text}" (from ${source}): it must not have a query or fragment`,
     );
   }
@@ -106,7 +109,7 @@ function resolveBaseUrl(
   const variable = targetEnv === "staging" ? "PETSTORE_STAGING_URL" : "PETSTORE_BASE_URL";
   const value = nonEmpty(env[variable]);
   if (value === undefined) {
-    throw new UsageError(
+    throw new ConfigurationError(
       `no ${targetEnv} base URL: set ${variable} (or pass --base-url)`,
       `for example: export ${variable}=https://petstore.example.com/v1` +
         (targetEnv === "production" ? "; or use --env local for a local petstore serve" : ""),
@@ -135,18 +138,18 @@ async function resolveApiKey(
       text = await readFile(file);
     } catch (error) {
       const reason = error instanceof Error && "code" in error ? String(error.code) : "unreadable";
-      throw new UsageError(
+      throw new ConfigurationError(
         `cannot read the API key file ${file} (PETSTORE_API_KEY_FILE): ${reason}`,
         "point PETSTORE_API_KEY_FILE at a readable file holding the key",
       );
     }
     const key = nonEmpty(text);
     if (key === undefined) {
-      throw new UsageError(`the API key file ${file} (PETSTORE_API_KEY_FILE) is empty`);
+      throw new ConfigurationError(`the API key file ${file} (PETSTORE_API_KEY_FILE) is empty`);
     }
     return { apiKey: checkKey(key, "PETSTORE_API_KEY_FILE"), source: "PETSTORE_API_KEY_FILE" };
   }
-  throw new UsageError(
+  throw new ConfigurationError(
     `no API key: set ${candidates.join(" or ")} (or PETSTORE_API_KEY_FILE)`,
     "the key is never accepted as a flag, so it stays out of shell history and ps",
   );
@@ -156,13 +159,15 @@ function checkKey(key: string, source: string): string {
   // A header value cannot hold control characters; say so instead of failing in the HTTP layer.
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(key)) {
-    throw new UsageError(`the API key in ${source} contains control characters or line breaks`);
+    throw new ConfigurationError(
+      `the API key in ${source} contains control characters or line breaks`,
+    );
   }
   return key;
 }
 
 /**
- * Resolves base URL then key from flags and variables. Throws UsageError naming the
+ * Resolves base URL then key from flags and variables. Throws ConfigurationError naming the
  * variable to set when either is missing, so no request is ever sent without them.
  */
 export async function resolveTarget(

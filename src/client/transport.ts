@@ -9,7 +9,7 @@ import {
   ApiError,
   MalformedResponseError,
   NetworkError,
-  type CliError,
+  type ClientFailure,
   type ProxyContext,
 } from "../errors.js";
 import { decodeErrorBody, parseJson, ShapeError } from "./decode.js";
@@ -381,7 +381,7 @@ export function createTransport(options: TransportOptions): Transport {
     if (call.decodeError === undefined || body === undefined) {
       return new FailedAttempt(error, retryable, retryAfter);
     }
-    let failure: CliError;
+    let failure: ClientFailure;
     try {
       failure = call.decodeError(error, parseJson(text));
     } catch (decodeFailure) {

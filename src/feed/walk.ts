@@ -8,7 +8,7 @@ import { backoffPause, type BackoffSteps } from "../api/backoff.js";
 import { MAX_FEED_LIMIT } from "../api/limits.js";
 import type { ChangeFeedPage } from "../api/types.js";
 import { LASTING_NETWORK_FAILURES, RETRYABLE_STATUSES } from "../client/retry.js";
-import { ApiError, NetworkError, type CliError } from "../errors.js";
+import { ApiError, NetworkError, type ClientFailure } from "../errors.js";
 import type { InterruptSignal } from "../exit-codes.js";
 
 /** How long a follower's request may wait for a new change (the server allows up to 60 s). */
@@ -46,7 +46,7 @@ export interface FeedWalk {
   /** Jitter source, in [0, 1). */
   random: () => number;
   /** Following: the server went away; said once per outage. */
-  onLost?: ((error: CliError) => void) | undefined;
+  onLost?: ((error: ClientFailure) => void) | undefined;
   /** Following: the server answers again after an outage. */
   onBack?: ((after: bigint) => void) | undefined;
 }
@@ -66,7 +66,7 @@ export interface WalkEnd {
  * certificate, nor a plain HTTP server at an https URL), or a server busy or restarting (429,
  * 502, 503, 504), after the call's retries.
  */
-export function isPassingFailure(error: unknown): error is CliError {
+export function isPassingFailure(error: unknown): error is ClientFailure {
   if (error instanceof NetworkError) return !LASTING_NETWORK_FAILURES.has(error.failure);
   return error instanceof ApiError && RETRYABLE_STATUSES.has(error.status);
 }

@@ -4,7 +4,7 @@
  */
 import { stringify } from "lossless-json";
 import type { FeedChange } from "../api/types.js";
-import { ApiError, type CliError } from "../errors.js";
+import { ApiError, type ClientFailure } from "../errors.js";
 import { csvLine, tsvLine } from "./delimited.js";
 import type { OutputFormat } from "./format.js";
 import { HISTORY_COLUMNS, localTime, printable, quantityChange } from "./history.js";
@@ -222,7 +222,7 @@ export function changesPrinter(
 }
 
 /** What a follower says, once, when the server goes away: why, and that it keeps asking. */
-export function formatFeedLost(error: CliError): string {
+export function formatFeedLost(error: ClientFailure): string {
   const why =
     error instanceof ApiError
       ? `the server answered ${error.status}${error.code === undefined ? "" : ` ${error.code}`}: ${error.message}`

@@ -1,43 +1,18 @@
 /** Messages on stderr: errors with hints people can act on, and warnings. */
-import {
-  ApiError,
-  CliError,
-  LowStockError,
-  MalformedResponseError,
-  NetworkError,
-} from "../errors.js";
-import { apiErrorHint, malformedResponseHint, networkErrorHint } from "./error-hints.js";
 
 /**
- * The stderr text for an error: `error: <message> (<code>, HTTP <status>)` and a hint line.
- * The client's errors carry the target they were talking to, so hints name it as selected.
- * Anything that is not a CliError is a bug, said so, with the stack only when verbose.
- * Low stock (exit 9) is a finding whose list is on stdout: nothing (an empty text).
+ * The stderr text of how a run ends (src/program/exit.ts decides it): `error: <message>`, a
+ * `hint:` line, and a bug's stack when --verbose asked for it; nothing without a message.
  */
-export function formatError(error: unknown, context: { verbose: boolean }): string {
-  if (error instanceof LowStockError) return "";
-  if (error instanceof ApiError) {
-    const detail =
-      error.code === undefined ? `HTTP ${error.status}` : `${error.code}, HTTP ${error.status}`;
-    return lines(`${error.message} (${detail})`, apiErrorHint(error));
-  }
-  if (error instanceof NetworkError) return lines(error.message, networkErrorHint(error));
-  if (error instanceof MalformedResponseError) {
-    return lines(error.message, malformedResponseHint(error));
-  }
-  if (error instanceof CliError) return lines(error.message, error.hint);
-  const message = error instanceof Error ? error.message : String(error);
-  const stack = context.verbose && error instanceof Error ? `${error.stack ?? ""}\n` : "";
-  return (
-    lines(
-      `unexpected failure: ${message}`,
-      `this is a bug in petstore, please report it${context.verbose ? "" : " (--verbose shows the stack trace)"}`,
-    ) + stack
-  );
-}
-
-function lines(message: string, hint: string | undefined): string {
-  return `error: ${message}\n${hint === undefined ? "" : `hint: ${hint}\n`}`;
+export function formatExit(exit: {
+  message?: string | undefined;
+  hint?: string | undefined;
+  stack?: string | undefined;
+}): string {
+  if (exit.message === undefined) return "";
+  const hint = exit.hint === undefined ? "" : `hint: ${exit.hint}\n`;
+  const stack = exit.stack === undefined ? "" : `${exit.stack}\n`;
+  return `error: ${exit.message}\n${hint}${stack}`;
 }
 
 function deprecationDate(value: string): string {

@@ -1,12 +1,12 @@
 /**
  * `run(argv, deps)`: builds the commander program on injected dependencies, runs it, and
- * maps whatever it throws to an exit code (the codes and their meanings: src/exit-codes.ts).
+ * maps whatever it throws to an exit code and its message (program/exit.ts).
  */
-import { Command, CommanderError } from "commander";
-import { exitCodeFor } from "../errors.js";
+import { Command } from "commander";
 import { EXIT_CODES, exitCodesHelp, type ExitCode } from "../exit-codes.js";
-import { formatError } from "../output/messages.js";
+import { formatExit } from "../output/messages.js";
 import type { Deps } from "./deps.js";
+import { exitFor } from "./exit.js";
 import { Factory } from "./factory.js";
 import { addGlobalOptions } from "./global-options.js";
 import { guardRootSuggestions } from "./verb-suggestions.js";
@@ -101,13 +101,10 @@ export async function run(argv: readonly string[], deps: Deps): Promise<ExitCode
     await program.parseAsync([...argv], { from: "user" });
     return EXIT_CODES.ok;
   } catch (error) {
-    // Commander has already printed its message (or the help, or the version).
-    if (error instanceof CommanderError) {
-      return error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage;
-    }
-    const verbose = program.opts().verbose === true;
-    deps.stderr.write(formatError(error, { verbose }));
-    return exitCodeFor(error);
+    const exit = exitFor(error, { verbose: program.opts().verbose === true });
+    const text = formatExit(exit);
+    if (text !== "") deps.stderr.write(text);
+    return exit.code;
   } finally {
     await factory.close();
   }

@@ -126,7 +126,6 @@ describe("applyBatch", () => {
       code: "batch_rejected",
       message: "1 change failed; nothing was applied",
       operation: "applyInventoryBatch",
-      exitCode: 6,
     });
     expect((error as BatchRejectedError).results.map((result) => result.outcome)).toEqual([
       "changed",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { NetworkError, UsageError } from "../../src/errors.js";
+import { MalformedResponseError, NetworkError } from "../../src/errors.js";
 import { FailedAttempt, parseRetryAfter, retryDelay, withRetries } from "../../src/client/retry.js";
 
 const NOW = Date.parse("2025-06-01T12:00:00Z");
@@ -80,9 +80,14 @@ describe("withRetries", () => {
     let attempts = 0;
     const promise = withRetries(() => {
       attempts += 1;
-      return Promise.reject(new FailedAttempt(new UsageError("no"), false));
+      return Promise.reject(
+        new FailedAttempt(
+          new MalformedResponseError({ message: "no", method: "GET", url: "u" }),
+          false,
+        ),
+      );
     }, policy([]));
-    await expect(promise).rejects.toBeInstanceOf(UsageError);
+    await expect(promise).rejects.toBeInstanceOf(MalformedResponseError);
     expect(attempts).toBe(1);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { resolveTarget, resolveTargetEnv } from "../../src/client/target.js";
-import { UsageError } from "../../src/errors.js";
+import { ConfigurationError } from "../../src/errors.js";
 
 const noFiles = (path: string) =>
   Promise.reject(Object.assign(new Error(path), { code: "ENOENT" }));
@@ -63,7 +63,7 @@ describe("resolveTarget", () => {
     [{ PETSTORE_BASE_URL: "http://x/v1", PETSTORE_API_KEY: "a\nb" }, "control characters"],
   ])("rejects %j", async (env, message) => {
     const promise = resolveTarget({}, env, noFiles);
-    await expect(promise).rejects.toBeInstanceOf(UsageError);
+    await expect(promise).rejects.toBeInstanceOf(ConfigurationError);
     await expect(promise).rejects.toThrow(message);
   });
 

@@ -138,7 +138,6 @@ describe("transport", () => {
     const error = await send(conditionalWrite).catch((caught: unknown) => caught);
     expect(error).toMatchObject({
       status: 301,
-      exitCode: 2,
       location: "https://petstore.test/v1/inventory/42",
       message:
         "the server answered 301 Moved Permanently, redirecting to https://petstore.test/v1/inventory/42",

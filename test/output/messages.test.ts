@@ -2,13 +2,21 @@ import { describe, expect, it } from "vitest";
 import type { OperationId } from "../../src/api/operations.js";
 import {
   ApiError,
-  exitCodeFor,
   MalformedResponseError,
   NetworkError,
   UsageError,
   type NetworkFailure,
 } from "../../src/errors.js";
-import { formatDeprecationWarning, formatError } from "../../src/output/messages.js";
+import { formatDeprecationWarning, formatExit } from "../../src/output/messages.js";
+import { exitFor } from "../../src/program/exit.js";
+
+/** What run() writes on stderr for `error`, and the code it returns (src/program/exit.ts). */
+function formatError(error: unknown, context: { verbose: boolean }): string {
+  return formatExit(exitFor(error, context));
+}
+function exitCodeFor(error: unknown): number {
+  return exitFor(error, { verbose: false }).code;
+}
 
 const target = {
   env: "staging",

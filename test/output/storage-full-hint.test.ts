@@ -1,8 +1,9 @@
 /** The CLI's words for a write the server refused because its storage is full (503 storage_full). */
 import { describe, expect, it } from "vitest";
 import { ERROR_CODES } from "../../src/api/error-codes.js";
-import { ApiError, exitCodeFor } from "../../src/errors.js";
-import { formatError } from "../../src/output/messages.js";
+import { ApiError } from "../../src/errors.js";
+import { formatExit } from "../../src/output/messages.js";
+import { exitFor } from "../../src/program/exit.js";
 
 function storageFull(attempts: number): ApiError {
   return new ApiError({
@@ -26,8 +27,9 @@ function storageFull(attempts: number): ApiError {
 describe("a 503 storage_full", () => {
   it("is exit 3, as any 5xx, with a hint to free space rather than to raise --retries", () => {
     const error = storageFull(3);
-    expect(exitCodeFor(error)).toBe(3);
-    const text = formatError(error, { verbose: false });
+    const exit = exitFor(error, { verbose: false });
+    expect(exit.code).toBe(3);
+    const text = formatExit(exit);
     expect(text).toContain(
       "error: the server's storage is full, so nothing was changed; retry once space is freed on the server",
     );
