@@ -1,12 +1,17 @@
 /** POST /v1/inventory/batch through app.inject(): every answer, and what it leaves behind. */
-import { join } from "node:path";
-import Database from "better-sqlite3";
 import type { LightMyRequestResponse } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BATCH_BODY_LIMIT, MAX_BATCH_CHANGES } from "../../src/api/limits.js";
-import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import { expectError } from "./expect-error.js";
-import { AUTH, MAX_ID, PETS, READ_AUTH, createTestApp, tempDir, type TestApp } from "./fixture.js";
+import {
+  AUTH,
+  MAX_ID,
+  READ_AUTH,
+  createLockedTestApp,
+  createTestApp,
+  type LockedTestApp,
+  type TestApp,
+} from "./fixture.js";
 
 let t: TestApp;
 const NOW = Date.UTC(2026, 10, 25, 9, 0, 0);
@@ -387,31 +392,18 @@ describe("POST /v1/inventory/batch: refusals change nothing", () => {
 });
 
 describe("POST /v1/inventory/batch while another process holds the SQLite lock", () => {
-  let temp: ReturnType<typeof tempDir>;
-  let locked: TestApp;
-  let locker: Database.Database;
+  let locked: LockedTestApp;
   beforeEach(async () => {
-    temp = tempDir();
-    const dbPath = join(temp.dir, "petstore.db");
-    const store = openSqliteStore(dbPath, { lockTimeoutMs: 50 });
-    await store.seedIfEmpty(PETS);
-    locked = await createTestApp({ store });
-    locker = new Database(dbPath);
-    locker.exec("BEGIN IMMEDIATE");
+    locked = await createLockedTestApp(50);
   });
-  afterEach(async () => {
-    if (locker.inTransaction) locker.exec("ROLLBACK");
-    locker.close();
-    await locked.close();
-    temp.remove();
-  });
+  afterEach(() => locked.close());
 
   it("answers 503 unavailable with Retry-After, changing nothing; applies once the lock is gone", async () => {
     const body = { changes: [{ petId: 1, delta: -1, ref: "s1" }] };
     const response = await batch(body, {}, locked);
     expectError(response, 503, "unavailable");
     expect(response.headers["retry-after"]).toBe("1");
-    locker.exec("ROLLBACK");
+    locked.release();
     const later = await batch(body, {}, locked);
     expect(later.json()).toMatchObject({ changed: 1 });
   });

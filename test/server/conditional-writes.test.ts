@@ -1,12 +1,17 @@
 /** GET /v1/inventory/{petId}, ETag, If-Match and Idempotency-Key, through app.inject(). */
 import { createHash } from "node:crypto";
-import { join } from "node:path";
 import Database from "better-sqlite3";
 import type { LightMyRequestResponse } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import { expectError } from "./expect-error.js";
-import { API_KEY, AUTH, MAX_ID, PETS, createTestApp, tempDir, type TestApp } from "./fixture.js";
+import {
+  API_KEY,
+  AUTH,
+  MAX_ID,
+  createLockedTestApp,
+  createTestApp,
+  type TestApp,
+} from "./fixture.js";
 
 let t: TestApp;
 let now: number;
@@ -270,13 +275,7 @@ describe("PATCH /v1/inventory/{petId}: Idempotency-Key", () => {
   });
 
   it("503 while another process holds the write lock, and no record is kept", async () => {
-    const temp = tempDir();
-    const dbPath = join(temp.dir, "locked.db");
-    const store = openSqliteStore(dbPath, { lockTimeoutMs: 20 });
-    await store.seedIfEmpty(PETS);
-    const locked = await createTestApp({ store });
-    const locker = new Database(dbPath);
-    locker.exec("BEGIN IMMEDIATE");
+    const locked = await createLockedTestApp(20);
     const request = {
       method: "PATCH",
       url: "/v1/inventory/1",
@@ -284,11 +283,9 @@ describe("PATCH /v1/inventory/{petId}: Idempotency-Key", () => {
       payload: { quantity: 9 },
     } as const;
     const busy = await locked.app.inject(request);
-    locker.exec("ROLLBACK");
-    locker.close();
+    locked.release();
     const after = await locked.app.inject(request);
     await locked.close();
-    temp.remove();
     expectError(busy, 503, "unavailable");
     expect(busy.headers.etag).toBeUndefined();
     expect(after.statusCode).toBe(200);

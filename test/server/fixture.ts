@@ -1,4 +1,5 @@
 /** Builds an app on a fresh SQLite file in a temp directory, for in-process tests. */
+import Database from "better-sqlite3";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import type { FastifyInstance } from "fastify";
@@ -77,6 +78,42 @@ export async function createTestApp(
     async close() {
       await app.close();
       await store.close();
+      temp.remove();
+    },
+  };
+}
+
+export interface LockedTestApp extends TestApp {
+  /** The other connection, holding the write lock of the app's SQLite file. */
+  locker: Database.Database;
+  /** Ends the other connection's transaction: the lock is gone. */
+  release(): void;
+}
+
+/**
+ * An app over a seeded SQLite store whose write lock another connection holds (BEGIN
+ * IMMEDIATE), as another process would; the store waits `lockTimeoutMs` for a lock.
+ */
+export async function createLockedTestApp(lockTimeoutMs: number): Promise<LockedTestApp> {
+  const temp = tempDir();
+  const dbPath = join(temp.dir, "petstore.db");
+  const store = openSqliteStore(dbPath, { lockTimeoutMs });
+  await store.seedIfEmpty(PETS);
+  const test = await createTestApp({ store });
+  const locker = new Database(dbPath);
+  locker.exec("BEGIN IMMEDIATE");
+  const release = () => {
+    if (locker.inTransaction) locker.exec("ROLLBACK");
+  };
+  return {
+    ...test,
+    dbPath,
+    locker,
+    release,
+    async close() {
+      release();
+      locker.close();
+      await test.close();
       temp.remove();
     },
   };

@@ -3,7 +3,16 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import { expectError } from "./expect-error.js";
-import { AUTH, MAX_ID, PETS, createTestApp, tempDir, type TestApp } from "./fixture.js";
+import {
+  AUTH,
+  MAX_ID,
+  PETS,
+  createLockedTestApp,
+  createTestApp,
+  tempDir,
+  type LockedTestApp,
+  type TestApp,
+} from "./fixture.js";
 
 let t: TestApp;
 beforeEach(async () => {
@@ -191,25 +200,12 @@ function expectLoggedAsRefusal(logs: readonly string[], message: string): void {
 }
 
 describe("another process holds the database's lock", () => {
-  let temp: ReturnType<typeof tempDir>;
-  let locked: TestApp;
-  let locker: Database.Database;
+  let locked: LockedTestApp;
   beforeEach(async () => {
-    temp = tempDir();
-    const dbPath = join(temp.dir, "petstore.db");
     // A real, short lock time-out: the requests below wait 50 ms for the lock.
-    const store = openSqliteStore(dbPath, { lockTimeoutMs: 50 });
-    await store.seedIfEmpty(PETS);
-    locked = await createTestApp({ store });
-    locker = new Database(dbPath);
-    locker.exec("BEGIN IMMEDIATE");
+    locked = await createLockedTestApp(50);
   });
-  afterEach(async () => {
-    if (locker.inTransaction) locker.exec("ROLLBACK");
-    locker.close();
-    await locked.close();
-    temp.remove();
-  });
+  afterEach(() => locked.close());
 
   it("answers a PATCH 503 unavailable with Retry-After after its time-out, changing nothing", async () => {
     const response = await locked.app.inject({
@@ -223,7 +219,7 @@ describe("another process holds the database's lock", () => {
     expect(response.json<{ message: string }>().message).toBe(
       "the database is locked by another process; nothing was changed, retry later",
     );
-    locker.exec("ROLLBACK");
+    locked.release();
     expect((await locked.store.listInventory())[0]?.quantity).toBe(3);
     expectLoggedAsRefusal(
       locked.logs,
@@ -240,7 +236,9 @@ describe("another process holds the database's lock", () => {
 
   it("answers a read that stays locked 503 unavailable with Retry-After", async () => {
     // A reader meets a lock only in rare states (see the store's tests): SQLITE_BUSY.
-    const statement = Object.getPrototypeOf(locker.prepare("SELECT 1")) as Database.Statement;
+    const statement = Object.getPrototypeOf(
+      locked.locker.prepare("SELECT 1"),
+    ) as Database.Statement;
     vi.spyOn(statement, "all").mockImplementation(() => {
       throw new Database.SqliteError("database is locked", "SQLITE_BUSY");
     });

@@ -1,5 +1,4 @@
 import { Validator } from "@seriousme/openapi-schema-validator";
-import Database from "better-sqlite3";
 import type { LightMyRequestResponse } from "fastify";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -7,9 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { buildOpenApiDocument } from "../../src/api/openapi.js";
 import { invalidFeedParameterExamples } from "../../src/api/openapi-feed-examples.js";
 import { batchRequestSchema, inventoryUpdateSchema } from "../../src/api/schemas.js";
-import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import { answerChecker, type Answer } from "../support/openapi-answers.js";
-import { AUTH, PETS, READ_AUTH, createTestApp, tempDir, type TestApp } from "./fixture.js";
+import { AUTH, READ_AUTH, createLockedTestApp, createTestApp, type TestApp } from "./fixture.js";
 
 type OpenApiDocument = ReturnType<typeof buildOpenApiDocument>;
 
@@ -333,22 +331,14 @@ describe("GET /v1/openapi.json", () => {
   });
 
   it("describes the 503 a PATCH gets while another process holds the database's lock", async () => {
-    const temp = tempDir();
-    const dbPath = join(temp.dir, "petstore.db");
-    const store = openSqliteStore(dbPath, { lockTimeoutMs: 20 });
-    await store.seedIfEmpty(PETS);
-    const locked = await createTestApp({ store });
-    const locker = new Database(dbPath);
-    locker.exec("BEGIN IMMEDIATE");
+    const locked = await createLockedTestApp(20);
     const response = await locked.app.inject({
       method: "PATCH",
       url: "/v1/inventory/1",
       headers: AUTH,
       payload: { quantity: 4 },
     });
-    locker.close();
     await locked.close();
-    temp.remove();
     expect(response.statusCode).toBe(503);
     expect(answerChecker(served)("/inventory/{petId}", "patch", answerOf(response))).toEqual([]);
     const patch = served.paths["/inventory/{petId}"].patch.responses["503"];
