@@ -17,11 +17,10 @@ import { listenForMetrics } from "./metrics-listener.js";
 import { storeAnswers } from "./routes/health.js";
 import { lockTimeoutFrom } from "./lock-timeout.js";
 import { SeedError, loadSeed } from "./seed.js";
-import { openSqliteStore } from "./store/sqlite/store.js";
-import type { SeedPet, Store } from "./store/store.js";
+import type { SeedPet } from "./store/store.js";
 import { StoreBusyError } from "./store/store-busy-error.js";
 import { StartupError } from "./startup-error.js";
-import { type StoreChoice, chooseStore, openChosenStore } from "./store-choice.js";
+import { chooseStore, openStore, storeLocked, storeName } from "./store-choice.js";
 import { parseTrustedProxies } from "./trusted-proxies.js";
 
 /** What the server needs from its process: its environment and output streams. */
@@ -126,16 +125,15 @@ async function serveUntilSignalled(
     choice.kind === "sqlite" && !isInMemory(choice.path) && !existsSync(choice.path)
       ? choice.path
       : undefined;
-  const lockTimeoutMs = lockTimeoutFrom(io.env.PETSTORE_LOCK_TIMEOUT_MS);
-  const store =
-    choice.kind === "sqlite"
-      ? openStore(choice.path, lockTimeoutMs)
-      : await openChosenStore(choice, lockTimeoutMs, (message) => {
-          log.warn(
-            { store: choice.name },
-            `a PostgreSQL connection failed (${message}); reconnecting`,
-          );
-        });
+  const store = await openStore(choice, {
+    lockTimeoutMs: lockTimeoutFrom(io.env.PETSTORE_LOCK_TIMEOUT_MS),
+    onConnectionError: (message) => {
+      log.warn(
+        { store: storeName(choice) },
+        `a PostgreSQL connection failed (${message}); reconnecting`,
+      );
+    },
+  });
   const keys = new KeyRing(apiKeys);
   // prom-client is loaded only when metrics are on: off, it would cost every server memory.
   const metrics =
@@ -160,6 +158,21 @@ async function serveUntilSignalled(
   let metricsServer: Server | undefined;
   const onHangUp = () => {
     void reloader.reload(log);
+  };
+  // Everything start-up opened, closed in this order once: on a failed start, or after a signal.
+  // The API closes first (/readyz 503 at once, requests in flight finish); the metrics stay
+  // up until it has closed; the store closes last.
+  const teardown: (() => unknown)[] = [
+    () => app?.close(),
+    () => {
+      signalled.cancel();
+      process.off("SIGHUP", onHangUp);
+    },
+    () => closeServer(metricsServer),
+    () => store.close(),
+  ];
+  const closeAll = async () => {
+    for (const close of teardown) await close();
   };
   process.on("SIGHUP", onHangUp);
   try {
@@ -186,13 +199,9 @@ async function serveUntilSignalled(
       metricsServer = await listenMetrics(metrics, options.metricsHost, options.metricsPort);
     }
   } catch (error) {
-    signalled.cancel();
-    process.off("SIGHUP", onHangUp);
-    await app?.close();
-    await closeServer(metricsServer);
-    await store.close();
+    await closeAll();
     if (createdFile !== undefined) removeDatabase(createdFile);
-    throw error instanceof StoreBusyError ? databaseLocked(storeName(choice), error) : error;
+    throw error instanceof StoreBusyError ? storeLocked(storeName(choice), error) : error;
   }
   // What start-up logged comes before the line a supervisor or a test waits for.
   logs.flush();
@@ -203,12 +212,7 @@ async function serveUntilSignalled(
   const signal = await signalled.promise;
   log.info({ signal }, `received ${signal}, closing`);
   logs.flush();
-  // /readyz answers 503 from here on; stops accepting connections, waits for requests in
-  // flight, then closes the store. The metrics stay up until the API has closed.
-  await app.close();
-  process.off("SIGHUP", onHangUp);
-  await closeServer(metricsServer);
-  await store.close();
+  await closeAll();
   log.info("closed");
 }
 
@@ -263,31 +267,6 @@ async function readSeed(file: string): Promise<SeedPet[]> {
     if (error instanceof SeedError) throw new StartupError("configuration", error.message);
     throw error;
   }
-}
-
-function openStore(db: string, lockTimeoutMs: number): Store {
-  try {
-    return openSqliteStore(db, { lockTimeoutMs });
-  } catch (error) {
-    if (error instanceof StoreBusyError) throw databaseLocked(db, error);
-    throw new StartupError(
-      "configuration",
-      `cannot open database ${db}: ${(error as Error).message}`,
-    );
-  }
-}
-
-/** Another process held the database's lock for the whole start-up wait. */
-function databaseLocked(db: string, error: StoreBusyError): StartupError {
-  return new StartupError(
-    "unavailable",
-    `cannot open database ${db}: ${error.message}`,
-    "another process (a backup, the sqlite3 shell, another petstore serve) holds its lock: try again when it is done",
-  );
-}
-
-function storeName(choice: StoreChoice): string {
-  return choice.kind === "sqlite" ? choice.path : choice.name;
 }
 
 function isInMemory(db: string): boolean {

@@ -4,6 +4,7 @@
  * `ps`). Failures are StartupErrors that name host and database, never the password.
  */
 import type { Store } from "./store/store.js";
+import { StoreBusyError } from "./store/store-busy-error.js";
 import { StoreUnavailableError } from "./store/store-unavailable-error.js";
 import { StartupError } from "./startup-error.js";
 
@@ -63,22 +64,39 @@ function poolSizeFrom(value: string | undefined): number {
   return size;
 }
 
+/** How a chosen store is opened. */
+export interface OpenOptions {
+  /** How long a write waits for a lock (PETSTORE_LOCK_TIMEOUT_MS). */
+  lockTimeoutMs: number;
+  /** Told when a PostgreSQL connection fails later (the server logs it). */
+  onConnectionError: (message: string) => void;
+}
+
 /**
- * Connects to PostgreSQL and migrates it. Unreachable: an `unavailable` StartupError (exit 3);
- * refused (authentication, no such database, a newer schema): `configuration` (exit 2).
- * A connection lost later is told to `onConnectionError` (the server logs it).
+ * Opens the chosen store, migrated; each engine's driver is loaded only when chosen. Its
+ * failures are StartupErrors: `unavailable` (exit 3) for a SQLite file another process kept
+ * locked for the whole wait or an unreachable PostgreSQL, `configuration` (exit 2) for
+ * anything else (a file that is not a store, authentication, no such database, a newer schema).
  */
-export async function openChosenStore(
-  choice: Extract<StoreChoice, { kind: "postgres" }>,
-  lockTimeoutMs: number,
-  onConnectionError: (message: string) => void,
-): Promise<Store> {
+export async function openStore(choice: StoreChoice, options: OpenOptions): Promise<Store> {
+  if (choice.kind === "sqlite") {
+    const { openSqliteStore } = await import("./store/sqlite/store.js");
+    try {
+      return openSqliteStore(choice.path, { lockTimeoutMs: options.lockTimeoutMs });
+    } catch (error) {
+      if (error instanceof StoreBusyError) throw storeLocked(choice.path, error);
+      throw new StartupError(
+        "configuration",
+        `cannot open database ${choice.path}: ${(error as Error).message}`,
+      );
+    }
+  }
   const { openPostgresStore } = await import("./store/postgres/store.js");
   try {
     return await openPostgresStore(choice.url, {
       poolSize: choice.poolSize,
-      lockTimeoutMs,
-      onConnectionError,
+      lockTimeoutMs: options.lockTimeoutMs,
+      onConnectionError: options.onConnectionError,
     });
   } catch (error) {
     if (error instanceof StoreUnavailableError) {
@@ -90,4 +108,18 @@ export async function openChosenStore(
     }
     throw new StartupError("configuration", (error as Error).message);
   }
+}
+
+/** The store's name in messages: the SQLite file, or the database and its host. */
+export function storeName(choice: StoreChoice): string {
+  return choice.kind === "sqlite" ? choice.path : choice.name;
+}
+
+/** Another process held the store's lock for the whole start-up wait. */
+export function storeLocked(name: string, error: StoreBusyError): StartupError {
+  return new StartupError(
+    "unavailable",
+    `cannot open database ${name}: ${error.message}`,
+    "another process (a backup, the sqlite3 shell, another petstore serve) holds its lock: try again when it is done",
+  );
 }

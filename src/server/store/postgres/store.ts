@@ -20,6 +20,7 @@ import {
   type PetRow,
 } from "../rows.js";
 import { freshRead } from "./fresh-read.js";
+import { SQL, run, type StatementName } from "./statements.js";
 import { migrate } from "./migrations.js";
 import {
   createPool,
@@ -71,45 +72,6 @@ const SEED_LOCK = "7310593858348875622";
 /** A row of the history's LEFT JOIN: every column null for a pet without records. */
 type HistoryRow = ChangeRow | { [Column in keyof ChangeRow]: null };
 
-/** Named statements: each connection prepares one the first time it runs it. */
-const SQL = {
-  list: "SELECT id, quantity, status FROM pets ORDER BY id",
-  item: "SELECT id, quantity, status FROM pets WHERE id = $1",
-  revision: "SELECT revision FROM inventory_revision WHERE id = 1",
-  purgeKeys: `DELETE FROM idempotency_keys WHERE (owner, key) IN
-    (SELECT owner, key FROM idempotency_keys WHERE created_at < $1 ORDER BY created_at LIMIT $2
-     FOR UPDATE SKIP LOCKED)`,
-  pet: "SELECT id, name, status, category_id, category_name, photo_urls, tags FROM pets WHERE id = $1",
-  orders: "SELECT id, pet_id, quantity, ship_date, status, complete FROM orders ORDER BY id",
-  count: "SELECT count(*) AS n FROM pets",
-  // An entry's latest records, newest first; no row at all when no pet has this id, one row
-  // of nulls when it has no record.
-  changes: `SELECT c.seq, c.pet_id, c.at, c.previous, c.quantity, c.key_name, c.request_id, c.reason, c.ref
-    FROM pets p LEFT JOIN LATERAL (
-      SELECT * FROM inventory_changes WHERE pet_id = p.id ORDER BY id DESC LIMIT $2
-    ) c ON true
-    WHERE p.id = $1
-    ORDER BY c.id DESC`,
-  // The seed's history records take their seqs from the revision row, as every write's do.
-  seedChanges: `WITH revised AS (
-      UPDATE inventory_revision SET revision = revision + cardinality($1::bigint[])
-        WHERE id = 1
-        RETURNING revision - cardinality($1::bigint[]) AS base
-    )
-    INSERT INTO inventory_changes (pet_id, at, previous, quantity, key_name, request_id, reason, seq)
-      SELECT pet_id, $3, NULL, quantity, NULL, NULL, $4, revised.base + ord
-      FROM unnest($1::bigint[], $2::integer[]) WITH ORDINALITY AS seeded (pet_id, quantity, ord),
-        revised`,
-  feed: `SELECT seq, pet_id, at, previous, quantity, key_name, request_id, reason, ref
-    FROM inventory_changes WHERE seq > $1 ORDER BY seq LIMIT $2`,
-  insertPet: `INSERT INTO pets (id, name, status, quantity, category_id, category_name, photo_urls, tags)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-  insertOrder:
-    "INSERT INTO orders (id, pet_id, quantity, ship_date, status, complete) VALUES ($1, $2, $3, $4, $5, $6)",
-} as const;
-
-type StatementName = keyof typeof SQL;
-
 /**
  * Connects to the database at `url` and migrates it to the latest schema under an advisory
  * lock, so instances started together do not race. Rejects with StoreUnavailableError when
@@ -139,15 +101,6 @@ export async function openPostgresStore(
   }
   // A revision read that takes as long as connecting counts the database as unreachable.
   return new PostgresStore(pool, url, connectTimeoutMs);
-}
-
-/** Runs a named statement on a client or the pool. */
-function run<R extends pg.QueryResultRow>(
-  on: pg.Pool | pg.PoolClient,
-  name: StatementName,
-  values: unknown[] = [],
-): Promise<pg.QueryResult<R>> {
-  return on.query<R>({ name, text: SQL[name], values });
 }
 
 class PostgresStore implements Store {

@@ -1,0 +1,120 @@
+/**
+ * The SQL of the SQLite store, prepared once per connection (connection.ts says why they are
+ * kept): reads of entries, pets, orders and history; the group commit's reads and writes.
+ */
+import type Database from "better-sqlite3";
+import type { ChangeRow, IdempotencyRow, InventoryRow, OrderRow, PetRow } from "../rows.js";
+
+/** An entry as a write reads it: with its newest history record's id. */
+export interface CurrentRow extends InventoryRow {
+  last_change: bigint | null;
+}
+
+/** A key's record as a write reads it. */
+type RecordRow = Omit<IdempotencyRow, "owner" | "key">;
+
+/** Every statement the store runs. */
+export interface SqliteStatements {
+  list: Database.Statement<[], InventoryRow>;
+  item: Database.Statement<[bigint], InventoryRow>;
+  current: Database.Statement<[bigint], CurrentRow>;
+  update: Database.Statement<[bigint, bigint | null, bigint]>;
+  addChange: Database.Statement<
+    [
+      bigint,
+      bigint | null,
+      bigint,
+      bigint | null,
+      bigint,
+      string | null,
+      string | null,
+      string | null,
+      string | null,
+    ]
+  >;
+  hasRef: Database.Statement<[bigint, string], bigint>;
+  changes: Database.Statement<[bigint, bigint], ChangeRow>;
+  feed: Database.Statement<[bigint, bigint], ChangeRow>;
+  exists: Database.Statement<[bigint], bigint>;
+  record: Database.Statement<[string, string], RecordRow>;
+  keepRecord: Database.Statement<[string, string, string, bigint, bigint, string, string | null]>;
+  purgeRecords: Database.Statement<[bigint, bigint]>;
+  pet: Database.Statement<[bigint], PetRow>;
+  orders: Database.Statement<[], OrderRow>;
+  count: Database.Statement<[], { n: bigint }>;
+  dataVersion: Database.Statement<[], bigint>;
+  insertPet: Database.Statement<
+    [bigint, string, string, bigint, bigint | null, string | null, string, string, bigint]
+  >;
+  insertOrder: Database.Statement<[bigint, bigint, bigint, string, string, bigint]>;
+}
+
+/** Prepares the store's statements on `db`. */
+export function prepareStatements(db: Database.Database): SqliteStatements {
+  return {
+    list: db.prepare("SELECT id, quantity, status FROM pets ORDER BY id"),
+    item: db.prepare("SELECT id, quantity, status FROM pets WHERE id = ?"),
+    current: db.prepare("SELECT id, quantity, status, last_change FROM pets WHERE id = ?"),
+    update: db.prepare("UPDATE pets SET quantity = ?, last_change = ? WHERE id = ?"),
+    addChange: db.prepare(
+      `INSERT INTO inventory_changes
+         (pet_id, earlier_change, at, previous, quantity, key_name, request_id, reason, ref)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    hasRef: db
+      .prepare<[bigint, string], bigint>(
+        "SELECT 1 FROM inventory_changes WHERE pet_id = ? AND ref = ?",
+      )
+      .pluck(),
+    // The entry's chain, newest first: its last change, then each change's earlier one.
+    changes: db.prepare(
+      `WITH RECURSIVE chain (depth, id) AS (
+         SELECT 1, last_change FROM pets WHERE id = ? AND last_change IS NOT NULL
+         UNION ALL
+         SELECT chain.depth + 1, c.earlier_change
+         FROM chain JOIN inventory_changes c ON c.id = chain.id
+         WHERE c.earlier_change IS NOT NULL AND chain.depth < ?
+       )
+       SELECT c.id AS seq, c.pet_id, c.at, c.previous, c.quantity, c.key_name, c.request_id, c.reason, c.ref
+       FROM chain JOIN inventory_changes c ON c.id = chain.id
+       ORDER BY chain.depth`,
+    ),
+    feed: db.prepare(
+      `SELECT id AS seq, pet_id, at, previous, quantity, key_name, request_id, reason, ref
+       FROM inventory_changes WHERE id > ? ORDER BY id LIMIT ?`,
+    ),
+    exists: db.prepare<[bigint], bigint>("SELECT 1 FROM pets WHERE id = ?").pluck(),
+    record: db.prepare(
+      `SELECT fingerprint, created_at, status, body, etag FROM idempotency_records
+       WHERE owner = ? AND key = ?`,
+    ),
+    // A key's expired record, not yet purged, gives way to the new one.
+    keepRecord: db.prepare(
+      `INSERT INTO idempotency_records (owner, key, fingerprint, created_at, status, body, etag)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (owner, key) DO UPDATE SET fingerprint = excluded.fingerprint,
+         created_at = excluded.created_at, status = excluded.status, body = excluded.body,
+         etag = excluded.etag`,
+    ),
+    purgeRecords: db.prepare(
+      `DELETE FROM idempotency_records WHERE id IN
+         (SELECT id FROM idempotency_records WHERE created_at < ? ORDER BY created_at LIMIT ?)`,
+    ),
+    pet: db.prepare(
+      "SELECT id, name, status, category_id, category_name, photo_urls, tags FROM pets WHERE id = ?",
+    ),
+    orders: db.prepare(
+      "SELECT id, pet_id, quantity, ship_date, status, complete FROM orders ORDER BY id",
+    ),
+    count: db.prepare("SELECT count(*) AS n FROM pets"),
+    dataVersion: db.prepare<[], bigint>("PRAGMA data_version").pluck(),
+    insertPet: db.prepare(
+      `INSERT INTO pets
+         (id, name, status, quantity, category_id, category_name, photo_urls, tags, last_change)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    insertOrder: db.prepare(
+      "INSERT INTO orders (id, pet_id, quantity, ship_date, status, complete) VALUES (?, ?, ?, ?, ?, ?)",
+    ),
+  };
+}
