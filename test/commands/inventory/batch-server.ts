@@ -1,19 +1,20 @@
 /**
- * A batch endpoint on a MockAgent that keeps stock and refs as the real server does (sets,
- * deltas, ifQuantity, refs kept for good, dry run, atomic, results in order), for command
- * tests of `inventory apply` and `inventory adjust --file`. The real server's rules are
- * proven in test/server; this only has to answer like it.
+ * A batch endpoint on a MockAgent for command tests of `inventory apply` and `inventory
+ * adjust --file`: it keeps stock and refs in memory and decides and answers each batch with
+ * the server's own code (store/write-plan.ts's planWrites, the route's renderBatch), so the
+ * rules live once; test/server proves them on the real stores.
  */
 import type { MockAgent } from "undici";
 import { parseExactJson } from "../../../src/api/exact-json.js";
 import { readBatchRequest } from "../../../src/api/batch.js";
-import type { BatchChangeResult } from "../../../src/api/types.js";
+import { renderBatch } from "../../../src/server/routes/inventory-batch.js";
+import { planWrites, refId } from "../../../src/server/store/write-plan.js";
 import { ORIGIN } from "../fake-deps.js";
 
 export interface BatchServer {
   /** The stock, by petId; pets not in it are unknown (not_found). */
   stock: Map<bigint, number>;
-  /** The refs applied, as `petId/ref`: kept for good, as the server keeps them. */
+  /** The refs applied (refId, as the planner names them): kept for good, as the server does. */
   refs: Set<string>;
   /** Each batch request received, as the server read it. */
   requests: { atomic: boolean; dryRun: boolean; size: number; key: string | undefined }[];
@@ -59,72 +60,35 @@ export function serveBatches(
       // The CLI sends its body as one string (undici's exchange passes it on as it is).
       const reading = readBatchRequest(parseExactJson(options.body as string));
       if (!reading.ok) throw new Error(`the CLI sent an invalid batch: ${reading.problem}`);
-      const { atomic, dryRun, changes } = reading.request;
+      const batch = reading.request;
       const headers = options.headers as Record<string, string>;
       server.requests.push({
-        atomic,
-        dryRun,
-        size: changes.length,
+        atomic: batch.atomic,
+        dryRun: batch.dryRun,
+        size: batch.changes.length,
         key: headers["idempotency-key"],
       });
-      const after = new Map(stock);
-      const applied = new Set(refs);
-      const results: BatchChangeResult[] = changes.map((change) => {
-        const now = after.get(change.petId);
-        if (now === undefined) {
-          return {
-            petId: change.petId,
-            outcome: "not_found",
-            previous: null,
-            quantity: null,
-            status: null,
-          };
-        }
-        const same = (outcome: BatchChangeResult["outcome"]) => ({
-          petId: change.petId,
-          outcome,
-          previous: now,
-          quantity: now,
-          status: "available" as const,
-        });
-        const ref = change.ref === undefined ? undefined : `${change.petId}/${change.ref}`;
-        if (ref !== undefined && applied.has(ref)) return same("duplicate");
-        if (change.ifQuantity !== undefined && change.ifQuantity !== now) return same("conflict");
-        const next = change.delta === undefined ? change.quantity : now + change.delta;
-        if (next < 0) return same("below_zero");
-        if (next > 2147483647) return same("too_large");
-        if (next === now) return same("unchanged");
-        after.set(change.petId, next);
-        if (ref !== undefined) applied.add(ref);
-        return { ...same("changed"), quantity: next };
+      // The server's own rules (the planner every store calls) on this stock and these refs.
+      const entries = new Map(
+        [...stock].map(([petId, quantity]) => [
+          petId,
+          { petId, quantity, status: "available" as const },
+        ]),
+      );
+      const plan = planWrites([{ kind: "batch", batch, options: {} }], {
+        entries,
+        keys: new Map(),
+        refs,
       });
-      const count = (outcomes: string[]) =>
-        results.filter((result) => outcomes.includes(result.outcome)).length;
-      const failed = count(["conflict", "not_found", "below_zero", "too_large"]);
-      if (atomic && failed > 0) {
-        return {
-          statusCode: 409,
-          data: text({
-            code: "batch_rejected",
-            message: `${failed} of ${changes.length} changes failed; nothing was applied`,
-            status: 409,
-            results,
-          }),
-          responseOptions: { headers: JSON_HEADERS },
-        };
-      }
-      if (!dryRun) {
-        for (const [petId, quantity] of after) stock.set(petId, quantity);
-        for (const ref of applied) refs.add(ref);
-      }
+      for (const [petId, quantity] of plan.quantities) stock.set(petId, quantity);
+      for (const { petId, ref } of plan.changes) if (ref !== null) refs.add(refId(petId, ref));
+      const [result] = plan.results;
+      if (result?.kind !== "evaluated") throw new Error("a batch without a key was not evaluated");
+      // The server's own answer to it, as the route renders it.
+      const answer = renderBatch(result);
       return {
-        statusCode: 200,
-        data: text({
-          changed: count(["changed"]),
-          unchanged: count(["unchanged", "duplicate"]),
-          failed,
-          results,
-        }),
+        statusCode: answer.status,
+        data: answer.body,
         responseOptions: { headers: JSON_HEADERS },
       };
     })
