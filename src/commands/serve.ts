@@ -1,19 +1,10 @@
 /**
- * `petstore serve`: parses the server's flags, hands them to the server's start function,
- * and turns its start-up failures into exit codes.
+ * `petstore serve`: parses the server's flags and hands them to the server's start function
+ * (its start-up failures are OperatorErrors, which src/program/exit.ts maps to exit codes).
  */
 import { Command, Option } from "commander";
-import { CliError } from "../errors.js";
-import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import { wholeNumberOption } from "../program/arguments.js";
 import type { ServeIo, ServeOptions } from "../server/start.js";
-import type { StartupFailure } from "../server/startup-error.js";
-
-/** Exit code for each kind of start-up failure (README.md, "Exit codes": 2 usage, 3 unreachable). */
-const STARTUP_EXIT_CODES: Readonly<Record<StartupFailure, ExitCode>> = {
-  configuration: EXIT_CODES.usage,
-  unavailable: EXIT_CODES.unavailable,
-};
 
 const parsePort = wholeNumberOption("a port number", 0, 65535);
 const parseMetricsPort = wholeNumberOption("a port number", 0, 65535);
@@ -83,15 +74,7 @@ Examples:
   PETSTORE_DATABASE_URL=postgres://petstore@db.internal/petstore petstore serve --host 0.0.0.0`,
     )
     .action(async (options: ServeOptions) => {
-      const [{ runServer }, { StartupError }] = await Promise.all([
-        import("../server/start.js"),
-        import("../server/startup-error.js"),
-      ]);
-      try {
-        await runServer(options, io);
-      } catch (error) {
-        if (!(error instanceof StartupError)) throw error;
-        throw new CliError(error.message, STARTUP_EXIT_CODES[error.failure], error.hint);
-      }
+      const { runServer } = await import("../server/start.js");
+      await runServer(options, io);
     });
 }

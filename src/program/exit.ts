@@ -1,11 +1,12 @@
 /**
  * THE mapper from anything a run throws to its exit code and what stderr says about it: the
  * API client's errors by what failed (an HTTP status, the network, a malformed answer, a
- * setting), the CLI's own errors (CliError) by the code they name, commander's by whether it
- * printed help or an error, and anything else as a bug. The codes and their meanings are in
- * src/exit-codes.ts.
+ * setting), the server side's OperatorError by its kind, the CLI's own errors (CliError) by
+ * the code they name, commander's by whether it printed help or an error, and anything else
+ * as a bug. The codes and their meanings are in src/exit-codes.ts.
  */
 import { CommanderError } from "commander";
+import { OperatorError, type OperatorFailure } from "../api/operator-error.js";
 import {
   ApiError,
   CliError,
@@ -39,6 +40,13 @@ const HTTP_STATUS_EXIT_CODES: Readonly<Record<number, ExitCode>> = {
   408: EXIT_CODES.unavailable,
   412: EXIT_CODES.conflict,
   429: EXIT_CODES.unavailable,
+};
+
+/** The exit code for each kind of failure the server's side names (serve, db backup, db copy). */
+const OPERATOR_FAILURE_EXIT_CODES: Readonly<Record<OperatorFailure, ExitCode>> = {
+  configuration: EXIT_CODES.usage,
+  unavailable: EXIT_CODES.unavailable,
+  failed: EXIT_CODES.unexpected,
 };
 
 function exitCodeForHttpStatus(status: number): ExitCode {
@@ -79,6 +87,13 @@ export function exitFor(error: unknown, context: { verbose: boolean }): Exit {
   }
   if (error instanceof ConfigurationError) {
     return { code: EXIT_CODES.usage, message: error.message, hint: error.hint };
+  }
+  if (error instanceof OperatorError) {
+    return {
+      code: OPERATOR_FAILURE_EXIT_CODES[error.failure],
+      message: error.message,
+      hint: error.hint,
+    };
   }
   if (error instanceof CliError) {
     return { code: error.exitCode, message: error.message, hint: error.hint };

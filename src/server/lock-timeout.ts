@@ -1,5 +1,5 @@
 /** The store's lock time-out from `PETSTORE_LOCK_TIMEOUT_MS`, read once at start-up. */
-import { StartupError } from "./startup-error.js";
+import { OperatorError } from "../api/operator-error.js";
 import { DEFAULT_LOCK_TIMEOUT_MS } from "./store/store.js";
 
 /** The largest accepted time-out: past the 30 s request time-out a wait serves nobody. */
@@ -13,7 +13,7 @@ export function lockTimeoutFrom(value: string | undefined): number {
   if (value === undefined || value === "") return DEFAULT_LOCK_TIMEOUT_MS;
   const ms = Number(value);
   if (!/^[0-9]{1,5}$/.test(value) || ms < 1 || ms > MAX_LOCK_TIMEOUT_MS) {
-    throw new StartupError(
+    throw new OperatorError(
       "configuration",
       `PETSTORE_LOCK_TIMEOUT_MS must be a whole number of milliseconds from 1 to ${MAX_LOCK_TIMEOUT_MS}, not "${value}"`,
     );

@@ -4,7 +4,7 @@
  * the header names; from anywhere else, as the connection's own address.
  */
 import { isIP } from "node:net";
-import { StartupError } from "./startup-error.js";
+import { OperatorError } from "../api/operator-error.js";
 
 /**
  * The comma-separated addresses and CIDR ranges of `--trust-proxy`, as Fastify's trustProxy
@@ -14,7 +14,7 @@ export function parseTrustedProxies(value: string): string[] {
   const parts = value.split(",").map((part) => part.trim());
   for (const part of parts) {
     if (!isAddressOrRange(part)) {
-      throw new StartupError(
+      throw new OperatorError(
         "configuration",
         `--trust-proxy: ${JSON.stringify(part)} is not an IP address or a CIDR range`,
         "give the proxies' addresses separated by commas, such as --trust-proxy 127.0.0.1,10.0.0.0/8",

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { backupSqliteStore, SCHEMA_VERSION } from "../../src/server/store/sqlite/backup.js";
-import { BackupError } from "../../src/server/store/sqlite/backup-error.js";
+import { backupError } from "../../src/server/store/sqlite/backup-error.js";
 import { MIGRATIONS } from "../../src/server/store/sqlite/migrations.js";
 import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import { runFake } from "../commands/fake-deps.js";
@@ -126,7 +126,8 @@ describe("backupSqliteStore", () => {
     };
     expect(() => backupSqliteStore(server.dbPath, out)).toThrow(
       expect.objectContaining({
-        failure: "out-exists",
+        failure: "configuration",
+        reason: "out-exists",
         message: expect.stringContaining("appeared while the copy was made") as string,
       }) as Error,
     );
@@ -142,7 +143,7 @@ describe("backupSqliteStore", () => {
     db.close();
     const out = join(temp.dir, "copy.db");
     expect(() => backupSqliteStore(older, out)).toThrow(
-      new BackupError(
+      backupError(
         "check-failed",
         `${older} has schema version ${SCHEMA_VERSION - 1}, older than this petstore writes (${SCHEMA_VERSION})`,
         "back it up with the petstore version that serves it, or let this version's petstore serve migrate it first",

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { CopyError } from "../../src/server/store/copy/copy-error.js";
+import { OperatorError } from "../../src/api/operator-error.js";
 import { copyStore } from "../../src/server/store/copy/copy-store.js";
 import { MIGRATIONS } from "../../src/server/store/sqlite/migrations.js";
 import { openPostgresStore } from "../../src/server/store/postgres/store.js";
@@ -217,14 +217,14 @@ async function dump(url: string): Promise<Record<string, string[]>> {
   return out;
 }
 
-/** The copy's failure, as a CopyError (fails the test when it succeeds). */
-async function copyFailure(from: string, url: string): Promise<CopyError> {
+/** The copy's failure, as a OperatorError (fails the test when it succeeds). */
+async function copyFailure(from: string, url: string): Promise<OperatorError> {
   const error: unknown = await copyStore({ from, url }).then(
     () => undefined,
     (failure: unknown) => failure,
   );
-  expect(error).toBeInstanceOf(CopyError);
-  return error as CopyError;
+  expect(error).toBeInstanceOf(OperatorError);
+  return error as OperatorError;
 }
 
 const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
@@ -393,7 +393,7 @@ describe("db copy: a target it refuses, left as it was", () => {
     await fill(database.url);
     const before = await dump(database.url);
     const error = await copyFailure(from, database.url);
-    expect(error.failure).toBe("refused");
+    expect(error.failure).toBe("configuration");
     expect(error.message).toMatch(
       new RegExp(`^database ${database.name} on .* is not empty: it holds \\d+ pets?, `),
     );
@@ -421,7 +421,7 @@ describe("db copy: a target it refuses, left as it was", () => {
         .toBeGreaterThan(0);
       await other.query("COMMIT");
       const error = await copying;
-      expect(error.failure).toBe("refused");
+      expect(error.failure).toBe("configuration");
       expect(error.message).toContain("it holds 1 pet, 0 orders, 0 history records");
     } finally {
       await other.end();
@@ -474,7 +474,7 @@ describe("db copy: a target it refuses, left as it was", () => {
     await queryDatabase(database.url, "INSERT INTO petstore_schema VALUES (99)");
     const before = await dump(database.url);
     const error = await copyFailure(from, database.url);
-    expect(error.failure).toBe("refused");
+    expect(error.failure).toBe("configuration");
     expect(error.message).toContain("schema version 99 is newer than this petstore supports");
     expect(await dump(database.url)).toEqual(before);
   });
@@ -485,7 +485,7 @@ describe("db copy: a source it cannot copy", () => {
     const from = join(temp.dir, "nowhere.db");
     const error = await copyFailure(from, database.url);
     expect(error).toMatchObject({
-      failure: "refused",
+      failure: "configuration",
       message: `cannot copy from ${from}: no such file`,
     });
     expect(error.hint).toContain("petstore serve --db");
@@ -516,7 +516,7 @@ describe("db copy: a source it cannot copy", () => {
     db.pragma(`user_version = ${version}`);
     db.close();
     const error = await copyFailure(from, database.url);
-    expect(error.failure).toBe("refused");
+    expect(error.failure).toBe("configuration");
     expect(error.message).toMatch(message);
     if (hint) expect(error.hint).toMatch(hint);
     expect(await queryDatabase(database.url, "SELECT to_regclass('pets') AS t")).toEqual([

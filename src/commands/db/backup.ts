@@ -3,11 +3,11 @@
  * SQLite store while the server writes to it; never over an existing file.
  */
 import { Command } from "commander";
-import { CliError, UsageError } from "../../errors.js";
-import { EXIT_CODES, type ExitCode } from "../../exit-codes.js";
+import { OperatorError } from "../../api/operator-error.js";
+import { UsageError } from "../../errors.js";
 // `db backup` works on the server's file, as `serve` does, and like commands/serve.ts it
 // reaches the server's code only with a lazy import() when it runs (below).
-import type { BackupFailure, BackupReport } from "../../server/store/sqlite/backup.js";
+import type { BackupReport } from "../../server/store/sqlite/backup.js";
 import type { DbIo } from "./index.js";
 
 export interface DbBackupOptions {
@@ -15,21 +15,6 @@ export interface DbBackupOptions {
   db?: string;
   json?: boolean;
 }
-
-/**
- * Exit code for each reason a backup made no copy (README.md, "Exit codes"). Everything the
- * operator must fix about the files named (an existing destination, no source, a damaged
- * source, a copy that fails its check) is 2, as an unreadable input file is; a source that
- * another process kept locked past the wait is 3, as a store that answers 503 is.
- */
-const BACKUP_EXIT_CODES: Readonly<Record<BackupFailure, ExitCode>> = {
-  "out-exists": EXIT_CODES.usage,
-  "no-source": EXIT_CODES.usage,
-  "cannot-write": EXIT_CODES.usage,
-  "unreadable-source": EXIT_CODES.usage,
-  "check-failed": EXIT_CODES.usage,
-  locked: EXIT_CODES.unavailable,
-};
 
 /** The pg_dump command the PostgreSQL refusal gives: the URL stays in its variable. */
 export const PG_DUMP_COMMAND =
@@ -51,18 +36,26 @@ export async function runDbBackup(out: string, options: DbBackupOptions, io: DbI
   }
   if (out === "") throw new UsageError("the file to write must not be empty");
   if (options.db === "") throw new UsageError("--db must name a file");
-  const { backupSqliteStore, BackupError, DEFAULT_DB } =
-    await import("../../server/store/sqlite/backup.js");
+  const { backupSqliteStore, DEFAULT_DB } = await import("../../server/store/sqlite/backup.js");
   let report: BackupReport;
   try {
     report = backupSqliteStore(options.db ?? DEFAULT_DB, out);
   } catch (error) {
-    if (!(error instanceof BackupError)) throw error;
-    const hint =
-      error.failure === "no-source" && options.db === undefined
-        ? `${DEFAULT_DB} is petstore serve's file when it runs without --db: name the server's file with --db FILE`
-        : error.hint;
-    throw new CliError(error.message, BACKUP_EXIT_CODES[error.failure], hint);
+    // Its failures are OperatorErrors (src/program/exit.ts gives their exit codes); a missing
+    // default file is most likely a --db left out.
+    if (!(
+      error instanceof OperatorError &&
+      error.reason === "no-source" &&
+      options.db === undefined
+    )) {
+      throw error;
+    }
+    throw new OperatorError(
+      error.failure,
+      error.message,
+      `${DEFAULT_DB} is petstore serve's file when it runs without --db: name the server's file with --db FILE`,
+      error.reason,
+    );
   }
   io.stdout.write(options.json === true ? `${JSON.stringify(report)}\n` : formatReport(report));
 }

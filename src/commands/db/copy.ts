@@ -4,23 +4,14 @@
  * copied. The copy itself is server code (src/server/store/copy/), loaded only when it runs.
  */
 import { Command } from "commander";
-import { CliError, UsageError } from "../../errors.js";
-import { EXIT_CODES, type ExitCode } from "../../exit-codes.js";
+import { UsageError } from "../../errors.js";
 // Like serve, db copy runs server code: its types here, its code loaded in runDbCopy only.
-import type { CopyFailure } from "../../server/store/copy/copy-error.js";
 import type { CopyReport } from "../../server/store/copy/copy-store.js";
 import type { DbIo } from "./index.js";
 
 export interface DbCopyOptions {
   from: string;
 }
-
-/** Exit code for each kind of copy failure (README.md, "Exit codes": 2 usage, 3 unreachable, 1 failed). */
-const COPY_EXIT_CODES: Readonly<Record<CopyFailure, ExitCode>> = {
-  refused: EXIT_CODES.usage,
-  unavailable: EXIT_CODES.unavailable,
-  failed: EXIT_CODES.unexpected,
-};
 
 /** The report: a line per table, its rows in SQLite and in PostgreSQL, then what comes next. */
 export function formatCopyReport(report: CopyReport, from: string): string {
@@ -47,8 +38,9 @@ export function formatCopyReport(report: CopyReport, from: string): string {
 
 /**
  * Checks the configuration, runs the copy (a progress bar on stderr when it is a terminal) and
- * prints its report on stdout; its failures as CliErrors with their exit codes. The URL's password shows nowhere: chooseStore and the copy
- * name host and database only.
+ * prints its report on stdout; its failures are OperatorErrors (src/program/exit.ts gives their
+ * exit codes). The URL's password shows nowhere: chooseStore and the copy name host and
+ * database only.
  */
 export async function runDbCopy(options: DbCopyOptions, io: DbIo): Promise<void> {
   const url = io.env.PETSTORE_DATABASE_URL;
@@ -58,14 +50,11 @@ export async function runDbCopy(options: DbCopyOptions, io: DbIo): Promise<void>
       "set it to the URL of an empty database, for example PETSTORE_DATABASE_URL=postgres://petstore@db.internal/petstore (the password in PGPASSWORD or ~/.pgpass, or in the URL)",
     );
   }
-  const [{ chooseStore }, { StartupError }, { copyStore }, { CopyError }, { startCopyProgress }] =
-    await Promise.all([
-      import("../../server/store-choice.js"),
-      import("../../server/startup-error.js"),
-      import("../../server/store/copy/copy-store.js"),
-      import("../../server/store/copy/copy-error.js"),
-      import("../../output/copy-progress.js"),
-    ]);
+  const [{ chooseStore }, { copyStore }, { startCopyProgress }] = await Promise.all([
+    import("../../server/store-choice.js"),
+    import("../../server/store/copy/copy-store.js"),
+    import("../../output/copy-progress.js"),
+  ]);
   const progress = startCopyProgress(io.progress);
   try {
     const choice = await chooseStore(undefined, io.env);
@@ -81,12 +70,6 @@ export async function runDbCopy(options: DbCopyOptions, io: DbIo): Promise<void>
     io.stdout.write(formatCopyReport(report, options.from));
   } catch (error) {
     progress.stop();
-    if (error instanceof StartupError) {
-      throw new CliError(error.message, EXIT_CODES.usage, error.hint);
-    }
-    if (error instanceof CopyError) {
-      throw new CliError(error.message, COPY_EXIT_CODES[error.failure], error.hint);
-    }
     throw error;
   }
 }

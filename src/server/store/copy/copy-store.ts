@@ -14,7 +14,7 @@ import {
   isUnreachable,
   reasonOf,
 } from "../postgres/connection.js";
-import { CopyError } from "./copy-error.js";
+import { OperatorError } from "../../../api/operator-error.js";
 import { advanceCounters, countTarget, prepareTarget } from "./postgres-target.js";
 import { openSqliteSource, type SqliteSource } from "./sqlite-source.js";
 import { COPIED_TABLES, type CopiedTable } from "./tables.js";
@@ -65,9 +65,10 @@ interface Progress {
 }
 
 /**
- * Copies the store at `from` into the database at `url`. Rejects with CopyError: `refused`
- * (the file, a target that is not empty or newer, a refused login), `unavailable` (the
- * database unreachable, or locked by another session), `failed` (rolled back).
+ * Copies the store at `from` into the database at `url`. Rejects with OperatorError:
+ * `configuration` (the file, a target that is not empty or newer, a refused login),
+ * `unavailable` (the database unreachable, or locked by another session), `failed` (rolled
+ * back).
  */
 export async function copyStore(options: CopyOptions): Promise<CopyReport> {
   const started = performance.now();
@@ -118,13 +119,13 @@ async function connect(pool: pg.Pool, url: string, where: string): Promise<pg.Po
   } catch (error) {
     const message = `cannot use PostgreSQL ${where}: ${reasonOf(error, url)}`;
     if (isUnreachable(error)) {
-      throw new CopyError(
+      throw new OperatorError(
         "unavailable",
         message,
         "check that PostgreSQL is running and that this host can reach it",
       );
     }
-    throw new CopyError("refused", message);
+    throw new OperatorError("configuration", message);
   }
 }
 
@@ -160,7 +161,7 @@ async function copyInTransaction(
     const which = differ.map(
       (count) => `${count.label}: ${count.source} in SQLite, ${count.copied} in PostgreSQL`,
     );
-    throw new CopyError(
+    throw new OperatorError(
       "failed",
       `the counts differ after copying into ${where} (${which.join("; ")}); ` +
         "rolled back, the target is as it was",
@@ -170,7 +171,7 @@ async function copyInTransaction(
   const commit = await client.query("COMMIT");
   // A COMMIT of a transaction that failed is answered ROLLBACK, not an error.
   if (commit.command !== "COMMIT") {
-    throw new CopyError("failed", `PostgreSQL answered ${commit.command} to COMMIT`);
+    throw new OperatorError("failed", `PostgreSQL answered ${commit.command} to COMMIT`);
   }
   return { counts, lastSeq: before.lastSeq };
 }
@@ -203,31 +204,31 @@ async function copyTable(
   await writing;
 }
 
-/** The CopyError `error` means, its message without the URL's password. */
-function explain(error: unknown, url: string, where: string, progress: Progress): CopyError {
-  if (error instanceof CopyError) return error;
+/** The OperatorError `error` means, its message without the URL's password. */
+function explain(error: unknown, url: string, where: string, progress: Progress): OperatorError {
+  if (error instanceof OperatorError) return error;
   const reason = reasonOf(error, url);
   if (isUnreachable(error)) {
     return progress.commitSent
-      ? new CopyError(
+      ? new OperatorError(
           "unavailable",
           `the connection to PostgreSQL ${where} was lost during COMMIT: the copy may or may not have been written (${reason})`,
           "start petstore serve on it and run petstore inventory list: if the store is empty, run db copy again",
         )
-      : new CopyError(
+      : new OperatorError(
           "unavailable",
           `the connection to PostgreSQL ${where} was lost: nothing was copied (${reason})`,
           "check that PostgreSQL is running, then run db copy again",
         );
   }
   if (isLockFailure(error)) {
-    return new CopyError(
+    return new OperatorError(
       "unavailable",
       `PostgreSQL ${where} is in use: another session held a lock on the store for too long (${reason}); nothing was copied`,
       "stop the petstore servers using that database, then run db copy again",
     );
   }
-  return new CopyError(
+  return new OperatorError(
     "failed",
     `cannot copy into PostgreSQL ${where}: ${reason}; rolled back, the target is as it was`,
   );

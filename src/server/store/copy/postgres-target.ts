@@ -6,7 +6,7 @@
  */
 import pg from "pg";
 import { migrateInTransaction } from "../postgres/migrations.js";
-import { CopyError } from "./copy-error.js";
+import { OperatorError } from "../../../api/operator-error.js";
 
 /** The tables whose rows make a store not empty: pets, orders, history, idempotency records. */
 export const STORE_TABLES = ["pets", "orders", "inventory_changes", "idempotency_keys"] as const;
@@ -44,8 +44,8 @@ async function refuseUnlessEmpty(client: pg.ClientBase, where: string): Promise<
     const count = rows.get(table) ?? 0n;
     return `${count} ${noun}${count === 1n ? "" : "s"}`;
   };
-  throw new CopyError(
-    "refused",
+  throw new OperatorError(
+    "configuration",
     `${where} is not empty: it holds ${n("pets", "pet")}, ${n("orders", "order")}, ` +
       `${n("inventory_changes", "history record")} and ` +
       `${n("idempotency_keys", "idempotency record")}; db copy fills an empty database only, ` +
@@ -68,8 +68,8 @@ export async function prepareTarget(client: pg.ClientBase, where: string): Promi
   } catch (error) {
     // Not PostgreSQL's: the migrations refusing a schema newer than this petstore knows.
     if (error instanceof pg.DatabaseError || !(error instanceof Error)) throw error;
-    throw new CopyError(
-      "refused",
+    throw new OperatorError(
+      "configuration",
       `cannot use ${where}: ${error.message}`,
       "run db copy with the petstore version that created that database, or use a new one",
     );

@@ -7,7 +7,7 @@ import { statSync } from "node:fs";
 import Database from "better-sqlite3";
 import { MIGRATIONS } from "../sqlite/migrations.js";
 import { openDatabase } from "../sqlite/open-database.js";
-import { CopyError } from "./copy-error.js";
+import { OperatorError } from "../../../api/operator-error.js";
 import type { CopiedTable, SourceRow } from "./tables.js";
 
 /**
@@ -39,13 +39,13 @@ export interface SqliteSource {
 }
 
 /** Says why `path` cannot be read, naming it. */
-function unreadable(path: string, reason: string, hint?: string): CopyError {
-  return new CopyError("refused", `cannot copy from ${path}: ${reason}`, hint);
+function unreadable(path: string, reason: string, hint?: string): OperatorError {
+  return new OperatorError("configuration", `cannot copy from ${path}: ${reason}`, hint);
 }
 
 /**
  * Opens the store at `path` read-only and checks that its schema is the one this petstore
- * writes; CopyError (`refused`) naming the file otherwise.
+ * writes; OperatorError (`configuration`) naming the file otherwise.
  */
 export function openSqliteSource(path: string): SqliteSource {
   let isFile: boolean;
@@ -82,7 +82,7 @@ export function openSqliteSource(path: string): SqliteSource {
     prepare("BEGIN").run();
   } catch (error) {
     db.close();
-    if (error instanceof CopyError) throw error;
+    if (error instanceof OperatorError) throw error;
     throw unreadable(path, (error as Error).message);
   }
   /** Runs a read of the snapshot; a failure (an I/O error, say) names the file. */

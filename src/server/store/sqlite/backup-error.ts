@@ -1,7 +1,10 @@
 /**
- * Why `petstore db backup` made no copy. The server's code knows nothing of exit codes; the
- * command maps each reason to one.
+ * Why `petstore db backup` made no copy: an OperatorError (src/api/operator-error.ts) whose
+ * `reason` is one of these, `unavailable` when another process kept the source locked and
+ * `configuration` for everything the operator must fix about the files named.
  */
+import { OperatorError } from "../../../api/operator-error.js";
+
 export const BACKUP_FAILURES = [
   /** The file to write already exists (or appeared while copying): never overwritten. */
   "out-exists",
@@ -19,14 +22,11 @@ export const BACKUP_FAILURES = [
 export type BackupFailure = (typeof BACKUP_FAILURES)[number];
 
 /** A backup that made no copy: a message naming the file, and a hint when one helps. */
-export class BackupError extends Error {
-  readonly failure: BackupFailure;
-  readonly hint: string | undefined;
-
-  constructor(failure: BackupFailure, message: string, hint?: string) {
-    super(message);
-    this.name = "BackupError";
-    this.failure = failure;
-    this.hint = hint;
-  }
+export function backupError(reason: BackupFailure, message: string, hint?: string): OperatorError {
+  return new OperatorError(
+    reason === "locked" ? "unavailable" : "configuration",
+    message,
+    hint,
+    reason,
+  );
 }

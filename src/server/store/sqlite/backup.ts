@@ -17,13 +17,14 @@ import {
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import Database from "better-sqlite3";
-import { BackupError } from "./backup-error.js";
+import { OperatorError } from "../../../api/operator-error.js";
+import { backupError } from "./backup-error.js";
 import { MIGRATIONS } from "./migrations.js";
 import { openDatabase } from "./open-database.js";
 
 // What `petstore db backup` needs of the server besides the function, from the one module it
 // loads: the file it copies by default is the one `petstore serve` opens by default.
-export { BackupError, type BackupFailure } from "./backup-error.js";
+export type { BackupFailure } from "./backup-error.js";
 export { DEFAULT_DB } from "../../store-choice.js";
 
 /** The schema version this petstore writes (`PRAGMA user_version`): one per migration. */
@@ -73,7 +74,7 @@ function keep<T extends object>(value: T): T {
  * `<out>.<random>.tmp` in `out`'s directory, synced to disk, and put at `out` only once it
  * passed, by a hard link, which fails rather than replace a file that appeared meanwhile; on
  * any failure the temporary file is removed and `out` does not exist. Synchronous from start
- * to end, so a signal handler of this process runs only once it is over. Throws BackupError
+ * to end, so a signal handler of this process runs only once it is over. Throws OperatorError
  * for everything an operator can act on.
  */
 export function backupSqliteStore(source: string, out: string): BackupReport {
@@ -98,13 +99,13 @@ function refuseExisting(out: string): void {
   const existing = lstatSync(out, { throwIfNoEntry: false });
   if (existing === undefined) return;
   if (existing.isDirectory()) {
-    throw new BackupError(
+    throw backupError(
       "out-exists",
       `${out} is a directory: name the file to write`,
       `for example: petstore db backup ${join(out, "petstore-$(date +%F).db")}`,
     );
   }
-  throw new BackupError(
+  throw backupError(
     "out-exists",
     `${out} already exists: a backup never overwrites a file`,
     "name a new file (with the date in it, say), or move the old one away first",
@@ -114,14 +115,14 @@ function refuseExisting(out: string): void {
 function requireDirectory(directory: string): void {
   const found = statSync(directory, { throwIfNoEntry: false });
   if (found === undefined) {
-    throw new BackupError(
+    throw backupError(
       "cannot-write",
       `the directory ${directory} does not exist`,
       `create it first: mkdir -p ${directory}`,
     );
   }
   if (!found.isDirectory()) {
-    throw new BackupError("cannot-write", `${directory} is not a directory`);
+    throw backupError("cannot-write", `${directory} is not a directory`);
   }
 }
 
@@ -129,15 +130,15 @@ function requireDirectory(directory: string): void {
 function requireSource(source: string): number {
   const found = statSync(source, { throwIfNoEntry: false });
   if (found === undefined) {
-    throw new BackupError("no-source", `no database file at ${source}`);
+    throw backupError("no-source", `no database file at ${source}`);
   }
   if (!found.isFile()) {
-    throw new BackupError("no-source", `${source} is not a database file`);
+    throw backupError("no-source", `${source} is not a database file`);
   }
   try {
     accessSync(source, constants.R_OK);
   } catch {
-    throw new BackupError("no-source", `cannot read ${source}: permission denied`);
+    throw backupError("no-source", `cannot read ${source}: permission denied`);
   }
   // The owner must write the copy (and a server on a restored copy its file) even when the
   // source is read-only.
@@ -182,7 +183,7 @@ function copySnapshot(source: string, temp: string): void {
   } catch (error) {
     const code = sqliteCode(error);
     if (code === "SQLITE_FULL" || code.startsWith("SQLITE_IOERR")) {
-      throw new BackupError(
+      throw backupError(
         "cannot-write",
         `copying ${source} into ${dirname(temp)} failed: ${messageOf(error)}`,
       );
@@ -198,7 +199,7 @@ type Checked = Pick<
   "integrity" | "schemaVersion" | "pets" | "orders" | "historyRecords" | "idempotencyRecords"
 >;
 
-/** Opens the copy read-only and checks it; throws a `check-failed` BackupError when it fails. */
+/** Opens the copy read-only and checks it; throws a `check-failed` backupError when it fails. */
 function checkCopy(temp: string, source: string): Checked {
   const db = keep(openDatabase(temp, { readonly: true, fileMustExist: true }));
   const rows = (sql: string): unknown[] => keep(db.prepare(sql)).pluck().all();
@@ -206,7 +207,7 @@ function checkCopy(temp: string, source: string): Checked {
   try {
     const problems = rows("PRAGMA integrity_check");
     if (problems.length !== 1 || problems[0] !== "ok") {
-      throw new BackupError(
+      throw backupError(
         "check-failed",
         `the copy of ${source} failed PRAGMA integrity_check: ${problems.slice(0, 3).join("; ")}`,
         `${source} itself may be damaged: check it with sqlite3 ${source} "PRAGMA integrity_check"`,
@@ -223,8 +224,8 @@ function checkCopy(temp: string, source: string): Checked {
       idempotencyRecords: value("SELECT count(*) FROM idempotency_records"),
     };
   } catch (error) {
-    if (error instanceof BackupError) throw error;
-    throw new BackupError(
+    if (error instanceof OperatorError) throw error;
+    throw backupError(
       "check-failed",
       `the copy of ${source} could not be checked: ${messageOf(error)}`,
     );
@@ -233,22 +234,22 @@ function checkCopy(temp: string, source: string): Checked {
   }
 }
 
-function wrongSchema(source: string, version: number): BackupError {
+function wrongSchema(source: string, version: number): OperatorError {
   if (version === 0) {
-    return new BackupError(
+    return backupError(
       "check-failed",
       `${source} is not a petstore store (its schema version is 0)`,
       "name the server's database file with --db",
     );
   }
   if (version > SCHEMA_VERSION) {
-    return new BackupError(
+    return backupError(
       "check-failed",
       `${source} has schema version ${version}, newer than this petstore writes (${SCHEMA_VERSION})`,
       "back it up with the petstore version that serves it",
     );
   }
-  return new BackupError(
+  return backupError(
     "check-failed",
     `${source} has schema version ${version}, older than this petstore writes (${SCHEMA_VERSION})`,
     "back it up with the petstore version that serves it, or let this version's petstore serve migrate it first",
@@ -266,14 +267,14 @@ function placeWithoutOverwriting(temp: string, out: string): void {
     linkSync(temp, out);
   } catch (error) {
     if (errnoCode(error) === "EEXIST") {
-      throw new BackupError(
+      throw backupError(
         "out-exists",
         `${out} appeared while the copy was made: it was left as it is and no copy was kept`,
         "name a new file, and make sure no other job writes backups to the same name",
       );
     }
     if (["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"].includes(errnoCode(error))) {
-      throw new BackupError(
+      throw backupError(
         "cannot-write",
         `the file system of ${dirname(out)} has no hard links, which a backup needs to put the copy in place without overwriting anything`,
         "write the backup on another file system, then move it",
@@ -317,33 +318,30 @@ function removeIfPresent(path: string): void {
   }
 }
 
-function unreadableSource(source: string, error: unknown): BackupError {
+function unreadableSource(source: string, error: unknown): OperatorError {
   const code = sqliteCode(error);
   if (code === "SQLITE_NOTADB") {
-    return new BackupError("unreadable-source", `${source} is not a SQLite database`);
+    return backupError("unreadable-source", `${source} is not a SQLite database`);
   }
   if (code.startsWith("SQLITE_CORRUPT")) {
-    return new BackupError(
+    return backupError(
       "unreadable-source",
       `${source} is damaged: ${messageOf(error)}`,
       "keep the file aside for inspection and restore the last good backup",
     );
   }
   if (code.startsWith("SQLITE_BUSY")) {
-    return new BackupError(
+    return backupError(
       "locked",
       `${source} stayed locked by another process for ${LOCK_TIMEOUT_MS / 1000} s`,
       "try again; a server in WAL mode (petstore serve) never holds such a lock for long",
     );
   }
-  return new BackupError("unreadable-source", `cannot read ${source}: ${messageOf(error)}`);
+  return backupError("unreadable-source", `cannot read ${source}: ${messageOf(error)}`);
 }
 
-function cannotWrite(directory: string, error: unknown): BackupError {
-  return new BackupError(
-    "cannot-write",
-    `cannot write the copy in ${directory}: ${messageOf(error)}`,
-  );
+function cannotWrite(directory: string, error: unknown): OperatorError {
+  return backupError("cannot-write", `cannot write the copy in ${directory}: ${messageOf(error)}`);
 }
 
 function sqliteCode(error: unknown): string {
