@@ -4,7 +4,7 @@
  * atomic request); the report of what became of each row.
  */
 import type { BatchChange, BatchChangeResult, BatchResponse } from "../api/types.js";
-import type { ApiError } from "../errors.js";
+import type { ApiError } from "../client/errors.js";
 import type { InterruptSignal } from "../exit-codes.js";
 import { outcomeFailure, REJECTED_WITH_BATCH } from "./batch-outcomes.js";
 import { BATCH_SIZE } from "./batch-size.js";

@@ -4,7 +4,7 @@
  * read unless forced; every row's result in file order.
  */
 import type { BatchChange, BatchResponse } from "../api/types.js";
-import type { ApiError } from "../errors.js";
+import type { ApiError } from "../client/errors.js";
 import type { InterruptSignal } from "../exit-codes.js";
 import { applyRowResult } from "./batch-outcomes.js";
 import { BATCH_SIZE } from "./batch-size.js";

@@ -6,7 +6,7 @@
  */
 import type { BatchChange, BatchChangeResult, BatchResponse } from "../api/types.js";
 import { BatchRejectedError, isMissingBatchRoute } from "../client/batch-errors.js";
-import type { ApiError } from "../errors.js";
+import type { ApiError } from "../client/errors.js";
 import { describeRowFailure, isServerWideFailure, type RowFailure } from "./row-failure.js";
 
 /**

@@ -1,6 +1,7 @@
 /** Why one row of an apply failed, in words for the report, and whether the server seems down. */
 import { isPreconditionFailed, quantityOfETag } from "../client/etag.js";
-import { ApiError, CliError, MalformedResponseError, NetworkError } from "../errors.js";
+import { CliError } from "../errors.js";
+import { ApiError, MalformedResponseError, NetworkError } from "../client/errors.js";
 
 /** A row's failure (or, for a row not attempted, why it was not sent) as the report shows it. */
 export interface RowFailure {

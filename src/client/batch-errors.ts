@@ -5,7 +5,7 @@
  */
 import { ERROR_CODES } from "../api/error-codes.js";
 import type { BatchChangeResult } from "../api/types.js";
-import { ApiError } from "../errors.js";
+import { ApiError } from "./errors.js";
 
 /**
  * 409 `batch_rejected`: an atomic batch in which some change failed, so nothing was written.

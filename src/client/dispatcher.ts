@@ -3,7 +3,7 @@
  * and the exchange that sends through it (or through a dispatcher a test injects).
  */
 import { EnvHttpProxyAgent, Pool, request, type Dispatcher } from "undici";
-import { ConfigurationError } from "../errors.js";
+import { ConfigurationError } from "./errors.js";
 import { proxySettings } from "./proxy.js";
 import type { Env } from "./target.js";
 import type { Exchange } from "./transport.js";

@@ -5,7 +5,7 @@
 import { ERROR_CODES } from "../api/error-codes.js";
 import { entityTagOf } from "../api/etag.js";
 import { isValidQuantity } from "../api/limits.js";
-import { ApiError } from "../errors.js";
+import { ApiError } from "./errors.js";
 
 /** The `If-Match` value that holds only while the entry's quantity is `quantity`. */
 export function quantityETag(quantity: number): string {

@@ -1,5 +1,5 @@
 /** Turns what the HTTP client (node:http, or undici through a proxy) throws below HTTP into words. */
-import type { NetworkFailure } from "../errors.js";
+import type { NetworkFailure } from "./errors.js";
 import { reasonPhrase } from "./reason-phrase.js";
 
 const TIMEOUT_CODES: ReadonlySet<string> = new Set([

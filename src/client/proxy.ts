@@ -3,7 +3,7 @@
  * an explicit environment, and which proxy a URL goes through: the dispatcher routes by
  * the same settings, and error messages name the proxy so the user looks at the right machine.
  */
-import type { ProxyContext } from "../errors.js";
+import type { ProxyContext } from "./errors.js";
 import type { Env } from "./target.js";
 
 /** The proxy variables; an empty string means unset. */

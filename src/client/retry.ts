@@ -3,7 +3,7 @@
  * the server's `Retry-After` asks for it.
  */
 import { backoffPause, type BackoffSteps } from "../api/backoff.js";
-import type { ClientFailure, NetworkFailure } from "../errors.js";
+import type { ClientFailure, NetworkFailure } from "./errors.js";
 
 /** The back-off between attempts of a call: from 0.5 s, doubling up to 8 s. */
 const CALL_BACKOFF: BackoffSteps = { baseMs: 500, maxMs: 8_000 };

@@ -1,5 +1,5 @@
 /** Which server the CLI talks to and with which key (docs/scripts.md, "Setting up"; `petstore --help`). */
-import { ConfigurationError, type TargetContext } from "../errors.js";
+import { ConfigurationError, type TargetContext } from "./errors.js";
 
 /** The environments `--env` accepts. */
 export const TARGET_ENVS = ["production", "staging", "local"] as const;

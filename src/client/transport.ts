@@ -11,7 +11,7 @@ import {
   NetworkError,
   type ClientFailure,
   type ProxyContext,
-} from "../errors.js";
+} from "./errors.js";
 import { decodeErrorBody, parseJson, ShapeError } from "./decode.js";
 import { describeNetworkFailure } from "./network-failure.js";
 import { reasonPhrase } from "./reason-phrase.js";

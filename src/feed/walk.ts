@@ -8,7 +8,7 @@ import { backoffPause, type BackoffSteps } from "../api/backoff.js";
 import { MAX_FEED_LIMIT } from "../api/limits.js";
 import type { ChangeFeedPage } from "../api/types.js";
 import { LASTING_NETWORK_FAILURES, RETRYABLE_STATUSES } from "../client/retry.js";
-import { ApiError, NetworkError, type ClientFailure } from "../errors.js";
+import { ApiError, NetworkError, type ClientFailure } from "../client/errors.js";
 import type { InterruptSignal } from "../exit-codes.js";
 
 /** How long a follower's request may wait for a new change (the server allows up to 60 s). */

@@ -4,7 +4,7 @@
  */
 import { stringify } from "lossless-json";
 import type { FeedChange } from "../api/types.js";
-import { ApiError, type ClientFailure } from "../errors.js";
+import { ApiError, type ClientFailure } from "../client/errors.js";
 import { csvLine, tsvLine } from "./delimited.js";
 import type { OutputFormat } from "./format.js";
 import { HISTORY_COLUMNS, localTime, printable, quantityChange } from "./history.js";

@@ -6,7 +6,7 @@ import {
   type MalformedResponseError,
   type NetworkError,
   type TargetContext,
-} from "../errors.js";
+} from "../client/errors.js";
 import { isLoopback, serveCommandFor } from "./serve-hint.js";
 
 function times(count: number): string {

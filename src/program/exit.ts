@@ -7,14 +7,13 @@
  */
 import { CommanderError } from "commander";
 import { OperatorError, type OperatorFailure } from "../api/operator-error.js";
+import { CliError, LowStockError } from "../errors.js";
 import {
   ApiError,
-  CliError,
   ConfigurationError,
-  LowStockError,
   MalformedResponseError,
   NetworkError,
-} from "../errors.js";
+} from "../client/errors.js";
 import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import { apiErrorHint, malformedResponseHint, networkErrorHint } from "../output/error-hints.js";
 

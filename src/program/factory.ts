@@ -9,7 +9,7 @@ import { resolveTarget } from "../client/target.js";
 import { createIoStreams, type IoStreams } from "../output/io-streams.js";
 import { formatDeprecationWarning } from "../output/messages.js";
 import { formatTraceEvent } from "../output/trace.js";
-import type { ProxyContext } from "../errors.js";
+import type { ProxyContext } from "../client/errors.js";
 import type { Deps } from "./deps.js";
 import { NO_INTERRUPTS, type InterruptSource } from "./interrupts.js";
 import type { GlobalOptions } from "./global-options.js";

@@ -10,7 +10,7 @@ import { sendInBatches, type BatchRunOptions } from "../../src/apply/batches.js"
 import type { RowFailure } from "../../src/apply/row-failure.js";
 import type { BatchChange, BatchChangeResult, BatchResponse } from "../../src/api/types.js";
 import { BatchRejectedError, isMissingBatchRoute } from "../../src/client/batch-errors.js";
-import { ApiError, NetworkError } from "../../src/errors.js";
+import { ApiError, NetworkError } from "../../src/client/errors.js";
 
 function apiError(status: number, code: string, operation = "applyInventoryBatch" as const) {
   return new ApiError({

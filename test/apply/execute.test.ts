@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { executePlan } from "../../src/apply/execute.js";
 import type { ApplyPlan } from "../../src/apply/plan.js";
-import { ApiError, NetworkError } from "../../src/errors.js";
+import { ApiError, NetworkError } from "../../src/client/errors.js";
 
 function planOf(count: number, unchangedEvery = 0): ApplyPlan {
   const rows = Array.from({ length: count }, (_, i) => {

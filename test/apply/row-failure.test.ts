@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { describeRowFailure } from "../../src/apply/row-failure.js";
-import { ApiError } from "../../src/errors.js";
+import { ApiError } from "../../src/client/errors.js";
 
 function patch404(code: string | undefined, message: string) {
   return new ApiError({

@@ -9,7 +9,7 @@ import type { BatchRequest } from "../../src/api/types.js";
 import { createApiClient } from "../../src/client/api-client.js";
 import { BatchRejectedError, isMissingBatchRoute } from "../../src/client/batch-errors.js";
 import { undiciExchange } from "../../src/client/dispatcher.js";
-import { ApiError, MalformedResponseError } from "../../src/errors.js";
+import { ApiError, MalformedResponseError } from "../../src/client/errors.js";
 import { MAX_ID } from "../support/ids.js";
 
 const ORIGIN = "http://petstore.test";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isPreconditionFailed, quantityETag, quantityOfETag } from "../../src/client/etag.js";
-import { ApiError } from "../../src/errors.js";
+import { ApiError } from "../../src/client/errors.js";
 
 function apiError(status: number, code: string | undefined, etag?: string): ApiError {
   return new ApiError({

@@ -9,7 +9,7 @@ import { encodeChangeReason } from "../../src/api/change-reason.js";
 import { decodeInventoryItem } from "../../src/client/decode.js";
 import { createHttpExchange, type HttpExchange } from "../../src/client/http-exchange.js";
 import { createTransport } from "../../src/client/transport.js";
-import { NetworkError } from "../../src/errors.js";
+import { NetworkError } from "../../src/client/errors.js";
 
 type Handler = (request: IncomingMessage, body: string, response: ServerResponse) => void;
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { createTransport, type Exchange } from "../../src/client/transport.js";
-import { NetworkError } from "../../src/errors.js";
+import { NetworkError } from "../../src/client/errors.js";
 import { isPassingFailure } from "../../src/feed/walk.js";
 
 const target = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MalformedResponseError, NetworkError } from "../../src/errors.js";
+import { MalformedResponseError, NetworkError } from "../../src/client/errors.js";
 import { FailedAttempt, parseRetryAfter, retryDelay, withRetries } from "../../src/client/retry.js";
 
 const NOW = Date.parse("2025-06-01T12:00:00Z");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { resolveTarget, resolveTargetEnv } from "../../src/client/target.js";
-import { ConfigurationError } from "../../src/errors.js";
+import { ConfigurationError } from "../../src/client/errors.js";
 
 const noFiles = (path: string) =>
   Promise.reject(Object.assign(new Error(path), { code: "ENOENT" }));

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { decodeInventoryItem, ShapeError } from "../../src/client/decode.js";
 import { undiciExchange } from "../../src/client/dispatcher.js";
 import { createTransport, type TransportOptions } from "../../src/client/transport.js";
-import { ApiError, MalformedResponseError, NetworkError } from "../../src/errors.js";
+import { ApiError, MalformedResponseError, NetworkError } from "../../src/client/errors.js";
 
 const ORIGIN = "http://petstore.test";
 const target = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ChangeFeedPage, FeedChange } from "../../src/api/types.js";
-import { ApiError, MalformedResponseError, NetworkError } from "../../src/errors.js";
+import { ApiError, MalformedResponseError, NetworkError } from "../../src/client/errors.js";
 import type { InterruptSignal } from "../../src/exit-codes.js";
 import {
   FOLLOW_PACE_MS,

@@ -1,7 +1,7 @@
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import type { FeedChange } from "../../src/api/types.js";
-import { ApiError, NetworkError } from "../../src/errors.js";
+import { ApiError, NetworkError } from "../../src/client/errors.js";
 import {
   changeJsonLine,
   changesLayout,

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
 import type { OperationId } from "../../src/api/operations.js";
+import { UsageError } from "../../src/errors.js";
 import {
   ApiError,
   MalformedResponseError,
   NetworkError,
-  UsageError,
   type NetworkFailure,
-} from "../../src/errors.js";
+} from "../../src/client/errors.js";
 import { formatDeprecationWarning, formatExit } from "../../src/output/messages.js";
 import { exitFor } from "../../src/program/exit.js";
 

@@ -1,7 +1,7 @@
 /** The CLI's words for a write the server refused because its storage is full (503 storage_full). */
 import { describe, expect, it } from "vitest";
 import { ERROR_CODES } from "../../src/api/error-codes.js";
-import { ApiError } from "../../src/errors.js";
+import { ApiError } from "../../src/client/errors.js";
 import { formatExit } from "../../src/output/messages.js";
 import { exitFor } from "../../src/program/exit.js";
 

@@ -1,13 +1,8 @@
 /** The one mapper from what a run throws to its exit code and message (src/program/exit.ts). */
 import { CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
-import {
-  ApiError,
-  CliError,
-  ConfigurationError,
-  LowStockError,
-  UsageError,
-} from "../../src/errors.js";
+import { CliError, LowStockError, UsageError } from "../../src/errors.js";
+import { ApiError, ConfigurationError } from "../../src/client/errors.js";
 import { exitFor } from "../../src/program/exit.js";
 
 const quiet = { verbose: false };

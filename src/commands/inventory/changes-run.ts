@@ -1,6 +1,7 @@
 /** `inventory changes`: walks (or follows) the change feed, printing and saving the cursor. */
 import type { ChangeFeedPage } from "../../api/types.js";
-import { ApiError, UsageError } from "../../errors.js";
+import { UsageError } from "../../errors.js";
+import { ApiError } from "../../client/errors.js";
 import type { InterruptSignal } from "../../exit-codes.js";
 import { checkCursorDirectory, readCursorFile, saveCursorFile } from "../../feed/cursor-file.js";
 import { FeedInterruptedError } from "../../feed/feed-interrupted-error.js";

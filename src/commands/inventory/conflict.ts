@@ -1,7 +1,8 @@
 /** A conditional write that found the entry changed (412): exit 8, with the quantity it holds now. */
 import type { ApiClient } from "../../client/api-client.js";
 import { quantityOfETag } from "../../client/etag.js";
-import { CliError, type ApiError } from "../../errors.js";
+import { CliError } from "../../errors.js";
+import { type ApiError } from "../../client/errors.js";
 import { EXIT_CODES } from "../../exit-codes.js";
 
 /** The entry no longer held what the write was conditional on; nothing was changed. */
