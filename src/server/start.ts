@@ -19,7 +19,7 @@ import { lockTimeoutFrom } from "./lock-timeout.js";
 import { SeedError, loadSeed } from "./seed.js";
 import type { SeedPet } from "./store/store.js";
 import { StoreBusyError } from "./store/store-busy-error.js";
-import { StartupError } from "./startup-error.js";
+import { OperatorError } from "../api/operator-error.js";
 import { chooseStore, openStore, storeLocked, storeName } from "./store-choice.js";
 import { parseTrustedProxies } from "./trusted-proxies.js";
 
@@ -52,7 +52,7 @@ export interface ServeOptions {
 const FORCED_EXIT_STATUS = 1;
 
 /**
- * Runs the server until SIGTERM or SIGINT, then closes it gracefully. Throws StartupError
+ * Runs the server until SIGTERM or SIGINT, then closes it gracefully. Throws OperatorError
  * when it cannot start; a database file it created for a failed start is removed again.
  * Everything it logs is one JSON object a line on stderr; stdout gets `listening on URL`.
  */
@@ -106,11 +106,11 @@ async function serveUntilSignalled(
   const apiKeys = await loadApiKeys(io.env.PETSTORE_API_KEYS, options.apiKeysFile).catch(
     (error: unknown) => {
       if (!(error instanceof ApiKeysError)) throw error;
-      throw new StartupError("configuration", error.message);
+      throw new OperatorError("configuration", error.message);
     },
   );
   if (apiKeys.length === 0) {
-    throw new StartupError(
+    throw new OperatorError(
       "configuration",
       "no API key configured: the server refuses to start without one",
       "pass --api-keys-file FILE (lines from petstore keys create NAME), or set PETSTORE_API_KEYS=key1,key2",
@@ -220,7 +220,7 @@ async function serveUntilSignalled(
 function logLevelFrom(value: string | undefined): string {
   if (value === undefined || value === "") return "info";
   if (LOG_LEVELS.includes(value)) return value;
-  throw new StartupError(
+  throw new OperatorError(
     "configuration",
     `PETSTORE_LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, not ${JSON.stringify(value)}`,
   );
@@ -232,7 +232,7 @@ async function listenMetrics(metrics: ServerMetrics, host: string, port: number)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
-      throw new StartupError(
+      throw new OperatorError(
         "configuration",
         `cannot serve metrics on ${host}:${port} (${code})`,
         code === "EADDRINUSE"
@@ -264,7 +264,7 @@ async function readSeed(file: string): Promise<SeedPet[]> {
   try {
     return await loadSeed(file);
   } catch (error) {
-    if (error instanceof SeedError) throw new StartupError("configuration", error.message);
+    if (error instanceof SeedError) throw new OperatorError("configuration", error.message);
     throw error;
   }
 }
@@ -284,7 +284,7 @@ async function listen(app: FastifyInstance, options: ServeOptions): Promise<void
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
-      throw new StartupError(
+      throw new OperatorError(
         "configuration",
         `cannot listen on ${options.host}:${options.port} (${code})`,
         code === "EADDRINUSE"

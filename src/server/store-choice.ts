@@ -1,12 +1,12 @@
 /**
  * Which store `petstore serve` opens: the SQLite file of `--db`, or PostgreSQL when
  * `PETSTORE_DATABASE_URL` is set (an environment variable, so its password never shows in
- * `ps`). Failures are StartupErrors that name host and database, never the password.
+ * `ps`). Failures are OperatorErrors that name host and database, never the password.
  */
 import type { Store } from "./store/store.js";
 import { StoreBusyError } from "./store/store-busy-error.js";
 import { StoreUnavailableError } from "./store/store-unavailable-error.js";
-import { StartupError } from "./startup-error.js";
+import { OperatorError } from "../api/operator-error.js";
 
 /** The SQLite file used when neither `--db` nor `PETSTORE_DATABASE_URL` is given. */
 export const DEFAULT_DB = "./petstore.db";
@@ -29,14 +29,14 @@ export async function chooseStore(
   const url = env.PETSTORE_DATABASE_URL;
   if (url === undefined || url === "") return { kind: "sqlite", path: db ?? DEFAULT_DB };
   if (db !== undefined) {
-    throw new StartupError(
+    throw new OperatorError(
       "configuration",
       "both --db and PETSTORE_DATABASE_URL are set: choose one store",
       "unset PETSTORE_DATABASE_URL to use the SQLite file, or drop --db to use PostgreSQL",
     );
   }
   if (!/^postgres(ql)?:\/\//.test(url)) {
-    throw new StartupError(
+    throw new OperatorError(
       "configuration",
       "PETSTORE_DATABASE_URL must be a postgres:// (or postgresql://) URL",
       "for example postgres://petstore@db.internal:5432/petstore (the password in PGPASSWORD or ~/.pgpass, or in the URL)",
@@ -47,7 +47,7 @@ export async function chooseStore(
   try {
     name = describeDatabase(url);
   } catch {
-    throw new StartupError("configuration", "PETSTORE_DATABASE_URL is not a valid URL");
+    throw new OperatorError("configuration", "PETSTORE_DATABASE_URL is not a valid URL");
   }
   return { kind: "postgres", url, name, poolSize: poolSizeFrom(env.PETSTORE_DATABASE_POOL_SIZE) };
 }
@@ -56,7 +56,7 @@ function poolSizeFrom(value: string | undefined): number {
   if (value === undefined || value === "") return DEFAULT_POOL_SIZE;
   const size = Number(value);
   if (!/^[0-9]{1,4}$/.test(value) || size < 2 || size > 1000) {
-    throw new StartupError(
+    throw new OperatorError(
       "configuration",
       `PETSTORE_DATABASE_POOL_SIZE must be a whole number from 2 to 1000, not "${value}"`,
     );
@@ -74,7 +74,7 @@ export interface OpenOptions {
 
 /**
  * Opens the chosen store, migrated; each engine's driver is loaded only when chosen. Its
- * failures are StartupErrors: `unavailable` (exit 3) for a SQLite file another process kept
+ * failures are OperatorErrors: `unavailable` (exit 3) for a SQLite file another process kept
  * locked for the whole wait or an unreachable PostgreSQL, `configuration` (exit 2) for
  * anything else (a file that is not a store, authentication, no such database, a newer schema).
  */
@@ -85,7 +85,7 @@ export async function openStore(choice: StoreChoice, options: OpenOptions): Prom
       return openSqliteStore(choice.path, { lockTimeoutMs: options.lockTimeoutMs });
     } catch (error) {
       if (error instanceof StoreBusyError) throw storeLocked(choice.path, error);
-      throw new StartupError(
+      throw new OperatorError(
         "configuration",
         `cannot open database ${choice.path}: ${(error as Error).message}`,
       );
@@ -100,13 +100,13 @@ export async function openStore(choice: StoreChoice, options: OpenOptions): Prom
     });
   } catch (error) {
     if (error instanceof StoreUnavailableError) {
-      throw new StartupError(
+      throw new OperatorError(
         "unavailable",
         error.message,
         "check that PostgreSQL is running and that this host can reach it",
       );
     }
-    throw new StartupError("configuration", (error as Error).message);
+    throw new OperatorError("configuration", (error as Error).message);
   }
 }
 
@@ -116,8 +116,8 @@ export function storeName(choice: StoreChoice): string {
 }
 
 /** Another process held the store's lock for the whole start-up wait. */
-export function storeLocked(name: string, error: StoreBusyError): StartupError {
-  return new StartupError(
+export function storeLocked(name: string, error: StoreBusyError): OperatorError {
+  return new OperatorError(
     "unavailable",
     `cannot open database ${name}: ${error.message}`,
     "another process (a backup, the sqlite3 shell, another petstore serve) holds its lock: try again when it is done",

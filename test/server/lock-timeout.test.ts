@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { lockTimeoutFrom } from "../../src/server/lock-timeout.js";
-import { StartupError } from "../../src/server/startup-error.js";
+import { OperatorError } from "../../src/api/operator-error.js";
 
 describe("PETSTORE_LOCK_TIMEOUT_MS", () => {
   it("defaults to 5000 ms when unset or empty", () => {
@@ -27,7 +27,7 @@ describe("PETSTORE_LOCK_TIMEOUT_MS", () => {
         }
         return undefined;
       })();
-      expect(error).toBeInstanceOf(StartupError);
+      expect(error).toBeInstanceOf(OperatorError);
       expect(error).toMatchObject({
         failure: "configuration",
         message: `PETSTORE_LOCK_TIMEOUT_MS must be a whole number of milliseconds from 1 to 30000, not "${value}"`,

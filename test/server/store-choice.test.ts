@@ -1,18 +1,18 @@
 import { describe, expect, it } from "vitest";
 import { toHttpError } from "../../src/server/error-handler.js";
-import { StartupError } from "../../src/server/startup-error.js";
+import { OperatorError } from "../../src/api/operator-error.js";
 import { chooseStore } from "../../src/server/store-choice.js";
 import { StoreUnavailableError } from "../../src/server/store/store-unavailable-error.js";
 
 const URL = "postgres://petstore:s3cret-pw@127.0.0.1:5432/inventory";
 
-/** The StartupError `action` rejects with. */
-async function startupError(action: () => Promise<unknown>): Promise<StartupError> {
+/** The OperatorError `action` rejects with. */
+async function startupError(action: () => Promise<unknown>): Promise<OperatorError> {
   const error = await action().then(
-    () => new Error("no StartupError thrown"),
+    () => new Error("no OperatorError thrown"),
     (caught: unknown) => caught,
   );
-  if (error instanceof StartupError) return error;
+  if (error instanceof OperatorError) return error;
   throw error;
 }
 

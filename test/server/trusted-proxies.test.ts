@@ -1,6 +1,6 @@
 /** `--trust-proxy`'s value: addresses and CIDR ranges, a bad part named (exit 2 at start). */
 import { describe, expect, it } from "vitest";
-import { StartupError } from "../../src/server/startup-error.js";
+import { OperatorError } from "../../src/api/operator-error.js";
 import { parseTrustedProxies } from "../../src/server/trusted-proxies.js";
 
 describe("parseTrustedProxies", () => {
@@ -33,9 +33,9 @@ describe("parseTrustedProxies", () => {
     } catch (error) {
       caught = error;
     }
-    expect(caught).toBeInstanceOf(StartupError);
-    expect((caught as StartupError).failure).toBe("configuration");
-    expect((caught as StartupError).message).toBe(
+    expect(caught).toBeInstanceOf(OperatorError);
+    expect((caught as OperatorError).failure).toBe("configuration");
+    expect((caught as OperatorError).message).toBe(
       `--trust-proxy: ${named} is not an IP address or a CIDR range`,
     );
   });
