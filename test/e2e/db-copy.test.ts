@@ -80,7 +80,7 @@ async function dump(url: string): Promise<Record<string, string[]>> {
     "pets",
     "orders",
     "inventory_changes",
-    "idempotency_keys",
+    "idempotency_records",
     "inventory_revision",
     "petstore_schema",
   ]) {

@@ -13,7 +13,9 @@ import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { OperatorError } from "../../src/api/operator-error.js";
 import { copyStore } from "../../src/server/store/copy/copy-store.js";
+import { OLDEST_COPIED_VERSION } from "../../src/server/store/copy/sqlite-source.js";
 import { MIGRATIONS } from "../../src/server/store/sqlite/migrations.js";
+import { POSTGRES_MIGRATIONS } from "../../src/server/store/postgres/migrations.js";
 import { openPostgresStore } from "../../src/server/store/postgres/store.js";
 import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import type {
@@ -197,7 +199,7 @@ async function postgresRows(url: string): Promise<Record<string, Rows>> {
     history: await all(`SELECT id, seq, pet_id, at, previous, quantity, key_name, request_id,
       reason, ref FROM inventory_changes ORDER BY id`),
     idempotency: await all(`SELECT owner, key, fingerprint, created_at, status, body, etag
-      FROM idempotency_keys ORDER BY owner COLLATE "C", key COLLATE "C"`),
+      FROM idempotency_records ORDER BY owner COLLATE "C", key COLLATE "C"`),
   };
 }
 
@@ -352,6 +354,37 @@ describe("db copy: what arrives", () => {
     const store = await openTarget();
     expect(await store.listInventory()).toEqual([]);
   });
+
+  it("copies a store made at schema version 8, before PostgreSQL's idempotency_keys became idempotency_records, into a database a version-8 petstore made", async () => {
+    // SQLite's version 9 moved the number only: a version-8 file is this schema at number 8.
+    expect(MIGRATIONS[8]?.trim()).toBe("SELECT 1;");
+    const from = join(temp.dir, "petstore.db");
+    await makeSqliteStore(from, { pets: 5, keyed: 3 });
+    const file = new Database(from);
+    file.pragma("user_version = 8");
+    file.close();
+    await queryDatabase(database.url, "CREATE TABLE petstore_schema (version integer NOT NULL)");
+    for (const migration of POSTGRES_MIGRATIONS.slice(0, 8)) {
+      await queryDatabase(database.url, migration);
+    }
+    await queryDatabase(database.url, "INSERT INTO petstore_schema (version) VALUES (8)");
+    const source = sqliteRows(from);
+
+    await copyStore({ from, url: database.url });
+
+    expect(await postgresRows(database.url)).toEqual(source);
+    expect(source.idempotency).toHaveLength(5);
+    expect(
+      await queryDatabase(
+        database.url,
+        "SELECT to_regclass('idempotency_keys')::text AS old, version FROM petstore_schema",
+      ),
+    ).toEqual([{ old: null, version: POSTGRES_MIGRATIONS.length }]);
+    const store = await openTarget();
+    expect(await store.updateQuantity(BIG, 9, { idempotency: KEYED })).toMatchObject({
+      kind: "replayed",
+    });
+  });
 });
 
 describe("db copy: a target it refuses, left as it was", () => {
@@ -370,7 +403,7 @@ describe("db copy: a target it refuses, left as it was", () => {
         await (await openPostgresStore(url)).close();
         await queryDatabase(
           url,
-          `INSERT INTO idempotency_keys (owner, key, fingerprint, created_at, status, body, etag)
+          `INSERT INTO idempotency_records (owner, key, fingerprint, created_at, status, body, etag)
            VALUES ('o', 'k', 'f', 1, 200, '{}', NULL)`,
         );
       },
@@ -503,7 +536,7 @@ describe("db copy: a source it cannot copy", () => {
 
   it.each([
     [
-      MIGRATIONS.length - 1,
+      OLDEST_COPIED_VERSION - 1,
       /older than the one this petstore copies/,
       /petstore serve --db .* once/,
     ],

@@ -9,7 +9,7 @@ import { migrateInTransaction } from "../postgres/migrations.js";
 import { OperatorError } from "../../../api/operator-error.js";
 
 /** The tables whose rows make a store not empty: pets, orders, history, idempotency records. */
-export const STORE_TABLES = ["pets", "orders", "inventory_changes", "idempotency_keys"] as const;
+export const STORE_TABLES = ["pets", "orders", "inventory_changes", "idempotency_records"] as const;
 
 /** What the target holds: rows per table, and the sum of every entry's quantity. */
 export interface TargetCounts {
@@ -48,7 +48,7 @@ async function refuseUnlessEmpty(client: pg.ClientBase, where: string): Promise<
     "configuration",
     `${where} is not empty: it holds ${n("pets", "pet")}, ${n("orders", "order")}, ` +
       `${n("inventory_changes", "history record")} and ` +
-      `${n("idempotency_keys", "idempotency record")}; db copy fills an empty database only, ` +
+      `${n("idempotency_records", "idempotency record")}; db copy fills an empty database only, ` +
       "and left this one as it was",
     "point PETSTORE_DATABASE_URL at a new database (createdb, or CREATE DATABASE)",
   );

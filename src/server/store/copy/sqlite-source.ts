@@ -44,8 +44,9 @@ function unreadable(path: string, reason: string, hint?: string): OperatorError 
 }
 
 /**
- * Opens the store at `path` read-only and checks that its schema is the one this petstore
- * writes; OperatorError (`configuration`) naming the file otherwise.
+ * Opens the store at `path` read-only and checks that its schema is one this petstore reads
+ * (OLDEST_COPIED_VERSION to the latest); OperatorError (`configuration`) naming the file
+ * otherwise.
  */
 export function openSqliteSource(path: string): SqliteSource {
   let isFile: boolean;
@@ -122,10 +123,18 @@ export function openSqliteSource(path: string): SqliteSource {
   };
 }
 
-/** Refuses any schema but the one this petstore writes, saying what to do. */
+/**
+ * The oldest schema version the copy reads. The tables it reads are the same from version 8
+ * (the feed's seq) to the latest: SQLite's version 9 moved the number only (PostgreSQL's
+ * renamed its idempotency table), so a store made by a petstore of version 8 is copied as is.
+ * A migration that changes a table the copy reads must raise this, or read both shapes.
+ */
+export const OLDEST_COPIED_VERSION = 8;
+
+/** Refuses a schema this petstore does not read, saying what to do. */
 function checkVersion(path: string, version: number): void {
   const current = MIGRATIONS.length;
-  if (version === current) return;
+  if (version >= OLDEST_COPIED_VERSION && version <= current) return;
   if (version === 0) {
     throw unreadable(path, "not a petstore store (it has no petstore schema)");
   }
@@ -138,7 +147,7 @@ function checkVersion(path: string, version: number): void {
   }
   throw unreadable(
     path,
-    `its schema version ${version} is older than the one this petstore copies (${current})`,
+    `its schema version ${version} is older than the one this petstore copies (${OLDEST_COPIED_VERSION})`,
     `start petstore serve --db ${path} once (it upgrades the file), stop it, and run db copy again`,
   );
 }

@@ -119,12 +119,12 @@ const history: CopiedTable<CopiedChange> = {
 const idempotency: CopiedTable<IdempotencyRow & SourceRow> = {
   label: "idempotency records",
   source: "idempotency_records",
-  target: "idempotency_keys",
+  target: "idempotency_records",
   select: `SELECT id, owner, key, fingerprint, created_at, status, body, etag
     FROM idempotency_records WHERE id > ? ORDER BY id LIMIT ?`,
   // A record keeps its whole answer, a batch's up to a few MB: fewer per page.
   pageSize: 500,
-  insert: `INSERT INTO idempotency_keys (owner, key, fingerprint, created_at, status, body, etag)
+  insert: `INSERT INTO idempotency_records (owner, key, fingerprint, created_at, status, body, etag)
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::integer[],
       $6::text[], $7::text[])`,
   values: (rows) => [

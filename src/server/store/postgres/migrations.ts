@@ -114,6 +114,13 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     SET revision = GREATEST(revision, (SELECT coalesce(max(seq), 0) FROM inventory_changes))
     WHERE id = 1;
   `,
+  // 9: one concept, one name on both engines: the table is idempotency_records, as SQLite's
+  // has been since its version 3 and as the code, `db copy` and `db backup` call its rows.
+  `
+  ALTER TABLE idempotency_keys RENAME TO idempotency_records;
+  ALTER TABLE idempotency_records RENAME CONSTRAINT idempotency_keys_pkey TO idempotency_records_pkey;
+  ALTER INDEX idempotency_keys_by_age RENAME TO idempotency_records_by_age;
+  `,
 ];
 
 /**

@@ -9,8 +9,8 @@ export const SQL = {
   list: "SELECT id, quantity, status FROM pets ORDER BY id",
   item: "SELECT id, quantity, status FROM pets WHERE id = $1",
   revision: "SELECT revision FROM inventory_revision WHERE id = 1",
-  purgeKeys: `DELETE FROM idempotency_keys WHERE (owner, key) IN
-    (SELECT owner, key FROM idempotency_keys WHERE created_at < $1 ORDER BY created_at LIMIT $2
+  purgeKeys: `DELETE FROM idempotency_records WHERE (owner, key) IN
+    (SELECT owner, key FROM idempotency_records WHERE created_at < $1 ORDER BY created_at LIMIT $2
      FOR UPDATE SKIP LOCKED)`,
   pet: "SELECT id, name, status, category_id, category_name, photo_urls, tags FROM pets WHERE id = $1",
   orders: "SELECT id, pet_id, quantity, ship_date, status, complete FROM orders ORDER BY id",

@@ -34,14 +34,14 @@ const SQL = {
   // A placeholder record per key no record holds yet; RETURNING names the keys this
   // transaction claimed. Its answer is written before the commit, so no placeholder is ever
   // seen by another transaction.
-  claimKeys: `INSERT INTO idempotency_keys (owner, key, fingerprint, created_at, status, body, etag)
+  claimKeys: `INSERT INTO idempotency_records (owner, key, fingerprint, created_at, status, body, etag)
     SELECT owner, key, fingerprint, created_at, 0, '', NULL
       FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[]) AS claim (owner, key, fingerprint, created_at)
       ORDER BY owner, key
     ON CONFLICT (owner, key) DO NOTHING
     RETURNING owner, key`,
   // Every key's record, locked (an earlier one is taken over once expired), newest version.
-  lockKeys: `SELECT owner, key, fingerprint, created_at, status, body, etag FROM idempotency_keys
+  lockKeys: `SELECT owner, key, fingerprint, created_at, status, body, etag FROM idempotency_records
     WHERE (owner, key) IN (SELECT * FROM unnest($1::text[], $2::text[]))
     ORDER BY owner, key FOR UPDATE`,
   lockPets:
@@ -55,13 +55,13 @@ const SQL = {
   // Keys and pets are locked already; the revision row, raised when anything was written, last.
   // History records are inserted in the batch's order, so their ids order them.
   writePlanned: `WITH answered AS (
-      INSERT INTO idempotency_keys (owner, key, fingerprint, created_at, status, body, etag)
+      INSERT INTO idempotency_records (owner, key, fingerprint, created_at, status, body, etag)
         SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::bigint[], $7::integer[], $8::text[], $9::text[])
       ON CONFLICT (owner, key) DO UPDATE SET fingerprint = excluded.fingerprint,
         created_at = excluded.created_at, status = excluded.status, body = excluded.body,
         etag = excluded.etag
     ), released AS (
-      DELETE FROM idempotency_keys
+      DELETE FROM idempotency_records
         WHERE (owner, key) IN (SELECT * FROM unnest($18::text[], $19::text[]))
     ), written AS (
       UPDATE pets SET quantity = planned.quantity

@@ -114,6 +114,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   SELECT 1;
   `,
+  // 9: PostgreSQL's version 9 renames its idempotency_keys to idempotency_records, this
+  // file's name for the table since version 3. The number moves all the same.
+  `
+  SELECT 1;
+  `,
 ];
 
 /**

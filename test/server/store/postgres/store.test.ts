@@ -71,6 +71,33 @@ describe("PostgreSQL store: engine-specific behaviour", () => {
     expect(await query("SELECT to_regclass('inventory_instances') AS t")).toEqual([{ t: null }]);
   });
 
+  it("renames version 8's idempotency_keys to idempotency_records on open: its records still replay", async () => {
+    await query("CREATE TABLE petstore_schema (version integer NOT NULL)");
+    for (const migration of POSTGRES_MIGRATIONS.slice(0, 8)) await query(migration);
+    await query("INSERT INTO petstore_schema (version) VALUES (8)");
+    await query("INSERT INTO pets (id, name, status, quantity) VALUES (1, 'Rex', 'available', 4)");
+    await query(
+      `INSERT INTO idempotency_keys (owner, key, fingerprint, created_at, status, body, etag)
+       VALUES ('o', 'k', 'f', ${Date.now()}, 200, 'kept', '"4"')`,
+    );
+    const store = await open();
+    const claim = (fingerprint: string) => ({
+      owner: "o",
+      key: "k",
+      fingerprint,
+      at: Date.now(),
+      render: () => ({ status: 200, body: "new", etag: null }),
+    });
+    expect(await store.updateQuantity(1n, 4, { idempotency: claim("f") })).toEqual({
+      kind: "replayed",
+      response: { status: 200, body: "kept", etag: '"4"' },
+    });
+    expect(await store.updateQuantity(1n, 9, { idempotency: claim("g") })).toEqual({
+      kind: "key_reused",
+    });
+    expect(await query("SELECT to_regclass('idempotency_keys') AS t")).toEqual([{ t: null }]);
+  });
+
   it("migrates once when instances start together on an empty database", async () => {
     const [first, , , last] = await Promise.all([open(), open(), open(), open()]);
     await first.seedIfEmpty(PETS);
