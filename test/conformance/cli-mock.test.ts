@@ -17,7 +17,8 @@ import { readFileSync } from "node:fs";
 import { createServer, request as httpRequest } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { assertBuilt, runCli, type CliResult } from "../e2e/helpers.js";
+import { assertBuilt } from "../e2e/support/binary.js";
+import { runCli, type CliResult } from "../e2e/support/cli.js";
 import { DOCUMENT, startPrism, stopAllPrisms, type PrismProcess } from "./prism.js";
 
 const KEY = "any-key-prism-accepts";

@@ -7,7 +7,9 @@ import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { expect } from "vitest";
-import { API_KEY, assertBuilt, startServer, tempDir, type RunningServer } from "../e2e/helpers.js";
+import { assertBuilt } from "../e2e/support/binary.js";
+import { API_KEY, startServer, type RunningServer } from "../e2e/support/servers.js";
+import { tempDir } from "../support/temp-dir.js";
 import { DOCUMENT, startPrism, stopAllPrisms, type PrismProcess } from "./prism.js";
 
 interface Violation {

@@ -22,7 +22,7 @@
 import Database from "better-sqlite3";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { RunningServer } from "../e2e/helpers.js";
+import type { RunningServer } from "../e2e/support/servers.js";
 import { describeBatchThroughProxy } from "./batch-proxy-cases.js";
 import { describeFeedThroughProxy } from "./feed-proxy-cases.js";
 import { DOCUMENT, type PrismProcess } from "./prism.js";

@@ -12,7 +12,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLIENT_PATHS_FILE, clientPathsSource } from "../../scripts/openapi-client.js";
-import { API_KEY, ROOT, startServer, tempDir, type RunningServer } from "../e2e/helpers.js";
+import { ROOT } from "../e2e/support/binary.js";
+import { API_KEY, startServer, type RunningServer } from "../e2e/support/servers.js";
+import { tempDir } from "../support/temp-dir.js";
 import { answerChecker } from "../support/openapi-answers.js";
 import { callEveryOperation, type Exchange } from "./third-party-client/every-operation.js";
 

@@ -6,7 +6,9 @@
 import { writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { API_KEY, runCli, serverForBlock, tempDir } from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { runCli } from "./support/cli.js";
+import { API_KEY, serverForBlock } from "./support/servers.js";
 
 const PET_COUNT = 20;
 const START = 100_000;

@@ -9,18 +9,17 @@ import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { tempDir } from "../support/temp-dir.js";
+import { runCli } from "./support/cli.js";
+import { replyJson, startFakeServer } from "./support/fake-server.js";
+import { startHoldingProxy } from "./support/proxies.js";
 import {
   API_KEY,
-  replyJson,
-  runCli,
   serverForBlock,
-  startFakeServer,
-  startHoldingProxy,
   startServer,
-  tempDir,
   type RunningServer,
   type SeedFileEntry,
-} from "./helpers.js";
+} from "./support/servers.js";
 
 const SEED: SeedFileEntry[] = Array.from({ length: 5 }, (_, i) => ({
   petId: i + 1,

@@ -6,14 +6,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  runCli,
-  serverForBlock,
-  startHoldingProxy,
-  STORES,
-  tempDir,
-  type SeedFileEntry,
-} from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { runCli } from "./support/cli.js";
+import { startHoldingProxy } from "./support/proxies.js";
+import { serverForBlock, STORES, type SeedFileEntry } from "./support/servers.js";
 
 const PETS = 1_200;
 const SEED: SeedFileEntry[] = Array.from({ length: PETS }, (_, i) => ({

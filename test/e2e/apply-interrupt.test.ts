@@ -8,17 +8,11 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  API_KEY,
-  runCli,
-  spawnCli,
-  startFakeServer,
-  startHoldingProxy,
-  startServer,
-  tempDir,
-  type HoldingProxy,
-  type RunningServer,
-} from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { runCli, spawnCli } from "./support/cli.js";
+import { startFakeServer } from "./support/fake-server.js";
+import { startHoldingProxy, type HoldingProxy } from "./support/proxies.js";
+import { API_KEY, startServer, type RunningServer } from "./support/servers.js";
 
 /** Pets 1..PETS: three batches of up to 1,000 changes. */
 const PETS = 2_500;

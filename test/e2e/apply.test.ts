@@ -7,18 +7,11 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "lossless-json";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  API_KEY,
-  HAS_SCRIPT,
-  replyJson,
-  runCli,
-  serverForBlock,
-  runCliInTty,
-  startFakeServer,
-  STORES,
-  tempDir,
-  type SeedFileEntry,
-} from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { runCli } from "./support/cli.js";
+import { replyJson, startFakeServer } from "./support/fake-server.js";
+import { API_KEY, serverForBlock, STORES, type SeedFileEntry } from "./support/servers.js";
+import { HAS_SCRIPT, runCliInTty } from "./support/tty.js";
 import { MAX_ID } from "../support/ids.js";
 
 const SEED: SeedFileEntry[] = [

@@ -11,7 +11,7 @@ import {
   startServer,
   type RunningServer,
   type TestStore,
-} from "./helpers.js";
+} from "./support/servers.js";
 
 const PET_COUNT = 200;
 const START = 1_000;

@@ -6,7 +6,7 @@
  */
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API_KEY, startServer, type RunningServer } from "./helpers.js";
+import { API_KEY, startServer, type RunningServer } from "./support/servers.js";
 
 const BODY_BYTES = 64 * 1024;
 const PARALLEL = 20;

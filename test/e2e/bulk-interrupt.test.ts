@@ -15,18 +15,11 @@ import { createServer } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import {
-  API_KEY,
-  runCli,
-  spawnCli,
-  startFakeServer,
-  startHoldingProxy,
-  startServer,
-  tempDir,
-  type FakeServer,
-  type HoldingProxy,
-  type RunningServer,
-} from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { runCli, spawnCli } from "./support/cli.js";
+import { startFakeServer, type FakeServer } from "./support/fake-server.js";
+import { startHoldingProxy, type HoldingProxy } from "./support/proxies.js";
+import { API_KEY, startServer, type RunningServer } from "./support/servers.js";
 
 /** Pets 1..PETS, all at 0: three batches of up to 1,000 changes. */
 const PETS = 2_500;

@@ -9,20 +9,16 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
+import { tempDir } from "../support/temp-dir.js";
+import { BIN, assertBuilt } from "./support/binary.js";
+import { runCli, runCliRecordingModules, spawnCli, type SpawnedCli } from "./support/cli.js";
 import {
   API_KEY,
-  BIN,
-  assertBuilt,
-  runCli,
-  runCliRecordingModules,
   serverForBlock,
-  spawnCli,
   startServer,
-  tempDir,
   type RunningServer,
   type SeedFileEntry,
-  type SpawnedCli,
-} from "./helpers.js";
+} from "./support/servers.js";
 
 const files = tempDir("petstore-changes-e2e-");
 afterAll(() => {

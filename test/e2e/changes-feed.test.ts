@@ -5,7 +5,7 @@
  * compared with every pet's history.
  */
 import { describe, expect, it } from "vitest";
-import { API_KEY, serverForBlock } from "./helpers.js";
+import { API_KEY, serverForBlock } from "./support/servers.js";
 
 /**
  * Enough pets that no pet's history passes the 1,000 records one history page holds, which

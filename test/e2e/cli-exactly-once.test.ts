@@ -7,15 +7,10 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  runCli,
-  serverForBlock,
-  spawnCli,
-  startHoldingProxy,
-  STORES,
-  tempDir,
-  type SeedFileEntry,
-} from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { runCli, spawnCli } from "./support/cli.js";
+import { startHoldingProxy } from "./support/proxies.js";
+import { serverForBlock, STORES, type SeedFileEntry } from "./support/servers.js";
 import { startLossyProxy } from "./lossy-proxy.js";
 
 const SEED: SeedFileEntry[] = [

@@ -8,18 +8,11 @@ import { createServer, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  API_KEY,
-  HAS_SCRIPT,
-  replyJson,
-  runCli,
-  runCliInTty,
-  runCliRecordingModules,
-  startFakeServer,
-  startServer,
-  tempDir,
-  type RunningServer,
-} from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { runCli, runCliRecordingModules } from "./support/cli.js";
+import { replyJson, startFakeServer } from "./support/fake-server.js";
+import { API_KEY, startServer, type RunningServer } from "./support/servers.js";
+import { HAS_SCRIPT, runCliInTty } from "./support/tty.js";
 import { MAX_ID } from "../support/ids.js";
 
 // eslint-disable-next-line no-control-regex

@@ -1,7 +1,7 @@
 /** `petstore completion` through the built binary: the script, exit codes, what it loads. */
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { runCli, runCliRecordingModules } from "./helpers.js";
+import { runCli, runCliRecordingModules } from "./support/cli.js";
 
 describe("petstore completion", () => {
   it("prints the bash script without loading undici, the API client or the server", async () => {

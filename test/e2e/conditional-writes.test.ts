@@ -15,7 +15,7 @@ import {
   type RunningServer,
   type StoreKind,
   type TestStore,
-} from "./helpers.js";
+} from "./support/servers.js";
 
 const auth = { authorization: `Bearer ${API_KEY}` };
 

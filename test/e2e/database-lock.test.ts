@@ -11,7 +11,10 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { afterEach, describe, expect, it } from "vitest";
-import { API_KEY, ROOT, runCli, startServer, tempDir, type RunningServer } from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { ROOT } from "./support/binary.js";
+import { runCli } from "./support/cli.js";
+import { API_KEY, startServer, type RunningServer } from "./support/servers.js";
 
 const auth = { authorization: `Bearer ${API_KEY}` };
 const PETS = [1, 2, 3].map((petId) => ({

@@ -8,7 +8,9 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SCHEMA_VERSION } from "../../src/server/store/sqlite/backup.js";
-import { API_KEY, runCli, spawnCli, startServer, tempDir, type RunningServer } from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { runCli, spawnCli } from "./support/cli.js";
+import { API_KEY, startServer, type RunningServer } from "./support/servers.js";
 
 const PETS = 300;
 

@@ -7,7 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import type { SeedPet } from "../../src/server/store/store.js";
 import { createTestDatabase, type TestDatabase } from "../support/postgres-database.js";
-import { HAS_SCRIPT, runCli, runCliInTty, tempDir } from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { runCli } from "./support/cli.js";
+import { HAS_SCRIPT, runCliInTty } from "./support/tty.js";
 
 let temp: ReturnType<typeof tempDir>;
 let from: string;

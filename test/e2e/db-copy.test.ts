@@ -14,15 +14,9 @@ import {
   queryDatabase,
   type TestDatabase,
 } from "../support/postgres-database.js";
-import {
-  API_KEY,
-  runCli,
-  startServer,
-  tempDir,
-  type CliResult,
-  type RunningServer,
-  type SeedFileEntry,
-} from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { runCli, type CliResult } from "./support/cli.js";
+import { API_KEY, startServer, type RunningServer, type SeedFileEntry } from "./support/servers.js";
 
 const BIG = "9007199254740993";
 const SEED: SeedFileEntry[] = [

@@ -5,7 +5,8 @@ import { readdirSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { assertBuilt, ROOT, tempDir } from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { assertBuilt, ROOT } from "./support/binary.js";
 
 let temp: ReturnType<typeof tempDir>;
 let blocker: Server | undefined;

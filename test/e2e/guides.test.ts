@@ -23,7 +23,9 @@ import {
   readGuide,
   type TranscriptStep,
 } from "../docs/transcripts.js";
-import { BIN, HAS_SCRIPT, ROOT, assertBuilt, tempDir } from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { BIN, ROOT, assertBuilt } from "./support/binary.js";
+import { HAS_SCRIPT } from "./support/tty.js";
 
 const GUIDES = [
   "README.md",

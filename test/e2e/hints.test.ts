@@ -10,16 +10,11 @@ import { chmodSync, writeFileSync } from "node:fs";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  API_KEY,
-  BIN,
-  runCli,
-  startFakeServer,
-  startServer,
-  tempDir,
-  type FakeServer,
-  type RunningServer,
-} from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { BIN } from "./support/binary.js";
+import { runCli } from "./support/cli.js";
+import { startFakeServer, type FakeServer } from "./support/fake-server.js";
+import { API_KEY, startServer, type RunningServer } from "./support/servers.js";
 
 describe("an https URL at the bundled server, which speaks plain HTTP", () => {
   let server: RunningServer;

@@ -8,15 +8,15 @@ import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { tempDir } from "../support/temp-dir.js";
+import { runCli } from "./support/cli.js";
 import {
   freshStore,
-  runCli,
   startServer,
   STORES,
-  tempDir,
   type RunningServer,
   type TestStore,
-} from "./helpers.js";
+} from "./support/servers.js";
 
 const TILL_KEY = "till-key-1c5e9a0b7d";
 const READ_KEY = "report-key-88f0e2a4";

@@ -16,7 +16,9 @@ import { cpSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync
 import { delimiter, dirname, join, resolve, sep } from "node:path";
 import type { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { API_KEY, ROOT, tempDir } from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { ROOT } from "./support/binary.js";
+import { API_KEY } from "./support/servers.js";
 import { hasTool, skipBecause } from "../manual/roff-tools.js";
 import { MAX_ID_TEXT as MAX_ID } from "../support/ids.js";
 

@@ -7,13 +7,9 @@ import { createHash } from "node:crypto";
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  runCli,
-  runCliRecordingModules,
-  startServer,
-  tempDir,
-  type RunningServer,
-} from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { runCli, runCliRecordingModules } from "./support/cli.js";
+import { startServer, type RunningServer } from "./support/servers.js";
 
 const sha256 = (key: string) => createHash("sha256").update(key).digest("hex");
 

@@ -9,18 +9,12 @@ import { once } from "node:events";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  BIN,
-  HAS_SCRIPT,
-  replyJson,
-  runCli,
-  runCliInTty,
-  runCliRecordingModules,
-  serverForBlock,
-  startFakeServer,
-  tempDir,
-  type CliResult,
-} from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { BIN } from "./support/binary.js";
+import { runCli, runCliRecordingModules, type CliResult } from "./support/cli.js";
+import { replyJson, startFakeServer } from "./support/fake-server.js";
+import { serverForBlock } from "./support/servers.js";
+import { HAS_SCRIPT, runCliInTty } from "./support/tty.js";
 import { MAX_ID, MAX_ID_TEXT } from "../support/ids.js";
 
 const temp = tempDir("petstore-low-");

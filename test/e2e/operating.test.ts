@@ -11,7 +11,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { keysFileLine } from "../../src/api/api-keys.js";
 import { rawConnection, until } from "../server/raw-http.js";
-import { runCli, startServer, tempDir, type RunningServer } from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { runCli } from "./support/cli.js";
+import { startServer, type RunningServer } from "./support/servers.js";
 
 const KEYS = {
   till: "till-1-key-8c1f0e",

@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { expect, it } from "vitest";
 import { createTestDatabase, queryDatabase } from "../support/postgres-database.js";
-import { API_KEY, startServer, type RunningServer, type SeedFileEntry } from "./helpers.js";
+import { API_KEY, startServer, type RunningServer, type SeedFileEntry } from "./support/servers.js";
 
 const PETS = 20;
 const ROUNDS = 20;

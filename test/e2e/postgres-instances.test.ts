@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../support/postgres-database.js";
-import { API_KEY, startServer, type RunningServer } from "./helpers.js";
+import { API_KEY, startServer, type RunningServer } from "./support/servers.js";
 
 const auth = { authorization: `Bearer ${API_KEY}` };
 

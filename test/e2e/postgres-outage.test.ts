@@ -10,7 +10,7 @@ import {
   type TestCluster,
 } from "../support/postgres-cluster.js";
 import { withDatabase } from "../support/postgres-database.js";
-import { API_KEY, startServer, type RunningServer } from "./helpers.js";
+import { API_KEY, startServer, type RunningServer } from "./support/servers.js";
 
 const auth = { authorization: `Bearer ${API_KEY}` };
 

@@ -6,14 +6,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TEST_CLUSTER_PASSWORD } from "../support/postgres-cluster.js";
 import { createTestDatabase, type TestDatabase } from "../support/postgres-database.js";
-import {
-  API_KEY,
-  runCli,
-  startServer,
-  tempDir,
-  type RunningServer,
-  type SeedFileEntry,
-} from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { runCli } from "./support/cli.js";
+import { API_KEY, startServer, type RunningServer, type SeedFileEntry } from "./support/servers.js";
 
 const auth = { authorization: `Bearer ${API_KEY}` };
 

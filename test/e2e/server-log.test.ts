@@ -11,7 +11,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { keysFileLine } from "../../src/api/api-keys.js";
 import { until } from "../server/raw-http.js";
-import { assertBuilt, BIN, runCli, tempDir } from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { assertBuilt, BIN } from "./support/binary.js";
+import { runCli } from "./support/cli.js";
 
 const KEY = "log-test-key-5e1a90";
 const AUTH = { authorization: `Bearer ${KEY}` };

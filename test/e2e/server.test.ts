@@ -3,17 +3,17 @@ import { once } from "node:events";
 import { connect } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { tempDir } from "../support/temp-dir.js";
+import { runCli } from "./support/cli.js";
 import {
   API_KEY,
   freshStore,
-  runCli,
   startServer,
   STORES,
-  tempDir,
   type RunningServer,
   type ServerOptions,
   type TestStore,
-} from "./helpers.js";
+} from "./support/servers.js";
 import { MAX_ID_TEXT as MAX_ID } from "../support/ids.js";
 
 const auth = { authorization: `Bearer ${API_KEY}` };

@@ -6,15 +6,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  API_KEY,
-  ROOT,
-  runCli,
-  startServer,
-  tempDir,
-  type CliResult,
-  type RunningServer,
-} from "./helpers.js";
+import { tempDir } from "../support/temp-dir.js";
+import { ROOT } from "./support/binary.js";
+import { runCli, type CliResult } from "./support/cli.js";
+import { API_KEY, startServer, type RunningServer } from "./support/servers.js";
 
 interface Loaded extends CliResult {
   /** The files of dist/ the run loaded, in the order it loaded them. */

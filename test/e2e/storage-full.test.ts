@@ -21,7 +21,8 @@ import {
   type TmpfsDatabase,
 } from "../support/postgres-tmpfs-database.js";
 import { cannotMountTmpfs, fillFileSystem, mountTmpfs } from "../support/tmpfs.js";
-import { API_KEY, runCli, startServer, type RunningServer } from "./helpers.js";
+import { runCli } from "./support/cli.js";
+import { API_KEY, startServer, type RunningServer } from "./support/servers.js";
 
 const SIZE = "2m";
 const PETS = 5;

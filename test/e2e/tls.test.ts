@@ -6,7 +6,7 @@ import {
   type LocalHttpsServer,
   type SelfSigned,
 } from "../support/local-tls.js";
-import { runCli } from "./helpers.js";
+import { runCli } from "./support/cli.js";
 
 describe("petstore against a server with a private certificate", () => {
   let certificate: SelfSigned;
