@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { resolveTarget, resolveTargetEnv } from "../../src/client/target.js";
 import { ConfigurationError } from "../../src/client/errors.js";
+import { readFileFrom } from "../support/files.js";
 
-const noFiles = (path: string) =>
-  Promise.reject(Object.assign(new Error(path), { code: "ENOENT" }));
+const noFiles = readFileFrom();
 
 describe("resolveTargetEnv", () => {
   it.each([
