@@ -182,7 +182,14 @@ describe("exit 0 and output formats", () => {
 
   it("answers --version in bin/petstore.js, loading nothing of the CLI", async () => {
     const version = await runCliRecordingModules(["--version"]);
-    expect(version).toEqual({ code: 0, stdout: "0.1.0\n", stderr: "", sources: [] });
+    expect(version).toEqual({
+      code: 0,
+      stdout: "0.1.0\n",
+      stderr: "",
+      files: [],
+      bundled: [],
+      sources: [],
+    });
     // The same recording sees the full CLI load for anything else, --version among others.
     const other = await runCliRecordingModules(["--version", "--no-color"]);
     expect(other).toMatchObject({ code: 0, stdout: "0.1.0\n", stderr: "" });

@@ -2,50 +2,16 @@
  * What a CLI call loads, file by file of the bundle: start-up time is what scripts calling
  * `petstore` in a loop pay, and it grows with every file loaded (see docs/architecture.md).
  */
-import { readFileSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { tempDir } from "../support/temp-dir.js";
 import { ROOT } from "./support/binary.js";
-import { runCli, type CliResult } from "./support/cli.js";
+import { runCli, runCliRecordingModules } from "./support/cli.js";
 import { API_KEY, startServer, type RunningServer } from "./support/servers.js";
 
-interface Loaded extends CliResult {
-  /** The files of dist/ the run loaded, in the order it loaded them. */
-  files: string[];
-  /** The sources bundled into those files, from esbuild's `// path` markers. */
-  bundled: string[];
-}
-
-/** Runs the CLI under the module-recording hook of test/e2e/record-modules.js. */
-async function runRecording(args: readonly string[], env: Record<string, string>): Promise<Loaded> {
-  const temp = tempDir();
-  const log = join(temp.dir, "modules.log");
-  writeFileSync(log, "");
-  const result = await runCli(args, {
-    env: { ...env, PETSTORE_TEST_MODULE_LOG: log },
-    nodeArgs: ["--import", pathToFileURL(join(import.meta.dirname, "record-modules.js")).href],
-  });
-  const dist = pathToFileURL(join(ROOT, "dist")).href;
-  const files = readFileSync(log, "utf8")
-    .split("\n")
-    .filter((url) => url.startsWith(dist))
-    .map((url) => fileURLToPath(url));
-  const bundled = new Set<string>();
-  for (const file of files) {
-    const text = readFileSync(file, "utf8");
-    for (const [, source] of text.matchAll(/^\/\/ ((?:src|node_modules)\/\S+)$/gm)) {
-      bundled.add(source ?? "");
-    }
-  }
-  temp.remove();
-  return {
-    ...result,
-    files: files.map((file) => relative(ROOT, file)),
-    bundled: [...bundled].sort(),
-  };
-}
+/** Runs the CLI with `env` under the module-recording hook (support/cli.ts). */
+const runRecording = (args: readonly string[], env: Record<string, string>) =>
+  runCliRecordingModules(args, { env });
 
 let server: RunningServer;
 
@@ -99,7 +65,14 @@ describe("what a call loads", () => {
 
   it("answers --version in bin/petstore.js, loading nothing of dist/", async () => {
     const result = await runRecording(["--version"], {});
-    expect(result).toEqual({ code: 0, stdout: "0.1.0\n", stderr: "", files: [], bundled: [] });
+    expect(result).toEqual({
+      code: 0,
+      stdout: "0.1.0\n",
+      stderr: "",
+      files: [],
+      bundled: [],
+      sources: [],
+    });
   });
 
   it("gives the same version from dist/cli.js, the package's entry point", async () => {

@@ -2,7 +2,7 @@
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { once } from "node:events";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import type { Readable, Writable } from "node:stream";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { tempDir } from "../../support/temp-dir.js";
@@ -90,14 +90,21 @@ export function spawnCli(args: readonly string[], options: CliOptions = {}): Spa
 }
 
 export interface RecordedRun extends CliResult {
+  /** The files of dist/ the run loaded (relative to the root), in the order it loaded them. */
+  files: string[];
   /**
-   * The sources bundled into the files of dist/ the run loaded, from esbuild's `// path`
-   * markers: `src/cli.ts`, `node_modules/commander`, … (a package by its directory).
+   * The sources bundled into those files, from esbuild's `// path` markers:
+   * `src/cli.ts`, `node_modules/undici/index.js`, …
    */
+  bundled: string[];
+  /** The same with a package named by its directory: `node_modules/commander`, … */
   sources: string[];
 }
 
-/** Runs the CLI under a module-loading hook and reports which bundled sources it loaded. */
+/**
+ * Runs the CLI under test/e2e/record-modules.js, a module-loading hook, and reports which
+ * files of dist/ it loaded and which bundled sources they hold.
+ */
 export async function runCliRecordingModules(
   args: readonly string[],
   options: Omit<CliOptions, "nodeArgs"> = {},
@@ -115,14 +122,20 @@ export async function runCliRecordingModules(
     .filter((url) => url.startsWith(pathToFileURL(join(ROOT, "dist")).href))
     .map((url) => fileURLToPath(url));
   temp.remove();
-  const sources = new Set<string>();
+  const bundled = new Set<string>();
   for (const file of distFiles) {
     for (const [, source] of readFileSync(file, "utf8").matchAll(
       /^\/\/ ((?:src|node_modules)\/\S+)$/gm,
     )) {
-      const packageDir = /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source ?? "")?.[0];
-      sources.add(packageDir ?? source ?? "");
+      bundled.add(source ?? "");
     }
   }
-  return { ...result, sources: [...sources].sort() };
+  const packageOf = (source: string) =>
+    /^node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(source)?.[0] ?? source;
+  return {
+    ...result,
+    files: distFiles.map((file) => relative(ROOT, file)),
+    bundled: [...bundled].sort(),
+    sources: [...new Set([...bundled].map(packageOf))].sort(),
+  };
 }
