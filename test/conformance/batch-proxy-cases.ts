@@ -4,8 +4,8 @@
  * change can have, and the 405 of the other methods. The cases use the demo pets from the
  * fourth on (the earlier ones are the PATCH cases') and read their quantities first.
  */
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { whileSqliteLocked } from "../support/sqlite-lock.js";
 import {
   READ_KEY,
   conforming,
@@ -394,19 +394,11 @@ export function describeBatchThroughProxy(): void {
 
     it("503: another process holds the database's write lock for longer than the server waits", async () => {
       const [first] = pets();
-      const locker = new Database(proxySuite().server.dbPath);
-      locker.exec("BEGIN IMMEDIATE");
-      try {
-        const { body, headers } = await conforming(
-          OPERATION,
-          batch({ changes: [{ petId: first, delta: 1 }] }),
-          503,
-        );
-        expect(body).toMatchObject({ code: "unavailable" });
-        expect(headers.get("retry-after")).toBe("1");
-      } finally {
-        locker.close();
-      }
+      const { body, headers } = await whileSqliteLocked(proxySuite().server.dbPath, () =>
+        conforming(OPERATION, batch({ changes: [{ petId: first, delta: 1 }] }), 503),
+      );
+      expect(body).toMatchObject({ code: "unavailable" });
+      expect(headers.get("retry-after")).toBe("1");
     });
 
     it("405: any other method, with Allow: POST (no operation of the document)", async () => {

@@ -19,10 +19,10 @@
  * The server runs with `--demo` rather than `--seed`: a seed file holds pets only, and the
  * Order schema is only tested by a non-empty order list.
  */
-import Database from "better-sqlite3";
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "../e2e/support/servers.js";
+import { whileSqliteLocked } from "../support/sqlite-lock.js";
 import { describeBatchThroughProxy } from "./batch-proxy-cases.js";
 import { describeFeedThroughProxy } from "./feed-proxy-cases.js";
 import { DOCUMENT, type PrismProcess } from "./prism.js";
@@ -237,19 +237,15 @@ describe("PATCH /inventory/{petId} (updateInventory) through prism proxy", () =>
 
   it("503: another process holds the database's write lock for longer than the server waits", async () => {
     if (!server) throw new Error("the server did not start");
-    const locker = new Database(server.dbPath);
-    locker.exec("BEGIN IMMEDIATE");
-    try {
-      const { body, headers } = await conforming(
+    const { body, headers } = await whileSqliteLocked(server.dbPath, () =>
+      conforming(
         "updateInventory",
         { method: "PATCH", path: `/inventory/${petIds[0]}`, body: '{"quantity":6}' },
         503,
-      );
-      expect(body).toMatchObject({ code: "unavailable" });
-      expect(headers.get("retry-after")).toBe("1");
-    } finally {
-      locker.close();
-    }
+      ),
+    );
+    expect(body).toMatchObject({ code: "unavailable" });
+    expect(headers.get("retry-after")).toBe("1");
   });
 });
 

@@ -5,7 +5,6 @@
  * through openapi-fetch (third-party-client/every-operation.ts) type-checked with `tsc
  * --strict`, then run against `petstore serve`, each answer validated against the document.
  */
-import Database from "better-sqlite3";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { readFileSync, writeFileSync } from "node:fs";
@@ -16,6 +15,7 @@ import { ROOT } from "../e2e/support/binary.js";
 import { API_KEY, startServer, type RunningServer } from "../e2e/support/servers.js";
 import { tempDir } from "../support/temp-dir.js";
 import { answerChecker } from "../support/openapi-answers.js";
+import { whileSqliteLocked } from "../support/sqlite-lock.js";
 import { callEveryOperation, type Exchange } from "./third-party-client/every-operation.js";
 
 const PROGRAM = join(import.meta.dirname, "third-party-client", "every-operation.ts");
@@ -74,16 +74,7 @@ describe("a client generated from the served document by openapi-typescript", ()
       baseUrl: server.url,
       writeKey: API_KEY,
       readKey: READ_KEY,
-      async whileStoreLocked(calls) {
-        const locker = new Database(server.dbPath);
-        try {
-          locker.exec("BEGIN IMMEDIATE");
-          await calls();
-          locker.exec("ROLLBACK");
-        } finally {
-          locker.close();
-        }
-      },
+      whileStoreLocked: (calls) => whileSqliteLocked(server.dbPath, calls),
     });
     const check = answerChecker(served);
     const named = (e: Exchange) => `${e.method} ${e.path} ${String(e.expected)}`;
