@@ -8,6 +8,7 @@
  */
 import type { InventoryItem, Order, OrderStatus, Pet, PetStatus, Tag } from "../../api/types.js";
 import type { FeedRecord } from "./store.js";
+import type { KeyRecord } from "./write-plan.js";
 
 /** An integer column as an engine reads it. */
 export type StoredInt = number | bigint;
@@ -124,3 +125,11 @@ export interface IdempotencyRow {
   body: string;
   etag: string | null;
 }
+
+/** The record a key's row holds, as the write plan reads it. */
+export const toKeyRecord = (row: Omit<IdempotencyRow, "owner" | "key">): KeyRecord => ({
+  kind: "recorded",
+  fingerprint: row.fingerprint,
+  at: Number(row.created_at),
+  response: { status: Number(row.status), body: row.body, etag: row.etag },
+});

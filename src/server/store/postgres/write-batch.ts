@@ -27,7 +27,7 @@ import {
   type PlannedResult,
   type PlannedWrite,
 } from "../write-plan.js";
-import { toItem, type InventoryRow } from "../rows.js";
+import { toItem, toKeyRecord, type IdempotencyRow, type InventoryRow } from "../rows.js";
 
 /** Named statements: each connection prepares one the first time it runs it. */
 const SQL = {
@@ -94,14 +94,6 @@ interface KeyRow {
 interface RefRow {
   pet_id: bigint;
   ref: string;
-}
-
-interface KeyRecordRow extends KeyRow {
-  fingerprint: string;
-  created_at: bigint;
-  status: number;
-  body: string;
-  etag: string | null;
 }
 
 /** Where a batch got to, so a lost connection can say whether the batch may have committed. */
@@ -181,7 +173,7 @@ export async function writeBatch(
     [
       pg.QueryResult,
       pg.QueryResult<KeyRow> | undefined,
-      pg.QueryResult<KeyRecordRow> | undefined,
+      pg.QueryResult<IdempotencyRow> | undefined,
       pg.QueryResult<InventoryRow>,
       pg.QueryResult<RefRow> | undefined,
     ]
@@ -195,7 +187,7 @@ export async function writeBatch(
           claims.at,
         ])
       : NO_ROWS,
-    claiming ? run<KeyRecordRow>(client, "lockKeys", [claims.owners, claims.keys]) : NO_ROWS,
+    claiming ? run<IdempotencyRow>(client, "lockKeys", [claims.owners, claims.keys]) : NO_ROWS,
     run<InventoryRow>(client, "lockPets", [petIds]),
     wantedRefs.length > 0
       ? run<RefRow>(client, "findRefs", [
@@ -214,12 +206,7 @@ export async function writeBatch(
   for (const row of recorded?.rows ?? []) {
     const id = keyId(row.owner, row.key);
     if (ours.has(id)) continue;
-    keys.set(id, {
-      kind: "recorded",
-      fingerprint: row.fingerprint,
-      at: Number(row.created_at),
-      response: { status: row.status, body: row.body, etag: row.etag },
-    });
+    keys.set(id, toKeyRecord(row));
   }
   const entries = new Map(locked.rows.map((row) => [row.id, toItem(row)]));
   const refs = new Set(found?.rows.map((row) => refId(row.pet_id, row.ref)));

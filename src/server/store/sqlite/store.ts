@@ -5,7 +5,7 @@
  */
 import type Database from "better-sqlite3";
 import type { InventoryItem, Order, Pet } from "../../../api/types.js";
-import { storedLists, toFeedRecord, toItem, toOrder, toPet } from "../rows.js";
+import { storedLists, toFeedRecord, toItem, toKeyRecord, toOrder, toPet } from "../rows.js";
 import {
   DEFAULT_LOCK_TIMEOUT_MS,
   checkQuantity,
@@ -175,17 +175,7 @@ class SqliteStore implements Store {
       const claim = claimOf(write);
       if (claim && !keys.has(keyId(claim.owner, claim.key))) {
         const row = this.#sql.record.get(claim.owner, claim.key);
-        keys.set(
-          keyId(claim.owner, claim.key),
-          row
-            ? {
-                kind: "recorded",
-                fingerprint: row.fingerprint,
-                at: Number(row.created_at),
-                response: { status: Number(row.status), body: row.body, etag: row.etag },
-              }
-            : { kind: "absent" },
-        );
+        keys.set(keyId(claim.owner, claim.key), row ? toKeyRecord(row) : { kind: "absent" });
       }
     }
     const plan = planWrites(writes, { entries, keys, refs });
