@@ -7,7 +7,6 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { readBatchRequest } from "../../src/api/batch.js";
 import { parseExactJson } from "../../src/api/exact-json.js";
-import { MAX_BATCH_CHANGES } from "../../src/api/limits.js";
 import { batchRequestSchema } from "../../src/api/schemas.js";
 
 // Strict: a misspelt keyword in the schema fails here rather than being ignored.
@@ -55,14 +54,14 @@ const ACCEPTED: [name: string, body: string][] = [
     "atomic and dryRun false",
     JSON.stringify({ atomic: false, dryRun: false, changes: [{ petId: 1, quantity: 1 }] }),
   ],
-  ["10000 changes", many(MAX_BATCH_CHANGES)],
+  ["10000 changes", many(10_000)],
   ["spacing around the values", '{ "changes" : [ { "petId" : 1 , "delta" : -1 } ] }'],
 ];
 
 const REFUSED: [name: string, body: string][] = [
   ["no changes field", "{}"],
   ["no change", '{"changes":[]}'],
-  ["10001 changes", many(MAX_BATCH_CHANGES + 1)],
+  ["10001 changes", many(10_001)],
   ["changes not an array", '{"changes":{"petId":1,"delta":1}}'],
   ["a body that is an array", '[{"petId":1,"delta":1}]'],
   ["a body that is a string", '"changes"'],
