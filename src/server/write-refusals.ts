@@ -6,7 +6,6 @@
  * with an info line. Per server process: each instance of a shared database tells its own.
  */
 import type { FastifyBaseLogger } from "fastify";
-import type { ServerMetrics } from "./metrics.js";
 
 /** Why a write was refused: the bounded `reason` label of `petstore_writes_refused_total`. */
 export const WRITE_REFUSAL_REASONS = [
@@ -19,12 +18,17 @@ export const WRITE_REFUSAL_REASONS = [
 ] as const;
 export type WriteRefusalReason = (typeof WRITE_REFUSAL_REASONS)[number];
 
+/** What counts the refusals: ServerMetrics, when metrics are on (metrics.ts imports this file). */
+export interface RefusalCounter {
+  countRefusedWrite(reason: WriteRefusalReason): void;
+}
+
 export class WriteRefusals {
-  readonly #metrics: ServerMetrics | undefined;
+  readonly #metrics: RefusalCounter | undefined;
   /** Whether writes are being refused for lack of space: an episode is open. */
   #storageFull = false;
 
-  constructor(metrics?: ServerMetrics) {
+  constructor(metrics?: RefusalCounter) {
     this.#metrics = metrics;
   }
 

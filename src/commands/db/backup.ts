@@ -8,7 +8,7 @@ import { UsageError } from "../../errors.js";
 // `db backup` works on the server's file, as `serve` does, and like commands/serve.ts it
 // reaches the server's code only with a lazy import() when it runs (below).
 import type { BackupReport } from "../../server/store/sqlite/backup.js";
-import type { DbIo } from "./index.js";
+import type { DbIo } from "./db-io.js";
 
 export interface DbBackupOptions {
   /** The SQLite file to copy; the server's default when absent. */

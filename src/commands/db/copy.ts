@@ -7,7 +7,7 @@ import { Command } from "commander";
 import { UsageError } from "../../errors.js";
 // Like serve, db copy runs server code: its types here, its code loaded in runDbCopy only.
 import type { CopyReport } from "../../server/store/copy/copy-store.js";
-import type { DbIo } from "./index.js";
+import type { DbIo } from "./db-io.js";
 
 export interface DbCopyOptions {
   from: string;

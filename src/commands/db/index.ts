@@ -2,15 +2,7 @@
 import { Command } from "commander";
 import { dbBackupCommand } from "./backup.js";
 import { dbCopyCommand } from "./copy.js";
-
-/** What the db verbs take from the process. */
-export interface DbIo {
-  env: Readonly<Record<string, string | undefined>>;
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  /** Where to draw a progress bar (stderr, when it is a terminal); undefined for none. */
-  progress?: NodeJS.WritableStream | undefined;
-}
+import type { DbIo } from "./db-io.js";
 
 /** Defines `db` and its verbs. */
 export function dbCommand(io: DbIo): Command {
