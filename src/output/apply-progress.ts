@@ -1,5 +1,5 @@
 /** The progress bar of `inventory apply`, on stderr, drawn only where IoStreams says to. */
-import { SingleBar } from "cli-progress";
+import { progressBar } from "./progress-bar.js";
 
 /** Told about each settled change; stopped (and cleared) before the report is printed. */
 export interface ApplyProgress {
@@ -22,20 +22,10 @@ export function startApplyProgress(
   stream: NodeJS.WritableStream | undefined,
 ): ApplyProgress {
   if (stream === undefined || total === 0) return SILENT;
-  const bar = new SingleBar({
+  const bar = progressBar(
     stream,
-    format: "applying [{bar}] {value}/{total} changes, {failed} failed, eta {eta_formatted}",
-    barCompleteChar: "#",
-    barIncompleteChar: "-",
-    barsize: 30,
-    clearOnComplete: true,
-    hideCursor: false,
-    // The signals are main.ts's business: the bar must not install handlers of its own.
-    gracefulExit: false,
-    // IoStreams decided that stderr is a terminal; do not second-guess it from the stream.
-    noTTYOutput: true,
-    fps: 10,
-  });
+    "applying [{bar}] {value}/{total} changes, {failed} failed, eta {eta_formatted}",
+  );
   let failed = 0;
   let stopped = false;
   bar.start(total, 0, { failed });

@@ -1,5 +1,5 @@
 /** The progress bar of `db copy`, on stderr, drawn only where the caller says stderr is a terminal. */
-import { SingleBar } from "cli-progress";
+import { progressBar } from "./progress-bar.js";
 
 /** Told how far the copy got; stopped (and cleared) before the report or an error is printed. */
 export interface CopyProgress {
@@ -20,20 +20,10 @@ const SILENT: CopyProgress = {
  */
 export function startCopyProgress(stream: NodeJS.WritableStream | undefined): CopyProgress {
   if (stream === undefined) return SILENT;
-  const bar = new SingleBar({
+  const bar = progressBar(
     stream,
-    format: "copying [{bar}] {value}/{total} rows ({table}), eta {eta_formatted}",
-    barCompleteChar: "#",
-    barIncompleteChar: "-",
-    barsize: 30,
-    clearOnComplete: true,
-    hideCursor: false,
-    // The signals are main.ts's business: the bar must not install handlers of its own.
-    gracefulExit: false,
-    // The caller decided that stderr is a terminal; do not second-guess it from the stream.
-    noTTYOutput: true,
-    fps: 10,
-  });
+    "copying [{bar}] {value}/{total} rows ({table}), eta {eta_formatted}",
+  );
   let started = false;
   let stopped = false;
   return {
