@@ -8,7 +8,7 @@ import type { ApiError } from "../client/errors.js";
 import type { InterruptSignal } from "../exit-codes.js";
 import { outcomeFailure, REJECTED_WITH_BATCH } from "./batch-outcomes.js";
 import { BATCH_SIZE } from "./batch-size.js";
-import { type BatchRunReport, reportOfRun, sendInBatches } from "./batches.js";
+import { type BatchRunReport, reportBeforeSending, reportOfRun, sendInBatches } from "./batches.js";
 import { batchChangeOf, type DeltaRow } from "./deltas.js";
 import type { RowFailure } from "./row-failure.js";
 
@@ -144,22 +144,11 @@ export function adjustReportBeforeSending(
   rows: readonly DeltaRow[] | undefined,
   signal: InterruptSignal,
 ): AdjustReport {
-  const failure = {
-    reason: `not attempted: interrupted by ${signal} before anything was sent; run again to apply it`,
-  };
-  return {
-    changed: 0,
-    unchanged: 0,
-    failed: 0,
-    notAttempted: rows?.length ?? 0,
-    results: (rows ?? []).map((row) => ({
-      row,
-      outcome: "not_attempted",
-      previous: null,
-      quantity: null,
-      failure,
-    })),
-    interruptedBy: signal,
-    interruptedDuring: rows === undefined ? "reading" : "preparing",
-  };
+  return reportBeforeSending(rows, signal, (row, failure) => ({
+    row,
+    outcome: "not_attempted",
+    previous: null,
+    quantity: null,
+    failure,
+  }));
 }

@@ -8,7 +8,7 @@ import type { ApiError } from "../client/errors.js";
 import type { InterruptSignal } from "../exit-codes.js";
 import { applyRowResult } from "./batch-outcomes.js";
 import { BATCH_SIZE } from "./batch-size.js";
-import { reportOfRun, sendInBatches } from "./batches.js";
+import { reportBeforeSending, reportOfRun, sendInBatches } from "./batches.js";
 import type { ApplyReport, RowResult } from "./execute.js";
 import type { CountRow } from "./counts.js";
 import type { ApplyPlan, PlannedRow } from "./plan.js";
@@ -120,22 +120,11 @@ export function applyReportBeforeSending(
   rows: readonly CountRow[] | undefined,
   signal: InterruptSignal,
 ): ApplyReport {
-  const failure = {
-    reason: `not attempted: interrupted by ${signal} before anything was sent; run again to apply it`,
-  };
-  return {
-    changed: 0,
-    unchanged: 0,
-    failed: 0,
-    notAttempted: rows?.length ?? 0,
-    results: (rows ?? []).map((row) => ({
-      petId: row.petId,
-      previous: undefined,
-      desired: row.quantity,
-      outcome: "not_attempted",
-      failure,
-    })),
-    interruptedBy: signal,
-    interruptedDuring: rows === undefined ? "reading" : "preparing",
-  };
+  return reportBeforeSending(rows, signal, (row, failure) => ({
+    petId: row.petId,
+    previous: undefined,
+    desired: row.quantity,
+    outcome: "not_attempted",
+    failure,
+  }));
 }

@@ -7,6 +7,7 @@
 import type { BatchChange, BatchChangeResult, BatchResponse } from "../api/types.js";
 import { BatchRejectedError, isMissingBatchRoute } from "../client/batch-errors.js";
 import type { ApiError } from "../client/errors.js";
+import type { InterruptSignal } from "../exit-codes.js";
 import { describeRowFailure, isServerWideFailure, type RowFailure } from "./row-failure.js";
 
 /**
@@ -131,6 +132,30 @@ export interface BatchRunReport<R> {
   interruptedDuring?: InterruptedPhase | undefined;
   /** The run was one atomic batch and the server rejected it: nothing was changed. */
   rejected?: true | undefined;
+}
+
+/**
+ * The report of a run interrupted before anything was sent: every row read not attempted
+ * (`notAttempted` gives each its result), or no rows at all when the file was not read to its
+ * end (`rows` undefined: `interruptedDuring` is `reading`).
+ */
+export function reportBeforeSending<Row, R>(
+  rows: readonly Row[] | undefined,
+  signal: InterruptSignal,
+  notAttempted: (row: Row, failure: RowFailure) => R,
+): BatchRunReport<R> {
+  const failure = {
+    reason: `not attempted: interrupted by ${signal} before anything was sent; run again to apply it`,
+  };
+  return {
+    changed: 0,
+    unchanged: 0,
+    failed: 0,
+    notAttempted: rows?.length ?? 0,
+    results: (rows ?? []).map((row) => notAttempted(row, failure)),
+    interruptedBy: signal,
+    interruptedDuring: rows === undefined ? "reading" : "preparing",
+  };
 }
 
 /**
