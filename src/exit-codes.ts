@@ -4,6 +4,7 @@
  * rendered from EXIT_CODE_TABLE (test/manual/exit-code-tables.test.ts fails on drift); which
  * error gets which code is decided in src/program/exit.ts.
  */
+import type { OperatorFailure } from "./api/operator-error.js";
 
 /** Each exit code by name. */
 export const EXIT_CODES = {
@@ -24,6 +25,16 @@ export const EXIT_CODES = {
 } as const;
 export type ExitCodeName = keyof typeof EXIT_CODES;
 export type ExitCode = (typeof EXIT_CODES)[ExitCodeName];
+
+/**
+ * The exit code for each kind of failure the operator's verbs name (serve, db backup, db copy:
+ * OperatorError's `failure`); their --help states them from here.
+ */
+export const OPERATOR_EXIT_CODES = {
+  configuration: EXIT_CODES.usage,
+  unavailable: EXIT_CODES.unavailable,
+  failed: EXIT_CODES.unexpected,
+} as const satisfies Readonly<Record<OperatorFailure, ExitCode>>;
 
 /** One row of the table: the codes that share a meaning, and that meaning for each reader. */
 export interface ExitCodeMeaning {

@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { exitCodeForSignal, INTERRUPT_SIGNALS } from "./exit-codes.js";
 import { Interrupts } from "./program/interrupts.js";
-import { run } from "./program/run.js";
+import { run } from "./run.js";
 import { timeOrderedUuid } from "./client/idempotency-key.js";
 
 // A reader that stops early (`petstore inventory list | head -1`) is not an error.

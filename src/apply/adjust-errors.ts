@@ -4,8 +4,8 @@
  */
 import { CliError } from "../errors.js";
 import { EXIT_CODES, exitCodeForSignal, type InterruptSignal } from "../exit-codes.js";
-import { countOf } from "../output/plural.js";
-import { shellWord } from "../output/shell-word.js";
+import { countOf } from "../text/plural.js";
+import { shellWord } from "../text/shell-word.js";
 import type { AdjustReport } from "./adjust-batches.js";
 import { interruptedSummary } from "./apply-interrupted-error.js";
 

@@ -4,7 +4,7 @@
  */
 import { CliError } from "../errors.js";
 import { EXIT_CODES } from "../exit-codes.js";
-import { countOf } from "../output/plural.js";
+import { countOf } from "../text/plural.js";
 import type { ApplyReport } from "./execute.js";
 
 const RERUN_HINT =

@@ -1,7 +1,7 @@
 /** A run stopped by SIGINT or SIGTERM: exit 130 or 143, after the report has been printed. */
 import { CliError } from "../errors.js";
 import { exitCodeForSignal, type InterruptSignal } from "../exit-codes.js";
-import { countOf } from "../output/plural.js";
+import { countOf } from "../text/plural.js";
 import type { InterruptedPhase } from "./batches.js";
 import type { ApplyReport } from "./execute.js";
 

@@ -4,7 +4,7 @@
  */
 import pLimit from "p-limit";
 import { isPreconditionFailed, quantityOfETag } from "../client/etag.js";
-import { countOf } from "../output/plural.js";
+import { countOf } from "../text/plural.js";
 import type { InterruptedPhase } from "./batches.js";
 import type { ApplyPlan, PlannedRow } from "./plan.js";
 import { describeRowFailure, isServerWideFailure, type RowFailure } from "./row-failure.js";

@@ -1,21 +1,15 @@
 /** `petstore completion <shell>`: prints a completion script generated from the program. */
 import { Argument, Command } from "commander";
 import { SHELLS, type Shell } from "../completion/shells.js";
-
-/** Where `completion` writes its script. */
-export interface CompletionIo {
-  stdout: NodeJS.WritableStream;
-}
+import type { IoStreams } from "../output/io-streams.js";
+import type { Factory } from "../program/factory.js";
+import { readGlobalOptions } from "../program/global-options.js";
 
 /** Writes the completion script of `program` for `shell`. */
-export async function runCompletion(
-  shell: Shell,
-  program: Command,
-  io: CompletionIo,
-): Promise<void> {
+export async function runCompletion(shell: Shell, program: Command, io: IoStreams): Promise<void> {
   // The generators load only for this command, not on every start-up.
   const { completionScript } = await import("../completion/script.js");
-  io.stdout.write(completionScript(shell, program));
+  io.out.write(completionScript(shell, program));
 }
 
 function rootOf(command: Command): Command {
@@ -25,7 +19,7 @@ function rootOf(command: Command): Command {
 }
 
 /** Defines `completion`. */
-export function completionCommand(io: CompletionIo): Command {
+export function completionCommand(factory: Factory): Command {
   return new Command("completion")
     .description("print a shell completion script for bash, zsh or fish")
     .addArgument(new Argument("<shell>", "the shell to complete in").choices(SHELLS))
@@ -42,6 +36,6 @@ Examples:
   source <(petstore completion bash)`,
     )
     .action(async (shell: Shell, _options: unknown, command: Command) => {
-      await runCompletion(shell, rootOf(command), io);
+      await runCompletion(shell, rootOf(command), factory.io(readGlobalOptions(command)));
     });
 }

@@ -4,14 +4,16 @@
  */
 import { Command, Option } from "commander";
 import { wholeNumberOption } from "../program/arguments.js";
-import type { ServeIo, ServeOptions } from "../server/start.js";
+import type { Factory } from "../program/factory.js";
+import { readGlobalOptions } from "../program/global-options.js";
+import type { ServeOptions } from "../server/start.js";
 
 const parsePort = wholeNumberOption("a port number", 0, 65535);
 const parseMetricsPort = wholeNumberOption("a port number", 0, 65535);
 const parseRateLimit = wholeNumberOption("a whole number of requests per minute", 0, 999_999_999);
 
 /** Builds the `serve` command; the server code is loaded only when it runs. */
-export function serveCommand(io: ServeIo): Command {
+export function serveCommand(factory: Factory): Command {
   return new Command("serve")
     .description("start the bundled inventory server (SQLite, or PostgreSQL for many instances)")
     .addOption(new Option("--host <host>", "address to listen on").default("127.0.0.1"))
@@ -73,8 +75,10 @@ Examples:
   petstore serve --api-keys-file /etc/petstore/keys --trust-proxy 127.0.0.1,::1 2>>petstore.log
   PETSTORE_DATABASE_URL=postgres://petstore@db.internal/petstore petstore serve --host 0.0.0.0`,
     )
-    .action(async (options: ServeOptions) => {
+    .action(async (options: ServeOptions, command: Command) => {
+      const { io, env } = factory.context(readGlobalOptions(command));
       const { runServer } = await import("../server/start.js");
-      await runServer(options, io);
+      // The server writes its "listening on" line to stdout and its log to stderr itself.
+      await runServer(options, { env, stdout: io.out, stderr: io.err });
     });
 }

@@ -1,7 +1,7 @@
 /** A follower stopped by SIGINT or SIGTERM: exit 130 or 143, after the page being printed. */
 import { CliError } from "../errors.js";
 import { exitCodeForSignal, type InterruptSignal } from "../exit-codes.js";
-import { countOf } from "../output/plural.js";
+import { countOf } from "../text/plural.js";
 import type { WalkEnd } from "./walk.js";
 
 export class FeedInterruptedError extends CliError {

@@ -7,7 +7,7 @@ import { Writable } from "node:stream";
 import type { Command } from "commander";
 import type { Deps } from "../program/deps.js";
 import { Factory } from "../program/factory.js";
-import { createProgram } from "../program/run.js";
+import { rootCommand } from "../commands/root.js";
 
 function discard(): Writable {
   return new Writable({
@@ -17,7 +17,7 @@ function discard(): Writable {
   });
 }
 
-/** createProgram() on inert dependencies, with an empty environment. */
+/** rootCommand() on inert dependencies, with an empty environment. */
 export function documentedProgram(): Command {
   const deps: Deps = {
     stdout: discard(),
@@ -30,5 +30,5 @@ export function documentedProgram(): Command {
     newIdempotencyKey: () => "00000000-0000-4000-8000-000000000000",
     now: () => 0,
   };
-  return createProgram(new Factory(deps));
+  return rootCommand(new Factory(deps));
 }

@@ -8,7 +8,7 @@ import { describeLocation } from "../apply/counts.js";
 import type { IoStreams } from "./io-streams.js";
 import { writeJsonReport } from "./json.js";
 import { notAttemptedSummary, reportCountsJson } from "./not-attempted.js";
-import { countOf } from "./plural.js";
+import { countOf } from "../text/plural.js";
 
 /** How many changed (or not attempted) rows a terminal shows before pointing at --json. */
 const MAX_ROWS_SHOWN_ON_TTY = 20;

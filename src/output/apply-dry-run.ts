@@ -8,7 +8,7 @@ import type { IoStreams } from "./io-streams.js";
 import { wouldChangeTable, wouldChangeTsv } from "./apply.js";
 import { writeJsonReport } from "./json.js";
 import { notAttemptedSummary, reportCountsJson } from "./not-attempted.js";
-import { countOf } from "./plural.js";
+import { countOf } from "../text/plural.js";
 
 /** A dry run's word for what a row would do. */
 export const DRY_RUN_OUTCOMES = [

@@ -6,7 +6,7 @@ import type { OutputFormat } from "./format.js";
 import type { IoStreams } from "./io-streams.js";
 import { toJson, writeJsonReport } from "./json.js";
 import { notAttemptedSummary, reportCountsJson } from "./not-attempted.js";
-import { countOf } from "./plural.js";
+import { countOf } from "../text/plural.js";
 import { renderTable } from "./table.js";
 
 /**

@@ -4,7 +4,7 @@ import { csvLine, tsvLine } from "./delimited.js";
 import type { OutputFormat } from "./format.js";
 import type { IoStreams } from "./io-streams.js";
 import { toJson } from "./json.js";
-import { countOf } from "./plural.js";
+import { countOf } from "../text/plural.js";
 import { styleStatus } from "./status-style.js";
 import { renderTable } from "./table.js";
 

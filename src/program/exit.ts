@@ -6,7 +6,7 @@
  * as a bug. The codes and their meanings are in src/exit-codes.ts.
  */
 import { CommanderError } from "commander";
-import { OperatorError, type OperatorFailure } from "../api/operator-error.js";
+import { OperatorError } from "../api/operator-error.js";
 import { CliError, LowStockError } from "../errors.js";
 import {
   ApiError,
@@ -14,7 +14,7 @@ import {
   MalformedResponseError,
   NetworkError,
 } from "../client/errors.js";
-import { EXIT_CODES, type ExitCode } from "../exit-codes.js";
+import { EXIT_CODES, OPERATOR_EXIT_CODES, type ExitCode } from "../exit-codes.js";
 import { apiErrorHint, malformedResponseHint, networkErrorHint } from "../output/error-hints.js";
 
 /** How a run ends: its code, and the `error:` message, `hint:` and stack stderr gets (if any). */
@@ -39,13 +39,6 @@ const HTTP_STATUS_EXIT_CODES: Readonly<Record<number, ExitCode>> = {
   408: EXIT_CODES.unavailable,
   412: EXIT_CODES.conflict,
   429: EXIT_CODES.unavailable,
-};
-
-/** The exit code for each kind of failure the server's side names (serve, db backup, db copy). */
-const OPERATOR_FAILURE_EXIT_CODES: Readonly<Record<OperatorFailure, ExitCode>> = {
-  configuration: EXIT_CODES.usage,
-  unavailable: EXIT_CODES.unavailable,
-  failed: EXIT_CODES.unexpected,
 };
 
 function exitCodeForHttpStatus(status: number): ExitCode {
@@ -89,7 +82,7 @@ export function exitFor(error: unknown, context: { verbose: boolean }): Exit {
   }
   if (error instanceof OperatorError) {
     return {
-      code: OPERATOR_FAILURE_EXIT_CODES[error.failure],
+      code: OPERATOR_EXIT_CODES[error.failure],
       message: error.message,
       hint: error.hint,
     };

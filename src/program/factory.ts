@@ -18,6 +18,8 @@ import { USER_AGENT } from "./version.js";
 /** What a command's run function gets: where to write, and how to reach the API. */
 export interface CommandContext {
   io: IoStreams;
+  /** The process's environment (the server's and the db verbs' settings come from it). */
+  env: Deps["env"];
   /** Resolves the target (UsageError when URL or key is missing) and builds the client. */
   apiClient(): Promise<ApiClient>;
   /** Input files and stdin, for commands that read data (`inventory apply`). */
@@ -76,6 +78,7 @@ export class Factory {
   context(globals: GlobalOptions): CommandContext {
     return {
       io: this.io(globals),
+      env: this.deps.env,
       apiClient: () => this.#apiClient(globals),
       input: { readFile: this.deps.readFile, readStdin: () => readStream(this.deps.stdin) },
       interrupts: this.deps.interrupts ?? NO_INTERRUPTS,

@@ -4,7 +4,7 @@
  * letter. Here a group declares its read verbs; every other verb counts as a write.
  */
 import type { Command } from "commander";
-import { shellWord } from "../output/shell-word.js";
+import { shellWord } from "../text/shell-word.js";
 
 /** Words that ask to read something: never answered with a write verb. */
 const READ_WORDS: ReadonlySet<string> = new Set([

@@ -7,6 +7,9 @@
 import { destination, type DestinationStream } from "pino";
 import { isJournalStream, withSyslogPriority } from "./log-journal.js";
 
+/** Anything text is written to: process.stdout and process.stderr, or a test's buffer. */
+export type TextOut = DestinationStream;
+
 export interface LogDestination {
   stream: DestinationStream;
   /** Writes what is batched now: lines someone waits for (start-up's, a signal's). */
@@ -17,7 +20,7 @@ export interface LogDestination {
 
 /** The log's destination on `stderr`; JOURNAL_STREAM from `env` decides the priorities. */
 export function logDestination(
-  stderr: NodeJS.WritableStream,
+  stderr: TextOut,
   env: Readonly<Record<string, string | undefined>>,
 ): LogDestination {
   const fd = (stderr as { fd?: unknown }).fd;

@@ -10,7 +10,7 @@ import { buildApp } from "./app.js";
 import { DEMO_ORDERS, DEMO_PETS } from "./demo-data.js";
 import { KeyRing } from "./key-ring.js";
 import { keysReloader } from "./keys-reload.js";
-import { logDestination, type LogDestination } from "./log-destination.js";
+import { logDestination, type LogDestination, type TextOut } from "./log-destination.js";
 import { LOG_LEVELS, serverLogger } from "./log-format.js";
 import type { ServerMetrics } from "./metrics.js";
 import { listenForMetrics } from "./metrics-listener.js";
@@ -26,8 +26,10 @@ import { parseTrustedProxies } from "./trusted-proxies.js";
 /** What the server needs from its process: its environment and output streams. */
 export interface ServeIo {
   env: Readonly<Record<string, string | undefined>>;
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
+  /** The "listening on" line. */
+  stdout: TextOut;
+  /** The log: batched on its file descriptor when it has one (log-destination.ts). */
+  stderr: TextOut;
 }
 
 /** How to run the server (the flags of `petstore serve`). */

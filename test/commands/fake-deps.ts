@@ -3,7 +3,7 @@ import { Readable, Writable } from "node:stream";
 import { MockAgent, type Dispatcher } from "undici";
 import type { Deps } from "../../src/program/deps.js";
 import type { InterruptSource } from "../../src/program/interrupts.js";
-import { run } from "../../src/program/run.js";
+import { run } from "../../src/run.js";
 import { readFileFrom } from "../support/files.js";
 
 export const ORIGIN = "http://petstore.test";

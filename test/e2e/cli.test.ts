@@ -194,7 +194,7 @@ describe("exit 0 and output formats", () => {
     const other = await runCliRecordingModules(["--version", "--no-color"]);
     expect(other).toMatchObject({ code: 0, stdout: "0.1.0\n", stderr: "" });
     expect(other.sources).toEqual(
-      expect.arrayContaining(["src/main.ts", "src/program/run.ts", "node_modules/commander"]),
+      expect.arrayContaining(["src/main.ts", "src/run.ts", "node_modules/commander"]),
     );
   });
 });

@@ -3,7 +3,7 @@ import { Writable } from "node:stream";
 import type { Command } from "commander";
 import type { Deps } from "../../src/program/deps.js";
 import { Factory } from "../../src/program/factory.js";
-import { createProgram } from "../../src/program/run.js";
+import { rootCommand } from "../../src/commands/root.js";
 
 const discard = () =>
   new Writable({
@@ -12,7 +12,7 @@ const discard = () =>
     },
   });
 
-/** createProgram() as run() builds it; nothing it could do reaches the outside world. */
+/** rootCommand() as run() builds it; nothing it could do reaches the outside world. */
 export function realProgram(): Command {
   const deps: Deps = {
     stdout: discard(),
@@ -25,7 +25,7 @@ export function realProgram(): Command {
     newIdempotencyKey: () => "00000000-0000-4000-8000-000000000000",
     now: () => 0,
   };
-  return createProgram(new Factory(deps));
+  return rootCommand(new Factory(deps));
 }
 
 /**

@@ -4,11 +4,12 @@
  */
 import { Command } from "commander";
 import { OperatorError } from "../../api/operator-error.js";
+import type { BackupReport } from "../../api/store-reports.js";
 import { UsageError } from "../../errors.js";
-// `db backup` works on the server's file, as `serve` does, and like commands/serve.ts it
-// reaches the server's code only with a lazy import() when it runs (below).
-import type { BackupReport } from "../../server/store/sqlite/backup.js";
-import type { DbIo } from "./db-io.js";
+import { EXIT_CODES, OPERATOR_EXIT_CODES } from "../../exit-codes.js";
+import { writeBackupReport } from "../../output/db.js";
+import type { CommandContext, Factory } from "../../program/factory.js";
+import { readGlobalOptions } from "../../program/global-options.js";
 
 export interface DbBackupOptions {
   /** The SQLite file to copy; the server's default when absent. */
@@ -26,8 +27,12 @@ export const PG_DUMP_COMMAND =
  * (PETSTORE_DATABASE_URL) is refused with the pg_dump command to use; its URL, which may hold
  * a password, is never printed.
  */
-export async function runDbBackup(out: string, options: DbBackupOptions, io: DbIo): Promise<void> {
-  const url = io.env.PETSTORE_DATABASE_URL;
+export async function runDbBackup(
+  out: string,
+  options: DbBackupOptions,
+  context: Pick<CommandContext, "io" | "env">,
+): Promise<void> {
+  const url = context.env.PETSTORE_DATABASE_URL;
   if (url !== undefined && url !== "") {
     throw new UsageError(
       "the store lives in PostgreSQL (PETSTORE_DATABASE_URL is set): db backup copies SQLite files only",
@@ -36,6 +41,7 @@ export async function runDbBackup(out: string, options: DbBackupOptions, io: DbI
   }
   if (out === "") throw new UsageError("the file to write must not be empty");
   if (options.db === "") throw new UsageError("--db must name a file");
+  // `db backup` works on the server's file, as `serve` does: the server's code loads only now.
   const { backupSqliteStore, DEFAULT_DB } = await import("../../server/store/sqlite/backup.js");
   let report: BackupReport;
   try {
@@ -57,28 +63,11 @@ export async function runDbBackup(out: string, options: DbBackupOptions, io: DbI
       error.reason,
     );
   }
-  io.stdout.write(options.json === true ? `${JSON.stringify(report)}\n` : formatReport(report));
-}
-
-/** The report as `label  value` lines, in the order of the JSON object's fields. */
-function formatReport(report: BackupReport): string {
-  const lines: [string, string | number][] = [
-    ["backup", report.path],
-    ["source", report.source],
-    ["bytes", report.bytes],
-    ["integrity check", report.integrity],
-    ["schema version", report.schemaVersion],
-    ["pets", report.pets],
-    ["orders", report.orders],
-    ["history records", report.historyRecords],
-    ["idempotency records", report.idempotencyRecords],
-  ];
-  const width = Math.max(...lines.map(([label]) => label.length)) + 2;
-  return lines.map(([label, value]) => `${label.padEnd(width)}${value}\n`).join("");
+  writeBackupReport(report, options.json === true, context.io);
 }
 
 /** Defines `db backup`. */
-export function dbBackupCommand(io: DbIo): Command {
+export function dbBackupCommand(factory: Factory): Command {
   return new Command("backup")
     .description("copy the SQLite store while the server runs, check the copy, never overwrite")
     .argument("<out>", "the new file to write (must not exist; its directory must)")
@@ -99,9 +88,9 @@ pets (each an inventory entry), orders, history records and idempotency records 
 --json prints {"path", "source", "bytes", "integrity", "schemaVersion", "pets", "orders",
 "historyRecords", "idempotencyRecords"}.
 
-Exit status: 0 when the checked copy is in place; 2 when <out> exists, the source is missing,
+Exit status: ${EXIT_CODES.ok} when the checked copy is in place; ${OPERATOR_EXIT_CODES.configuration} when <out> exists, the source is missing,
 is not a SQLite store or is damaged, or the copy fails its check (nothing is left at <out>);
-3 when another process kept the source locked for 5 s.
+${OPERATOR_EXIT_CODES.unavailable} when another process kept the source locked for 5 s.
 
 To restore: stop the server, put the copy in place of its file, delete that file's -wal and
 -shm files (they belong to the old file), start the server.
@@ -115,7 +104,7 @@ Examples:
   petstore db backup --json --db /var/lib/petstore/petstore.db "/var/backups/petstore/petstore-$(date +%F).db"
   15 3 * * * petstore db backup --db /var/lib/petstore/petstore.db "/var/backups/petstore/petstore-$(date +\\%F).db"`,
     )
-    .action(async (out: string, options: DbBackupOptions) => {
-      await runDbBackup(out, options, io);
+    .action(async (out: string, options: DbBackupOptions, command: Command) => {
+      await runDbBackup(out, options, factory.context(readGlobalOptions(command)));
     });
 }

@@ -2,14 +2,14 @@
 import { Command } from "commander";
 import { dbBackupCommand } from "./backup.js";
 import { dbCopyCommand } from "./copy.js";
-import type { DbIo } from "./db-io.js";
+import type { Factory } from "../../program/factory.js";
 
 /** Defines `db` and its verbs. */
-export function dbCommand(io: DbIo): Command {
+export function dbCommand(factory: Factory): Command {
   return new Command("db")
     .description("back up the bundled server's SQLite store, or move it to PostgreSQL")
-    .addCommand(dbBackupCommand(io))
-    .addCommand(dbCopyCommand(io))
+    .addCommand(dbBackupCommand(factory))
+    .addCommand(dbCopyCommand(factory))
     .addHelpText(
       "after",
       `

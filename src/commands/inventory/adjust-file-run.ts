@@ -19,7 +19,7 @@ import { batchChangeOf, type DeltaRow } from "../../apply/deltas.js";
 import { UsageError } from "../../errors.js";
 import { writeAdjustReport } from "../../output/adjust-file.js";
 import { startApplyProgress } from "../../output/apply-progress.js";
-import { countOf } from "../../output/plural.js";
+import { countOf } from "../../text/plural.js";
 import type { CommandContext } from "../../program/factory.js";
 import { withRunClaimed, type BulkRunState } from "./bulk-run.js";
 import { RunInterrupted, type RunClaim } from "../../program/interrupts.js";

@@ -22,7 +22,7 @@ import { writeApplyPlan, writeApplyReport } from "../../output/apply.js";
 import { writeApplyDryRun } from "../../output/apply-dry-run.js";
 import { startApplyProgress } from "../../output/apply-progress.js";
 import { chooseRecordFormat } from "../../output/format.js";
-import { countOf } from "../../output/plural.js";
+import { countOf } from "../../text/plural.js";
 import type { CommandContext } from "../../program/factory.js";
 import { withRunClaimed, type BulkRunState } from "./bulk-run.js";
 import { RunInterrupted, type RunClaim } from "../../program/interrupts.js";

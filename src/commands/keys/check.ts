@@ -1,21 +1,10 @@
 /** `petstore keys check <file>`: a keys file read as the server reads it, without a server. */
 import { Command } from "commander";
-import { KEY_SCOPES, type KeyScope } from "../../api/api-keys.js";
 import { UsageError } from "../../errors.js";
-import { tsvLine } from "../../output/delimited.js";
-import { countOf } from "../../output/plural.js";
-
-/** Where `keys check` writes. */
-export interface KeysCheckIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-}
-
-/** A key as the check reports it: never its digest. */
-export interface CheckedKey {
-  name: string;
-  scope: KeyScope;
-}
+import type { IoStreams } from "../../output/io-streams.js";
+import { writeCheckedKeys, type CheckedKey } from "../../output/keys.js";
+import type { Factory } from "../../program/factory.js";
+import { readGlobalOptions } from "../../program/global-options.js";
 
 const SERVER_REFUSES =
   "the server would refuse this file: at start it exits 2, on a reload (SIGHUP) it keeps its old keys";
@@ -26,7 +15,7 @@ const SERVER_REFUSES =
  * which never quotes a field. A file without any key is refused too, as a reload refuses it.
  * Prints each key's name and scope (TSV on stdout) and how many of each scope (stderr).
  */
-export async function runKeysCheck(file: string, io: KeysCheckIo): Promise<CheckedKey[]> {
+export async function runKeysCheck(file: string, io: IoStreams): Promise<CheckedKey[]> {
   // The one reader of keys files, the server's; loaded only when this command runs.
   const { ApiKeysError, loadApiKeys } = await import("../../api/keys-file.js");
   let keys: CheckedKey[];
@@ -43,21 +32,12 @@ export async function runKeysCheck(file: string, io: KeysCheckIo): Promise<Check
       "add the lines petstore keys create NAME prints on stderr",
     );
   }
-  io.stdout.write(keys.map((key) => tsvLine([key.name, key.scope])).join(""));
-  io.stderr.write(`${countOf(keys.length, "key")} in ${file}: ${scopeCounts(keys)}\n`);
+  writeCheckedKeys(keys, file, io);
   return keys;
 }
 
-/** `2 write, 1 read`: every scope, write first (the one that can change stock). */
-function scopeCounts(keys: readonly CheckedKey[]): string {
-  return [...KEY_SCOPES]
-    .reverse()
-    .map((scope) => `${keys.filter((key) => key.scope === scope).length} ${scope}`)
-    .join(", ");
-}
-
 /** Defines `keys check`. */
-export function keysCheckCommand(io: KeysCheckIo): Command {
+export function keysCheckCommand(factory: Factory): Command {
   return new Command("check")
     .description("check a keys file as the server reads it: key names and scopes, or FILE:LINE")
     .argument("<file>", "the keys file (petstore serve --api-keys-file FILE)")
@@ -78,7 +58,7 @@ Examples:
   petstore keys check /etc/petstore/keys
   petstore keys check keys.txt | cut -f1`,
     )
-    .action(async (file: string) => {
-      await runKeysCheck(file, io);
+    .action(async (file: string, _options: unknown, command: Command) => {
+      await runKeysCheck(file, factory.io(readGlobalOptions(command)));
     });
 }

@@ -9,16 +9,13 @@ import {
   type KeyScope,
 } from "../../api/api-keys.js";
 import { UsageError } from "../../errors.js";
+import type { IoStreams } from "../../output/io-streams.js";
+import { writeNewKey } from "../../output/keys.js";
+import type { Factory } from "../../program/factory.js";
+import { readGlobalOptions } from "../../program/global-options.js";
 
 /** Bytes of randomness in a new key: 256 bits, twice the least the product asks for. */
 export const KEY_BYTES = 32;
-
-/** Where `keys create` writes, and its source of randomness (crypto.randomBytes). */
-export interface KeysCreateIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-  randomBytes: (size: number) => Buffer;
-}
 
 export interface KeysCreateOptions {
   scope: KeyScope;
@@ -30,20 +27,24 @@ export interface KeysCreateOptions {
  * only here until an operator adds the line to the keys file. The key is base64url, so it
  * needs no quoting in a shell or an HTTP header.
  */
-export function runKeysCreate(name: string, options: KeysCreateOptions, io: KeysCreateIo): void {
+export function runKeysCreate(
+  name: string,
+  options: KeysCreateOptions,
+  io: IoStreams,
+  random: (size: number) => Buffer = randomBytes,
+): void {
   if (!isKeyName(name)) {
     throw new UsageError(
       `invalid key name ${JSON.stringify(name)}: a name is ${KEY_NAME_RULE}`,
       "name the key after who or what uses it: petstore keys create cron-report --scope read",
     );
   }
-  const key = io.randomBytes(KEY_BYTES).toString("base64url");
-  io.stdout.write(`${key}\n`);
-  io.stderr.write(`${keysFileLine(name, options.scope, key)}\n`);
+  const key = random(KEY_BYTES).toString("base64url");
+  writeNewKey(key, keysFileLine(name, options.scope, key), io);
 }
 
 /** Defines `keys create`. */
-export function keysCreateCommand(io: Omit<KeysCreateIo, "randomBytes">): Command {
+export function keysCreateCommand(factory: Factory): Command {
   return new Command("create")
     .description("make a new API key: the key on stdout, its keys-file line on stderr")
     .argument("<name>", `the key's name in the keys file and the server's logs (${KEY_NAME_RULE})`)
@@ -66,7 +67,7 @@ Examples:
   petstore keys create cron-report --scope read > cron-report.key
   petstore keys create till-3 > till-3.key`,
     )
-    .action((name: string, options: KeysCreateOptions) => {
-      runKeysCreate(name, options, { ...io, randomBytes });
+    .action((name: string, options: KeysCreateOptions, command: Command) => {
+      runKeysCreate(name, options, factory.io(readGlobalOptions(command)));
     });
 }

@@ -2,19 +2,14 @@
 import { Command } from "commander";
 import { keysCheckCommand } from "./check.js";
 import { keysCreateCommand } from "./create.js";
-
-/** Where the keys verbs write. */
-export interface KeysIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
-}
+import type { Factory } from "../../program/factory.js";
 
 /** Defines `keys` and its verbs. */
-export function keysCommand(io: KeysIo): Command {
+export function keysCommand(factory: Factory): Command {
   return new Command("keys")
     .description("make API keys for the bundled server, and check its keys file")
-    .addCommand(keysCreateCommand(io))
-    .addCommand(keysCheckCommand(io))
+    .addCommand(keysCreateCommand(factory))
+    .addCommand(keysCheckCommand(factory))
     .addHelpText(
       "after",
       `

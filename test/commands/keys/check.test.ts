@@ -6,7 +6,8 @@ import { runKeysCheck } from "../../../src/commands/keys/check.js";
 import { UsageError } from "../../../src/errors.js";
 import { apiKeysFrom } from "../../../src/api/keys-file.js";
 import { tempDir } from "../../support/temp-dir.js";
-import { captureStream, runFake } from "../fake-deps.js";
+import { captureIo } from "../../support/capture-io.js";
+import { runFake } from "../fake-deps.js";
 
 // Keys as `petstore keys create` would print them; the test only needs them distinct.
 const READ_KEY = "r3ad-key-for-cron-report-0000000000000000000";
@@ -52,14 +53,13 @@ describe("petstore keys check", () => {
   it("reports exactly what the server's parser reads, bare keys as key-N write keys", async () => {
     const text = `legacy-bare-key-value\n${keysFileLine("ops", "read", READ_KEY)}\r\nanother-bare-one\n`;
     const keys = file("keys", text);
-    const out = captureStream();
-    const err = captureStream();
-    const checked = await runKeysCheck(keys, { stdout: out.stream, stderr: err.stream });
+    const io = captureIo();
+    const checked = await runKeysCheck(keys, io.streams);
     const served = apiKeysFrom(undefined, { path: keys, text });
     expect(checked).toEqual(served.map(({ name, scope }) => ({ name, scope })));
-    expect(out.text()).toBe("key-1\twrite\nops\tread\nkey-2\twrite\n");
-    expect(out.text() + err.text()).not.toContain("bare");
-    expect(err.text()).toBe(`3 keys in ${keys}: 2 write, 1 read\n`);
+    expect(io.out()).toBe("key-1\twrite\nops\tread\nkey-2\twrite\n");
+    expect(io.out() + io.err()).not.toContain("bare");
+    expect(io.err()).toBe(`3 keys in ${keys}: 2 write, 1 read\n`);
   });
 
   it("says one key in the singular", async () => {
@@ -151,8 +151,7 @@ describe("petstore keys check", () => {
 
   it("throws a UsageError to callers of the run function", async () => {
     const keys = file("keys", "");
-    const io = { stdout: captureStream().stream, stderr: captureStream().stream };
-    await expect(runKeysCheck(keys, io)).rejects.toBeInstanceOf(UsageError);
+    await expect(runKeysCheck(keys, captureIo().streams)).rejects.toBeInstanceOf(UsageError);
   });
 
   it("needs its file argument: exit 2", async () => {

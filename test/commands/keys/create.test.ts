@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { KEY_BYTES, runKeysCreate } from "../../../src/commands/keys/create.js";
 import { UsageError } from "../../../src/errors.js";
 import { apiKeysFrom } from "../../../src/api/keys-file.js";
-import { captureStream, runFake } from "../fake-deps.js";
+import { captureIo } from "../../support/capture-io.js";
+import { runFake } from "../fake-deps.js";
 
 const sha256 = (key: string) => createHash("sha256").update(key).digest("hex");
 
@@ -44,25 +45,16 @@ describe("petstore keys create", () => {
   });
 
   it("encodes exactly the bytes crypto.randomBytes gave, asking for 32", () => {
-    const out = captureStream();
-    const err = captureStream();
+    const io = captureIo();
     const sizes: number[] = [];
     const bytes = Buffer.from(Array.from({ length: 32 }, (_, i) => i));
-    runKeysCreate(
-      "ops",
-      { scope: "write" },
-      {
-        stdout: out.stream,
-        stderr: err.stream,
-        randomBytes: (size) => {
-          sizes.push(size);
-          return bytes;
-        },
-      },
-    );
+    runKeysCreate("ops", { scope: "write" }, io.streams, (size) => {
+      sizes.push(size);
+      return bytes;
+    });
     expect(sizes).toEqual([32]);
-    expect(out.text()).toBe("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8\n");
-    expect(err.text()).toBe(
+    expect(io.out()).toBe("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8\n");
+    expect(io.err()).toBe(
       `ops write sha256:${sha256("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8")}\n`,
     );
   });
@@ -110,15 +102,7 @@ describe("petstore keys create", () => {
       fc.property(names, (name) => {
         let created: boolean;
         try {
-          runKeysCreate(
-            name,
-            { scope: "read" },
-            {
-              stdout: captureStream().stream,
-              stderr: captureStream().stream,
-              randomBytes: (size) => Buffer.alloc(size),
-            },
-          );
+          runKeysCreate(name, { scope: "read" }, captureIo().streams, (size) => Buffer.alloc(size));
           created = true;
         } catch (error) {
           expect(error).toBeInstanceOf(UsageError);

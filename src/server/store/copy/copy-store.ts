@@ -18,6 +18,7 @@ import { OperatorError } from "../../../api/operator-error.js";
 import { advanceCounters, countTarget, prepareTarget } from "./postgres-target.js";
 import { openSqliteSource, type SqliteSource } from "./sqlite-source.js";
 import { COPIED_TABLES, type CopiedTable } from "./tables.js";
+import type { CopiedCount, CopyReport } from "../../../api/store-reports.js";
 
 export interface CopyOptions {
   /** The SQLite file. */
@@ -41,22 +42,6 @@ export interface CopyProgress {
   table: string;
   copied: number;
   total: number;
-}
-
-/** One line of the report: a table's rows (or units in stock) in the source and the target. */
-export interface CopiedCount {
-  label: string;
-  source: bigint;
-  copied: bigint;
-}
-
-export interface CopyReport {
-  /** `database D on HOST:PORT`: the target, without user or password. */
-  target: string;
-  counts: CopiedCount[];
-  /** The last seq of the change feed (0 without history): the next change's is larger. */
-  lastSeq: bigint;
-  elapsedMs: number;
 }
 
 /** Where the copy got to, for what a lost connection means. */

@@ -21,6 +21,7 @@ import { OperatorError } from "../../../api/operator-error.js";
 import { backupError } from "./backup-error.js";
 import { MIGRATIONS } from "./migrations.js";
 import { openDatabase } from "./open-database.js";
+import type { BackupReport } from "../../../api/store-reports.js";
 
 // What `petstore db backup` needs of the server besides the function, from the one module it
 // loads: the file it copies by default is the one `petstore serve` opens by default.
@@ -36,25 +37,6 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
  * rollback mode waits for a writer's commit.
  */
 const LOCK_TIMEOUT_MS = 5_000;
-
-/** What a finished backup wrote and what its check found. */
-export interface BackupReport {
-  /** The file written, as given. */
-  path: string;
-  /** The database copied, as given. */
-  source: string;
-  bytes: number;
-  /** What `PRAGMA integrity_check` said of the copy (a report exists only when it is `ok`). */
-  integrity: "ok";
-  schemaVersion: number;
-  /** Pets, each an inventory entry (the quantity is a column of the pet). */
-  pets: number;
-  orders: number;
-  /** History records: every change of a quantity, the change feed's records. */
-  historyRecords: number;
-  /** Idempotency-Key records (kept 24 hours). */
-  idempotencyRecords: number;
-}
 
 /**
  * better-sqlite3 12 aborts Node.js 24 when V8 collects one of its connections or statements

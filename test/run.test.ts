@@ -1,9 +1,9 @@
 /** Flag parsing, target and key selection, and the mapping of failures to exit codes. */
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import type { Deps } from "../../src/program/deps.js";
-import { run } from "../../src/program/run.js";
-import { VERSION } from "../../src/program/version.js";
+import type { Deps } from "../src/program/deps.js";
+import { run } from "../src/run.js";
+import { VERSION } from "../src/program/version.js";
 import {
   callsOf,
   captureStream,
@@ -12,7 +12,7 @@ import {
   mockAgent,
   ORIGIN,
   runFake,
-} from "../commands/fake-deps.js";
+} from "./commands/fake-deps.js";
 
 function listAt(origin: string, path = "/v1/inventory") {
   const agent = mockAgent();
