@@ -7,9 +7,8 @@ import type { FeedChange } from "../api/types.js";
 import { ApiError, type ClientFailure } from "../client/errors.js";
 import { csvLine, tsvLine } from "./delimited.js";
 import type { OutputFormat } from "./format.js";
-import { HISTORY_COLUMNS, localTime, printable, quantityChange } from "./history.js";
+import { changeCells, changesTable, HISTORY_COLUMNS, printable } from "./history.js";
 import { writeFlushed, type IoStreams } from "./io-streams.js";
-import { renderTable } from "./table.js";
 
 /** The fields of a change, in the order of TSV and CSV columns and JSON keys. */
 export const CHANGE_COLUMNS = ["seq", ...HISTORY_COLUMNS] as const;
@@ -107,50 +106,18 @@ function alignedLine(fields: readonly string[]): string {
 
 /** What a person reads of a change: its local time and the change's sign, no request id. */
 function personLine(change: FeedChange): string {
+  const cells = changeCells(change);
   return alignedLine([
     change.seq.toString(),
-    localTime(change.at),
+    cells.when,
     change.petId.toString(),
-    change.previous === null ? "" : String(change.previous),
-    String(change.quantity),
-    quantityChange(change),
-    printable(change.keyName ?? ""),
-    printable(change.ref ?? ""),
-    printable(change.reason ?? ""),
+    cells.previous,
+    cells.quantity,
+    cells.change,
+    cells.key,
+    cells.ref,
+    cells.reason,
   ]);
-}
-
-/** The boxed table; a `ref` column only when a change has one (a batch's), as in history. */
-function table(changes: readonly FeedChange[], io: IoStreams): string {
-  const withRef = changes.some((change) => change.ref !== null);
-  return renderTable(
-    {
-      head: [
-        "seq",
-        "when",
-        "petId",
-        "previous",
-        "quantity",
-        "change",
-        "key",
-        "reason",
-        ...(withRef ? ["ref"] : []),
-      ],
-      rows: changes.map((change) => [
-        change.seq.toString(),
-        localTime(change.at),
-        change.petId.toString(),
-        change.previous === null ? "" : String(change.previous),
-        String(change.quantity),
-        quantityChange(change),
-        printable(change.keyName ?? ""),
-        printable(change.reason ?? ""),
-        ...(withRef ? [printable(change.ref ?? "")] : []),
-      ]),
-      rightAligned: [0, 2, 3, 4, 5],
-    },
-    io.style,
-  );
 }
 
 /**
@@ -214,7 +181,9 @@ export function changesPrinter(
         finish: () =>
           writeFlushed(
             out,
-            held.length === 0 ? `no changes after seq ${after.toString()}\n` : table(held, io),
+            held.length === 0
+              ? `no changes after seq ${after.toString()}\n`
+              : changesTable(held, io, { feed: true }),
           ),
       };
     }

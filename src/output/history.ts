@@ -41,30 +41,56 @@ export function quantityChange(record: InventoryChange): string {
   return delta > 0 ? `+${delta}` : delta < 0 ? String(delta) : "±0";
 }
 
-/** The table; a `ref` column only when a record has one (a change made by a batch). */
-function table(records: readonly InventoryChange[], io: IoStreams): string {
+/** A change record's cells as a person reads them: local time, the change's sign, no request id. */
+export function changeCells(record: InventoryChange) {
+  return {
+    when: localTime(record.at),
+    previous: record.previous === null ? "" : String(record.previous),
+    quantity: String(record.quantity),
+    change: quantityChange(record),
+    key: printable(record.keyName ?? ""),
+    reason: printable(record.reason ?? ""),
+    ref: printable(record.ref ?? ""),
+  };
+}
+
+/**
+ * The boxed table of change records, for one pet's history or (`feed`: each record's seq and
+ * petId too) for the change feed; a `ref` column only when a record has one (a batch's change).
+ */
+export function changesTable(
+  records: readonly InventoryChange[],
+  io: IoStreams,
+  { feed }: { feed: boolean },
+): string {
   const withRef = records.some((record) => record.ref !== null);
+  const ref = withRef ? ["ref"] : [];
   return renderTable(
     {
       head: [
-        "when",
+        ...(feed ? ["seq", "when", "petId"] : ["when"]),
         "previous",
         "quantity",
         "change",
         "key",
         "reason",
-        ...(withRef ? ["ref"] : []),
+        ...ref,
       ],
-      rows: records.map((record) => [
-        localTime(record.at),
-        record.previous === null ? "" : String(record.previous),
-        String(record.quantity),
-        quantityChange(record),
-        printable(record.keyName ?? ""),
-        printable(record.reason ?? ""),
-        ...(withRef ? [printable(record.ref ?? "")] : []),
-      ]),
-      rightAligned: [1, 2, 3],
+      rows: records.map((record) => {
+        const cells = changeCells(record);
+        return [
+          ...(feed
+            ? [record.seq?.toString() ?? "", cells.when, record.petId.toString()]
+            : [cells.when]),
+          cells.previous,
+          cells.quantity,
+          cells.change,
+          cells.key,
+          cells.reason,
+          ...(withRef ? [cells.ref] : []),
+        ];
+      }),
+      rightAligned: feed ? [0, 2, 3, 4, 5] : [1, 2, 3],
     },
     io.style,
   );
@@ -100,7 +126,7 @@ export function writeInventoryHistory(
         );
         return;
       }
-      io.out.write(table(records, io));
+      io.out.write(changesTable(records, io, { feed: false }));
       return;
   }
 }
