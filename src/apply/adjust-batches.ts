@@ -1,14 +1,11 @@
 /**
- * Carries out `inventory adjust --file` through the batch endpoint: every row of the file as a
- * relative change with its ref, in file order, in requests of up to BATCH_SIZE changes (or one
- * atomic request); the report of what became of each row.
+ * `inventory adjust --file`'s rows to the batch loop (batches.ts): every row of the file as a
+ * relative change with its ref, in file order; what became of each row.
  */
-import type { BatchChange, BatchChangeResult, BatchResponse } from "../api/types.js";
-import type { ApiError } from "../client/errors.js";
+import type { BatchChangeResult } from "../api/types.js";
 import type { InterruptSignal } from "../exit-codes.js";
 import { outcomeFailure, REJECTED_WITH_BATCH } from "./batch-outcomes.js";
-import { BATCH_SIZE } from "./batch-size.js";
-import { type BatchRunReport, reportBeforeSending, reportOfRun, sendInBatches } from "./batches.js";
+import { type BatchRunReport, reportBeforeSending, type RowAdapter } from "./batches.js";
 import { batchChangeOf, type DeltaRow } from "./deltas.js";
 import type { RowFailure } from "./row-failure.js";
 
@@ -41,17 +38,6 @@ export interface AdjustRowResult {
 /** An `adjust --file` run's report; its `unchanged` counts rows already applied (`duplicate`). */
 export type AdjustReport = BatchRunReport<AdjustRowResult>;
 
-export interface AdjustBatchOptions {
-  /** Sends one batch of changes (atomic, dry run and reason already decided). */
-  send: (changes: BatchChange[]) => Promise<BatchResponse>;
-  /** All the rows in one request, applied all or none. */
-  atomic: boolean;
-  /** Called after each request with how many changes it settled and how many failed. */
-  onProgress?: ((settled: number, failed: number) => void) | undefined;
-  /** Asked before each request: the signal that interrupted the run, if one did. */
-  interruptedBy?: (() => string | undefined) | undefined;
-}
-
 /** The report row of a change from its batch result (`rejected`: in a rejected atomic batch). */
 export function adjustRowResult(
   row: DeltaRow,
@@ -78,63 +64,22 @@ export function adjustRowResult(
   }
 }
 
-/**
- * Sends every row and reports each, or says that the server has no batch route (then nothing
- * was applied). A failure of the first request is thrown as it is.
- */
-export async function adjustInBatches(
-  rows: readonly DeltaRow[],
-  options: AdjustBatchOptions,
-): Promise<AdjustReport | { kind: "no_batch_route"; error: ApiError }> {
-  const results = new Array<AdjustRowResult>(rows.length);
-  // An object, so that the final read is not narrowed to false.
-  const state = { rejected: false };
-  const end = await sendInBatches({
-    count: rows.length,
-    size: options.atomic ? rows.length : BATCH_SIZE,
-    changes: (start, stop) => {
-      const changes: BatchChange[] = [];
-      for (let index = start; index < stop; index += 1) {
-        const row = rows[index] as DeltaRow;
-        changes.push(batchChangeOf(row));
-      }
-      return changes;
-    },
-    send: options.send,
-    onResults: (start, batchResults, batchRejected) => {
-      state.rejected ||= batchRejected;
-      let failed = 0;
-      batchResults.forEach((result, offset) => {
-        const settled = adjustRowResult(rows[start + offset] as DeltaRow, result, batchRejected);
-        if (settled.outcome === "failed") failed += 1;
-        results[start + offset] = settled;
-      });
-      options.onProgress?.(batchResults.length, failed);
-    },
-    onFailure: (start, stop, failure) => {
-      for (let index = start; index < stop; index += 1) {
-        const row = rows[index] as DeltaRow;
-        results[index] = { row, outcome: "failed", previous: null, quantity: null, failure };
-      }
-      options.onProgress?.(stop - start, stop - start);
-    },
-    onNotAttempted: (start, stop, reason) => {
-      for (let index = start; index < stop; index += 1) {
-        const row = rows[index] as DeltaRow;
-        results[index] = {
-          row,
-          outcome: "not_attempted",
-          previous: null,
-          quantity: null,
-          failure: { reason },
-        };
-      }
-    },
-    interruptedBy: options.interruptedBy,
-  });
-  if (end.kind === "no_batch_route") return end;
-  return reportOfRun(results, (result) => result.outcome === "failed", end, state.rejected);
-}
+/** Adjust's rows to the batch loop: every row is sent, with its ref. */
+export const ADJUST_ROWS: RowAdapter<DeltaRow, AdjustRowResult> = {
+  change: batchChangeOf,
+  // Never asked: every row sends a change.
+  unchanged: (row) => ({ row, outcome: "unchanged", previous: null, quantity: null }),
+  settled: adjustRowResult,
+  failed: (row, failure) => ({ row, outcome: "failed", previous: null, quantity: null, failure }),
+  notAttempted: (row, failure) => ({
+    row,
+    outcome: "not_attempted",
+    previous: null,
+    quantity: null,
+    failure,
+  }),
+  isFailure: (result) => result.outcome === "failed",
+};
 
 /**
  * The report of a run interrupted before any row was sent: every row not attempted; no rows
@@ -144,11 +89,5 @@ export function adjustReportBeforeSending(
   rows: readonly DeltaRow[] | undefined,
   signal: InterruptSignal,
 ): AdjustReport {
-  return reportBeforeSending(rows, signal, (row, failure) => ({
-    row,
-    outcome: "not_attempted",
-    previous: null,
-    quantity: null,
-    failure,
-  }));
+  return reportBeforeSending(rows, signal, ADJUST_ROWS.notAttempted);
 }

@@ -2,25 +2,20 @@
  * How an `inventory adjust --file` run that did not apply every row ends, after its report:
  * exit 7 when rows failed (or, in a dry run, would fail), 130/143 when interrupted.
  */
-import { CliError } from "../errors.js";
-import { EXIT_CODES, exitCodeForSignal, type InterruptSignal } from "../exit-codes.js";
+import type { InterruptSignal } from "../exit-codes.js";
 import { countOf } from "../text/plural.js";
 import { shellWord } from "../text/shell-word.js";
 import type { AdjustReport } from "./adjust-batches.js";
-import { interruptedSummary } from "./apply-interrupted-error.js";
+import {
+  failingCount,
+  interruptedSummary,
+  RunIncompleteError,
+  RunInterruptedError,
+} from "./run-errors.js";
 
 /** ` with the same --ref-prefix P`, when the run made refs from one: a new prefix is new rows. */
 function samePrefix(refPrefix: string | undefined): string {
   return refPrefix === undefined ? "" : ` with the same --ref-prefix ${shellWord(refPrefix)}`;
-}
-
-function failing(report: AdjustReport): number {
-  return report.results.filter(
-    (result) =>
-      result.outcome === "failed" &&
-      result.failure !== undefined &&
-      result.failure.batchRejected !== true,
-  ).length;
 }
 
 /** `200 of 1200 rows not applied (200 failed, 0 not attempted)`, or without the parenthesis. */
@@ -65,17 +60,17 @@ function message(
   if (dryRun) {
     return report.rejected === true
       ? {
-          message: `dry run: ${failing(report)} of ${rows} would fail, so the atomic batch would be rejected; nothing was changed`,
+          message: `dry run: ${failingCount(report.results)} of ${rows} would fail, so the atomic batch would be rejected; nothing was changed`,
           hint: "fix the failing rows first: with --atomic nothing is applied while one fails",
         }
       : {
-          message: `dry run: ${failing(report)} of ${rows} would fail (the report lists them); nothing was changed`,
+          message: `dry run: ${failingCount(report.results)} of ${rows} would fail (the report lists them); nothing was changed`,
           hint: "a real run would apply the others and exit 7 too; fix the failing rows first, or run it as it is",
         };
   }
   if (report.rejected === true) {
     return {
-      message: `the atomic batch was rejected: ${failing(report)} of ${rows} failed (the report lists them); nothing was changed`,
+      message: `the atomic batch was rejected: ${failingCount(report.results)} of ${rows} failed (the report lists them); nothing was changed`,
       hint: "fix the failed rows and run the file again: nothing of it was applied",
     };
   }
@@ -105,31 +100,30 @@ function message(
   };
 }
 
-/** Some rows failed or were not attempted (or, in a dry run, would fail): exit 7. */
-export class AdjustIncompleteError extends CliError {
-  /** `refPrefix`: the run's --ref-prefix, which a run again must repeat. */
-  constructor(report: AdjustReport, dryRun = false, refPrefix?: string) {
-    const { message: text, hint } = message(report, dryRun, refPrefix);
-    super(text, EXIT_CODES.partialFailure, hint);
-  }
+/**
+ * Some rows failed or were not attempted (or, in a dry run, would fail): exit 7. `refPrefix`:
+ * the run's --ref-prefix, which a run again must repeat.
+ */
+export function adjustIncomplete(
+  report: AdjustReport,
+  dryRun = false,
+  refPrefix?: string,
+): RunIncompleteError {
+  const { message: text, hint } = message(report, dryRun, refPrefix);
+  return new RunIncompleteError(text, hint);
 }
 
 /** Stopped by SIGINT or SIGTERM: exit 130 or 143. */
-export class AdjustInterruptedError extends CliError {
-  readonly signal: InterruptSignal;
-
-  constructor(
-    report: AdjustReport,
-    signal: InterruptSignal,
-    name: string,
-    dryRun = false,
-    refPrefix?: string,
-  ) {
-    super(
-      interruptedSummary(report, signal, name, dryRun),
-      exitCodeForSignal(signal),
-      dryRun ? "run the dry run again to see every row" : rerunHint(report, refPrefix),
-    );
-    this.signal = signal;
-  }
+export function adjustInterrupted(
+  report: AdjustReport,
+  signal: InterruptSignal,
+  name: string,
+  dryRun = false,
+  refPrefix?: string,
+): RunInterruptedError {
+  return new RunInterruptedError(
+    signal,
+    interruptedSummary(report, signal, name, dryRun),
+    dryRun ? "run the dry run again to see every row" : rerunHint(report, refPrefix),
+  );
 }

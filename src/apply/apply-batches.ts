@@ -1,30 +1,15 @@
 /**
- * Carries out an apply plan through the batch endpoint: the rows that differ, in requests of
- * up to BATCH_SIZE changes (or one atomic request), each conditional on the quantity the run
- * read unless forced; every row's result in file order.
+ * `inventory apply`'s rows to the batch loop (batches.ts): the rows that differ, each
+ * conditional on the quantity the run read unless forced.
  */
-import type { BatchChange, BatchResponse } from "../api/types.js";
-import type { ApiError } from "../client/errors.js";
+import type { BatchChange } from "../api/types.js";
 import type { InterruptSignal } from "../exit-codes.js";
 import { applyRowResult } from "./batch-outcomes.js";
-import { BATCH_SIZE } from "./batch-size.js";
-import { reportBeforeSending, reportOfRun, sendInBatches } from "./batches.js";
-import type { ApplyReport, RowResult } from "./execute.js";
+import { reportBeforeSending, type RowAdapter } from "./batches.js";
+import type { ApplyReport, RowOutcome, RowResult } from "./execute.js";
+import type { RowFailure } from "./row-failure.js";
 import type { CountRow } from "./counts.js";
-import type { ApplyPlan, PlannedRow } from "./plan.js";
-
-export interface BatchApplyOptions {
-  /** Sends one batch of changes (atomic, dry run and reason already decided). */
-  send: (changes: BatchChange[]) => Promise<BatchResponse>;
-  /** All the changes in one request, applied all or none. */
-  atomic: boolean;
-  /** Leave out `ifQuantity`: write over whatever the entry holds by then. */
-  force: boolean;
-  /** Called after each request with how many changes it settled and how many failed. */
-  onProgress?: ((settled: number, failed: number) => void) | undefined;
-  /** Asked before each request: the signal that interrupted the run, if one did. */
-  interruptedBy?: (() => string | undefined) | undefined;
-}
+import type { PlannedRow } from "./plan.js";
 
 /** The change a planned row sends: conditional on what the run read, unless forced. */
 export function plannedChange(row: PlannedRow, force: boolean): BatchChange {
@@ -34,81 +19,27 @@ export function plannedChange(row: PlannedRow, force: boolean): BatchChange {
     : { petId: row.petId, quantity: row.desired, ifQuantity: row.previous };
 }
 
-function unchanged(row: PlannedRow): RowResult {
-  return { petId: row.petId, previous: row.previous, desired: row.desired, outcome: "unchanged" };
+function rowResult(row: PlannedRow, outcome: RowOutcome, failure?: RowFailure): RowResult {
+  return failure === undefined
+    ? { petId: row.petId, previous: row.previous, desired: row.desired, outcome }
+    : { petId: row.petId, previous: row.previous, desired: row.desired, outcome, failure };
 }
 
-/**
- * Sends the plan's changes and reports every row, or says that the server has no batch route
- * (then nothing was applied). A failure of the first request is thrown as it is.
- */
-export async function applyPlanInBatches(
-  plan: ApplyPlan,
-  options: BatchApplyOptions,
-): Promise<ApplyReport | { kind: "no_batch_route"; error: ApiError }> {
-  const results = new Array<RowResult>(plan.rows.length);
-  const changing: number[] = [];
-  plan.rows.forEach((row, index) => {
-    if (row.change) changing.push(index);
-    else results[index] = unchanged(row);
-  });
-  const rowAt = (change: number) => {
-    const index = changing[change] ?? -1;
-    return { index, row: plan.rows[index] as PlannedRow };
+/** A failed row of an apply: failed, or in conflict (the entry no longer held what was read). */
+export function isApplyFailure(result: RowResult): boolean {
+  return result.outcome === "failed" || result.outcome === "conflict";
+}
+
+/** Apply's rows to the batch loop: a planned row sends its change only when it differs. */
+export function applyRows(force: boolean): RowAdapter<PlannedRow, RowResult> {
+  return {
+    change: (row) => (row.change ? plannedChange(row, force) : undefined),
+    unchanged: (row) => rowResult(row, "unchanged"),
+    settled: applyRowResult,
+    failed: (row, failure) => rowResult(row, "failed", failure),
+    notAttempted: (row, failure) => rowResult(row, "not_attempted", failure),
+    isFailure: isApplyFailure,
   };
-  // An object, so that the final read is not narrowed to false.
-  const state = { rejected: false };
-  const end = await sendInBatches({
-    count: changing.length,
-    size: options.atomic ? changing.length : BATCH_SIZE,
-    changes: (start, stop) => {
-      const changes: BatchChange[] = [];
-      for (let change = start; change < stop; change += 1) {
-        changes.push(plannedChange(rowAt(change).row, options.force));
-      }
-      return changes;
-    },
-    send: options.send,
-    onResults: (start, batchResults, batchRejected) => {
-      state.rejected ||= batchRejected;
-      let failed = 0;
-      batchResults.forEach((result, offset) => {
-        const { index, row } = rowAt(start + offset);
-        const settled = applyRowResult(row, result, batchRejected);
-        if (settled.outcome === "failed" || settled.outcome === "conflict") failed += 1;
-        results[index] = settled;
-      });
-      options.onProgress?.(batchResults.length, failed);
-    },
-    onFailure: (start, stop, failure) => {
-      for (let change = start; change < stop; change += 1) {
-        const { index, row } = rowAt(change);
-        results[index] = {
-          petId: row.petId,
-          previous: row.previous,
-          desired: row.desired,
-          outcome: "failed",
-          failure,
-        };
-      }
-      options.onProgress?.(stop - start, stop - start);
-    },
-    onNotAttempted: (start, stop, reason) => {
-      for (let change = start; change < stop; change += 1) {
-        const { index, row } = rowAt(change);
-        results[index] = {
-          petId: row.petId,
-          previous: row.previous,
-          desired: row.desired,
-          outcome: "not_attempted",
-          failure: { reason },
-        };
-      }
-    },
-    interruptedBy: options.interruptedBy,
-  });
-  if (end.kind === "no_batch_route") return end;
-  return reportOfRun(results, (result) => result.outcome !== "unchanged", end, state.rejected);
 }
 
 /**

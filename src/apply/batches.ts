@@ -8,6 +8,7 @@ import type { BatchChange, BatchChangeResult, BatchResponse } from "../api/types
 import { BatchRejectedError, isMissingBatchRoute } from "../client/batch-errors.js";
 import type { ApiError } from "../client/errors.js";
 import type { InterruptSignal } from "../exit-codes.js";
+import { BATCH_SIZE } from "./batch-size.js";
 import { describeRowFailure, isServerWideFailure, type RowFailure } from "./row-failure.js";
 
 /**
@@ -126,7 +127,14 @@ export interface BatchRunReport<R> {
   /** Rows never sent (outcome `not_attempted`): not failures. */
   notAttempted: number;
   results: R[];
+  /** Set when the run stopped sending batches because a batch request failed as a server does. */
   stoppedBy?: RowFailure | undefined;
+  /**
+   * Set when the one-PATCH-per-row sender (execute.ts) stopped starting PATCHes because the
+   * server kept failing: after this many failures in a row.
+   */
+  stoppedAfter?: number | undefined;
+  /** The signal (SIGINT, SIGTERM) that stopped the run, if one did. */
   interruptedBy?: string | undefined;
   /** When the interrupt came, if one did (`reading`: `results` is empty, the rows unknown). */
   interruptedDuring?: InterruptedPhase | undefined;
@@ -188,4 +196,94 @@ export function reportOfRun<R extends { outcome: string }>(
       : { interruptedBy: end.interruptedBy, interruptedDuring: end.interruptedDuring }),
     ...(rejected ? { rejected: true as const } : {}),
   };
+}
+
+/**
+ * What one verb's rows are to the batch loop (apply's planned rows, adjust's deltas, count's
+ * counts): the change each sends and the result each gets. The loop, its fallback decision,
+ * interrupts and failures are the same for all; only this differs.
+ */
+export interface RowAdapter<Row, R extends { outcome: string }> {
+  /** The change a row sends; undefined when it needs none (`unchanged` is then its result). */
+  change: (row: Row) => BatchChange | undefined;
+  unchanged: (row: Row) => R;
+  /** Its result from the server's (`rejected`: in an atomic batch the server rejected). */
+  settled: (row: Row, result: BatchChangeResult, rejected: boolean) => R;
+  /** Sent, and its request failed. */
+  failed: (row: Row, failure: RowFailure) => R;
+  /** Never sent (interrupted, or the server kept failing); `failure` says why. */
+  notAttempted: (row: Row, failure: RowFailure) => R;
+  /** Whether a result counts as failed (the report's `failed`, the progress bar's red). */
+  isFailure: (result: R) => boolean;
+}
+
+export interface SendRowsOptions {
+  /** Sends one batch of changes (atomic, dry run and reason already decided). */
+  send: (changes: BatchChange[]) => Promise<BatchResponse>;
+  /** All the changes in one request, applied all or none. */
+  atomic: boolean;
+  /** Called after each request with how many changes it settled and how many failed. */
+  onProgress?: ((settled: number, failed: number) => void) | undefined;
+  /** Asked before each request: the signal that interrupted the run, if one did. */
+  interruptedBy?: (() => string | undefined) | undefined;
+}
+
+/** The server answered the first request 404 or 405: nothing was applied. */
+export interface NoBatchRoute {
+  kind: "no_batch_route";
+  error: ApiError;
+}
+
+/**
+ * Sends the rows that need a change, in order, in requests of up to BATCH_SIZE changes (or one
+ * atomic request), and reports every row in its place; or says that the server has no batch
+ * route (then nothing was applied). A failure of the first request is thrown as it is.
+ */
+export async function sendRows<Row, R extends { outcome: string }>(
+  rows: readonly Row[],
+  adapter: RowAdapter<Row, R>,
+  options: SendRowsOptions,
+): Promise<BatchRunReport<R> | NoBatchRoute> {
+  const results = new Array<R>(rows.length);
+  const sending: { index: number; change: BatchChange }[] = [];
+  rows.forEach((row, index) => {
+    const change = adapter.change(row);
+    if (change === undefined) results[index] = adapter.unchanged(row);
+    else sending.push({ index, change });
+  });
+  const each = (start: number, stop: number, settle: (row: Row) => R) => {
+    for (let at = start; at < stop; at += 1) {
+      const index = (sending[at] as { index: number }).index;
+      results[index] = settle(rows[index] as Row);
+    }
+  };
+  // An object, so that the final read is not narrowed to false.
+  const state = { rejected: false };
+  const end = await sendInBatches({
+    count: sending.length,
+    size: options.atomic ? sending.length : BATCH_SIZE,
+    changes: (start, stop) => sending.slice(start, stop).map(({ change }) => change),
+    send: options.send,
+    onResults: (start, batchResults, rejected) => {
+      state.rejected ||= rejected;
+      let failed = 0;
+      batchResults.forEach((result, offset) => {
+        const index = (sending[start + offset] as { index: number }).index;
+        const settled = adapter.settled(rows[index] as Row, result, rejected);
+        if (adapter.isFailure(settled)) failed += 1;
+        results[index] = settled;
+      });
+      options.onProgress?.(batchResults.length, failed);
+    },
+    onFailure: (start, stop, failure) => {
+      each(start, stop, (row) => adapter.failed(row, failure));
+      options.onProgress?.(stop - start, stop - start);
+    },
+    onNotAttempted: (start, stop, reason) => {
+      each(start, stop, (row) => adapter.notAttempted(row, { reason }));
+    },
+    interruptedBy: options.interruptedBy,
+  });
+  if (end.kind === "no_batch_route") return end;
+  return reportOfRun(results, (result) => adapter.isFailure(result), end, state.rejected);
 }

@@ -5,7 +5,7 @@
 import pLimit from "p-limit";
 import { isPreconditionFailed, quantityOfETag } from "../client/etag.js";
 import { countOf } from "../text/plural.js";
-import type { InterruptedPhase } from "./batches.js";
+import type { BatchRunReport } from "./batches.js";
 import type { ApplyPlan, PlannedRow } from "./plan.js";
 import { describeRowFailure, isServerWideFailure, type RowFailure } from "./row-failure.js";
 
@@ -38,25 +38,7 @@ export interface RowResult {
 }
 
 /** The outcome of a whole run: counts, then every row in file order. */
-export interface ApplyReport {
-  changed: number;
-  unchanged: number;
-  /** Rows sent and not applied: failures and conflicts. */
-  failed: number;
-  /** Rows never sent (`not_attempted`): the run was interrupted or the server kept failing. */
-  notAttempted: number;
-  results: RowResult[];
-  /** Set when the run stopped starting PATCHes because the server kept failing. */
-  stoppedAfter?: number | undefined;
-  /** Set when the run stopped sending batches because a batch request failed as a server does. */
-  stoppedBy?: RowFailure | undefined;
-  /** Set when the run was one atomic batch and the server rejected it: nothing was changed. */
-  rejected?: true | undefined;
-  /** The signal (SIGINT, SIGTERM) that made the run stop starting PATCHes, if one did. */
-  interruptedBy?: string | undefined;
-  /** When the interrupt came, if one did (`reading`: `results` is empty, the rows unknown). */
-  interruptedDuring?: InterruptedPhase | undefined;
-}
+export type ApplyReport = BatchRunReport<RowResult>;
 
 /**
  * After this many server-wide failures in a row (each already retried), the server is taken to

@@ -1,7 +1,8 @@
 /** The batch mapping: each outcome of a batch change as a row of apply's and adjust's reports. */
 import { describe, expect, it } from "vitest";
-import { adjustInBatches, adjustRowResult } from "../../src/apply/adjust-batches.js";
-import { applyPlanInBatches, plannedChange } from "../../src/apply/apply-batches.js";
+import { ADJUST_ROWS, adjustRowResult } from "../../src/apply/adjust-batches.js";
+import { applyRows, plannedChange } from "../../src/apply/apply-batches.js";
+import { sendRows } from "../../src/apply/batches.js";
 import {
   applyRowResult,
   outcomeFailure,
@@ -155,7 +156,7 @@ function answering(outcomeOf: (change: BatchChange) => BatchOutcome) {
   };
 }
 
-describe("applyPlanInBatches", () => {
+describe("sendRows with apply's rows", () => {
   const plan: ApplyPlan = {
     rows: [
       { petId: 1n, previous: 3, desired: 5, change: true },
@@ -168,10 +169,9 @@ describe("applyPlanInBatches", () => {
   it("sends only the rows that differ, each conditional on what was read, and reports every row", async () => {
     const server = answering((change) => (change.petId === 3n ? "not_found" : "changed"));
     const progress: [number, number][] = [];
-    const report = await applyPlanInBatches(plan, {
+    const report = await sendRows(plan.rows, applyRows(false), {
       send: server.send,
       atomic: false,
-      force: false,
       onProgress: (settled, failed) => progress.push([settled, failed]),
     });
     expect(server.sent).toEqual([
@@ -215,21 +215,15 @@ describe("applyPlanInBatches", () => {
       change: true,
     }));
     const batched = answering(() => "changed");
-    await applyPlanInBatches(
-      { rows, changes: 2500 },
-      { send: batched.send, atomic: false, force: false },
-    );
+    await sendRows(rows, applyRows(false), { send: batched.send, atomic: false });
     expect(batched.sent.map((changes) => changes.length)).toEqual([1000, 1000, 500]);
     const atomic = answering(() => "changed");
-    await applyPlanInBatches(
-      { rows, changes: 2500 },
-      { send: atomic.send, atomic: true, force: false },
-    );
+    await sendRows(rows, applyRows(false), { send: atomic.send, atomic: true });
     expect(atomic.sent.map((changes) => changes.length)).toEqual([2500]);
   });
 });
 
-describe("adjustInBatches", () => {
+describe("sendRows with adjust's rows", () => {
   it("sends every row with its delta and ref, in order, and counts duplicates as unchanged", async () => {
     const rows: DeltaRow[] = [
       { ...SALE, petId: 1n, ref: "f:1", row: 1 },
@@ -237,7 +231,7 @@ describe("adjustInBatches", () => {
       { ...SALE, petId: 2n, ref: "till-9", row: 3 },
     ];
     const server = answering((change) => (change.ref === "f:2" ? "duplicate" : "changed"));
-    const report = await adjustInBatches(rows, { send: server.send, atomic: false });
+    const report = await sendRows(rows, ADJUST_ROWS, { send: server.send, atomic: false });
     expect(server.sent).toEqual([
       [
         { petId: 1n, delta: -1, ref: "f:1" },

@@ -3,12 +3,9 @@
  * applied once however often the file is run, through the batch endpoint.
  */
 import { basename } from "node:path";
-import {
-  adjustInBatches,
-  adjustReportBeforeSending,
-  type AdjustReport,
-} from "../../apply/adjust-batches.js";
-import { AdjustIncompleteError, AdjustInterruptedError } from "../../apply/adjust-errors.js";
+import { ADJUST_ROWS, type AdjustRowResult } from "../../apply/adjust-batches.js";
+import { adjustIncomplete, adjustInterrupted } from "../../apply/adjust-errors.js";
+import { BATCH_SIZE } from "../../apply/batch-size.js";
 import type { CountsFormat } from "../../apply/counts.js";
 import { parseDeltas, type RowRefs } from "../../apply/read-deltas.js";
 import { detectCountsFormat, readCountsText, sourceName } from "../../apply/read-counts.js";
@@ -18,11 +15,9 @@ import { BATCH_BODY_LIMIT, MAX_BATCH_CHANGES } from "../../api/limits.js";
 import { batchChangeOf, type DeltaRow } from "../../apply/deltas.js";
 import { UsageError } from "../../errors.js";
 import { writeAdjustReport } from "../../output/adjust-file.js";
-import { startApplyProgress } from "../../output/apply-progress.js";
 import { countOf } from "../../text/plural.js";
 import type { CommandContext } from "../../program/factory.js";
-import { withRunClaimed, type BulkRunState } from "./bulk-run.js";
-import { RunInterrupted, type RunClaim } from "../../program/interrupts.js";
+import { runBatchJob, type BatchJob } from "./batch-job.js";
 
 /** The options of `inventory adjust --file`, as its command definition parses them. */
 export interface InventoryAdjustFileOptions {
@@ -60,14 +55,6 @@ export function defaultAdjustReason(file: string): string {
   return fittedReason(`adjust ${file === "-" ? "stdin" : basename(file)}`);
 }
 
-const EMPTY_REPORT: AdjustReport = {
-  changed: 0,
-  unchanged: 0,
-  failed: 0,
-  notAttempted: 0,
-  results: [],
-};
-
 /**
  * Refuses (exit 2) an atomic batch whose body would be more than the server takes: 10,000
  * rows with long refs can pass 2 MiB, and the server would answer 413 having applied nothing.
@@ -78,7 +65,7 @@ function checkAtomicBody(rows: readonly DeltaRow[], name: string): void {
   if (bytes > BATCH_BODY_LIMIT) {
     throw new UsageError(
       `${name}: as one atomic batch its ${countOf(rows.length, "row")} take ${bytes} bytes, more than the ${BATCH_BODY_LIMIT} one request can carry; nothing was applied`,
-      "split the file, or shorten its refs, or run without --atomic (requests of 1000 rows, each applied alone)",
+      "split the file, or shorten its refs, or run without --atomic (requests of ${BATCH_SIZE} rows, each applied alone)",
     );
   }
 }
@@ -87,91 +74,65 @@ function checkAtomicBody(rows: readonly DeltaRow[], name: string): void {
  * Validates the whole file (nothing is sent if any row is bad), then sends every row with its
  * ref in requests of up to 1,000 changes (or one atomic request, at most 10,000 rows), and
  * prints the report. A server without the batch endpoint is a UsageError (exit 2, nothing
- * changed): without refs kept by the server a file could apply twice. Throws
- * AdjustIncompleteError (exit 7) after the report when rows failed (or would, in a dry run),
- * AdjustInterruptedError (130/143) after it when SIGINT or SIGTERM came, whatever the run was
- * doing: reading the file, or sending (the batch in flight finishes).
+ * changed): without refs kept by the server a file could apply twice. Exits 7 after the report
+ * when rows failed (or would, in a dry run), 130/143 after it when SIGINT or SIGTERM came,
+ * whatever the run was doing: reading the file, or sending (the batch in flight finishes).
  */
 export async function runInventoryAdjustFile(
   file: string,
   options: InventoryAdjustFileOptions,
   context: CommandContext,
 ): Promise<void> {
-  await withRunClaimed(
-    context,
-    "sending no more changes; finishing the batch in flight",
-    (run, state) => adjustFile(file, options, context, run, state),
-  );
+  await runBatchJob(adjustFileJob(file, options, context), context);
 }
 
-async function adjustFile(
+/** `inventory adjust --file` as a batch job: every row sent as it is, with its ref. */
+function adjustFileJob(
   file: string,
   options: InventoryAdjustFileOptions,
   context: CommandContext,
-  run: RunClaim,
-  state: BulkRunState,
-): Promise<void> {
+): BatchJob<DeltaRow, DeltaRow, AdjustRowResult> {
   const { io } = context;
   const name = sourceName(file);
   const refs = rowRefsOf(options);
   const format = options.json === true ? "json" : "text";
   const dryRun = options.dryRun === true;
-  /** Waits for a step that sends nothing; on an interrupt, reports that nothing was sent. */
-  const beforeSending = async <T>(
-    step: () => Promise<T>,
-    rows: readonly DeltaRow[] | undefined,
-  ): Promise<T> => {
-    try {
-      return await run.until(step);
-    } catch (error) {
-      if (!(error instanceof RunInterrupted)) throw error;
-      const report = adjustReportBeforeSending(rows, error.signal);
-      await writeAdjustReport(report, format, name, io, dryRun);
-      throw new AdjustInterruptedError(report, error.signal, name, dryRun, options.refPrefix);
-    }
-  };
-  const text = await beforeSending(() => readCountsText(file, context.input), undefined);
-  const rows = parseDeltas(text, detectCountsFormat(file, text, options.format), name, refs);
   const atomic = options.atomic === true;
-  if (atomic && rows.length > MAX_BATCH_CHANGES) {
-    throw new UsageError(
-      `${name}: ${countOf(rows.length, "row")}, more than the ${MAX_BATCH_CHANGES} one atomic batch can hold; nothing was applied`,
-      "split the file into parts of at most 10000 rows, or run without --atomic (requests of 1000 rows, each applied alone)",
-    );
-  }
-  if (atomic) checkAtomicBody(rows, name);
-  const client = await beforeSending(() => context.apiClient(), rows);
-  if (rows.length === 0) {
-    await writeAdjustReport(EMPTY_REPORT, format, name, io, dryRun);
-    return;
-  }
-
-  // A dry run changes nothing: it draws no progress bar.
-  const progress = startApplyProgress(dryRun ? 0 : rows.length, io.progress);
-  state.progress = progress;
-  state.sending = true;
   const reason = options.reason ?? defaultAdjustReason(file);
-  const sent = await adjustInBatches(rows, {
-    send: (changes) => client.applyBatch({ atomic, dryRun, changes }, { reason }),
+  return {
+    whileSending: "sending no more changes; finishing the batch in flight",
+    dryRun,
     atomic,
-    onProgress: (settled, failed) => {
-      progress.advance(settled, failed);
+    async read(beforeSending) {
+      const text = await beforeSending(() => readCountsText(file, context.input));
+      return parseDeltas(text, detectCountsFormat(file, text, options.format), name, refs);
     },
-    interruptedBy: run.signal,
-  });
-  progress.stop();
-  if ("kind" in sent) {
-    throw new UsageError(
-      `adjust --file needs the batch endpoint, and the server has no batch endpoint (POST /inventory/batch answered ${sent.error.status}); nothing was changed`,
-      "use a server that has POST /inventory/batch (petstore serve does); the server keeps each row's ref there, which is what applies a file once however often it runs",
-    );
-  }
-  await writeAdjustReport(sent, format, name, io, dryRun);
-  const signal = run.signal();
-  if (signal !== undefined) {
-    throw new AdjustInterruptedError(sent, signal, name, dryRun, options.refPrefix);
-  }
-  if (sent.failed > 0 || sent.notAttempted > 0) {
-    throw new AdjustIncompleteError(sent, dryRun, options.refPrefix);
-  }
+    check(rows) {
+      if (!atomic) return;
+      if (rows.length > MAX_BATCH_CHANGES) {
+        throw new UsageError(
+          `${name}: ${countOf(rows.length, "row")}, more than the ${MAX_BATCH_CHANGES} one atomic batch can hold; nothing was applied`,
+          `split the file into parts of at most ${MAX_BATCH_CHANGES} rows, or run without --atomic (requests of ${BATCH_SIZE} rows, each applied alone)`,
+        );
+      }
+      checkAtomicBody(rows, name);
+    },
+    prepare: (rows) => Promise.resolve(rows),
+    rows: ADJUST_ROWS,
+    inputNotAttempted: ADJUST_ROWS.notAttempted,
+    send: (client, changes) => client.applyBatch({ atomic, dryRun, changes }, { reason }),
+    withoutBatchRoute(error) {
+      throw new UsageError(
+        `adjust --file needs the batch endpoint, and the server has no batch endpoint (POST /inventory/batch answered ${error.status}); nothing was changed`,
+        "use a server that has POST /inventory/batch (petstore serve does); the server keeps each row's ref there, which is what applies a file once however often it runs",
+      );
+    },
+    writeReport: (report) => writeAdjustReport(report, format, name, io, dryRun),
+    incomplete: (report) =>
+      report.failed > 0 || report.notAttempted > 0
+        ? adjustIncomplete(report, dryRun, options.refPrefix)
+        : undefined,
+    interrupted: (report, signal) =>
+      adjustInterrupted(report, signal, name, dryRun, options.refPrefix),
+  };
 }

@@ -1,0 +1,94 @@
+/**
+ * How an `inventory apply` run that did not apply every row ends, after its report: exit 7
+ * when rows failed (or, in a dry run, would fail), 130/143 when interrupted.
+ */
+import type { InterruptSignal } from "../exit-codes.js";
+import { countOf } from "../text/plural.js";
+import type { ApplyReport } from "./execute.js";
+import {
+  failingCount,
+  interruptedSummary,
+  RunIncompleteError,
+  RunInterruptedError,
+} from "./run-errors.js";
+
+const RERUN_HINT =
+  "run the same command again: it reads the stock again and changes only what is still different";
+
+/** `200 of 200 changes not applied (10 failed, 190 not attempted)`, or without the parenthesis. */
+function notApplied(report: ApplyReport, changes: number): string {
+  const split =
+    report.notAttempted > 0
+      ? ` (${report.failed} failed, ${report.notAttempted} not attempted)`
+      : "";
+  return `${report.failed + report.notAttempted} of ${countOf(changes, "change")} not applied${split}`;
+}
+
+function message(report: ApplyReport): string {
+  const attempted = report.changed + report.failed + report.notAttempted;
+  if (report.rejected === true) {
+    return `the atomic batch was rejected: ${failingCount(report.results)} of ${countOf(attempted, "change")} failed (the report lists them); nothing was changed`;
+  }
+  const applied =
+    report.changed > 0 ? `; the other ${countOf(report.changed, "was", "were")} applied` : "";
+  const conflicts = report.results.filter((row) => row.outcome === "conflict").length;
+  const inConflict =
+    conflicts === 0
+      ? ""
+      : `; ${conflicts} in conflict: changed by someone else since the run read ${conflicts === 1 ? "it" : "them"}, not overwritten`;
+  if (report.stoppedAfter !== undefined) {
+    return (
+      `the server kept failing, so the run stopped after ${countOf(report.stoppedAfter, "failure")} in a row: ` +
+      `${notApplied(report, attempted)}${applied}`
+    );
+  }
+  if (report.stoppedBy !== undefined) {
+    return (
+      `a batch request failed (${report.stoppedBy.reason}), so the run stopped: ` +
+      `${notApplied(report, attempted)}${applied}`
+    );
+  }
+  return `${report.failed} of ${countOf(attempted, "change")} failed (the report lists them${inConflict})${applied}`;
+}
+
+/** Some rows failed or were not attempted: exit 7. */
+export function applyIncomplete(report: ApplyReport): RunIncompleteError {
+  return new RunIncompleteError(
+    message(report),
+    report.rejected === true
+      ? "fix or remove the failed rows and run again (without --atomic the other rows would be applied)"
+      : RERUN_HINT,
+  );
+}
+
+/**
+ * A dry run the server evaluated in which some rows would fail: exit 7, as the real run would
+ * exit.
+ */
+export function applyDryRunFailures(report: ApplyReport): RunIncompleteError {
+  const failing = failingCount(report.results);
+  const changes = countOf(report.changed + report.failed + report.notAttempted, "change");
+  return report.rejected === true
+    ? new RunIncompleteError(
+        `dry run: ${failing} of ${changes} would fail, so the atomic batch would be rejected; nothing was changed`,
+        "fix or remove the failing rows first: with --atomic nothing is applied while one fails",
+      )
+    : new RunIncompleteError(
+        `dry run: ${failing} of ${changes} would fail (the report lists them); nothing was changed`,
+        "a real run would apply the others and exit 7 too; fix the failing rows first, or run it as it is",
+      );
+}
+
+/** Stopped by SIGINT or SIGTERM: exit 130 or 143. */
+export function applyInterrupted(
+  report: ApplyReport,
+  signal: InterruptSignal,
+  name: string,
+  dryRun = false,
+): RunInterruptedError {
+  return new RunInterruptedError(
+    signal,
+    interruptedSummary(report, signal, name, dryRun),
+    "run the same command again: it changes only what is still different",
+  );
+}
