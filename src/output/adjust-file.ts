@@ -7,7 +7,7 @@ import type { AdjustReport, AdjustRowResult } from "../apply/adjust-batches.js";
 import { describeLocation } from "../apply/counts.js";
 import type { IoStreams } from "./io-streams.js";
 import { writeJsonReport } from "./json.js";
-import { notAttemptedSummary, reportCountsJson } from "./not-attempted.js";
+import { notAttemptedSection, notAttemptedSummary, reportCountsJson } from "./not-attempted.js";
 import { countOf } from "../text/plural.js";
 
 /** How many changed (or not attempted) rows a terminal shows before pointing at --json. */
@@ -103,13 +103,6 @@ export function adjustSummary(report: AdjustReport, name: string, dryRun: boolea
   return `${name}: ${report.changed} changed, ${duplicates}, ${report.failed} failed${rejected}${notAttemptedSummary(report)}\n`;
 }
 
-function notAttemptedReason(report: AdjustReport): string {
-  if (report.interruptedBy !== undefined) {
-    return `interrupted by ${report.interruptedBy}; run the same file again to apply them`;
-  }
-  return "the server kept failing; run the same file again later";
-}
-
 /**
  * Prints the report of a run (or a dry run): JSON with `--json`, else the summary, the rows
  * changed, every failure with its reason and location, and the rows not applied.
@@ -154,14 +147,13 @@ export async function writeAdjustReport(
     text += `${dryRun ? "would not be applied" : "not applied"} (${countOf(notApplied.length, "row")}: the batch is atomic and the rows above ${dryRun ? "would fail" : "failed"}):\n`;
     text += cappedLines(notApplied, (result) => `  ${rowText(result)}\n`, io);
   }
-  // Before anything was sent every row is not attempted: the summary says so, once.
-  const notAttempted =
-    report.interruptedDuring === "preparing"
-      ? []
-      : report.results.filter((result) => result.outcome === "not_attempted");
-  if (notAttempted.length > 0) {
-    text += `not attempted (${countOf(notAttempted.length, "row")}: ${notAttemptedReason(report)}):\n`;
-    text += cappedLines(notAttempted, (result) => `  ${rowText(result)}\n`, io);
-  }
+  text += notAttemptedSection(
+    report,
+    {
+      interrupted: "run the same file again to apply them",
+      serverFailing: "run the same file again later",
+    },
+    (rows) => cappedLines(rows, (result) => `  ${rowText(result)}\n`, io),
+  );
   io.out.write(text);
 }

@@ -5,7 +5,7 @@ import { tsvLine } from "./delimited.js";
 import type { OutputFormat } from "./format.js";
 import type { IoStreams } from "./io-streams.js";
 import { toJson, writeJsonReport } from "./json.js";
-import { notAttemptedSummary, reportCountsJson } from "./not-attempted.js";
+import { notAttemptedSection, notAttemptedSummary, reportCountsJson } from "./not-attempted.js";
 import { countOf } from "../text/plural.js";
 import { renderTable } from "./table.js";
 
@@ -81,14 +81,6 @@ function changeLines(rows: readonly RowResult[], io: IoStreams): string {
   return text;
 }
 
-/** Why rows were not attempted, as the heading of their list says it. */
-function notAttemptedReason(report: ApplyReport): string {
-  if (report.interruptedBy !== undefined) {
-    return `interrupted by ${report.interruptedBy}; run the same command again to apply them`;
-  }
-  return "the server kept failing; run again later";
-}
-
 /**
  * Prints the report of a run: JSON with `--json`, else a summary line, the changes and every
  * failure with its reason (the same text on a terminal, coloured, and in a cron log). Rows not
@@ -141,10 +133,6 @@ export async function writeApplyReport(
   const failed = report.results.filter((row) => row.outcome === "failed");
   const attempted = failed.filter((row) => row.failure?.batchRejected !== true);
   const notApplied = failed.filter((row) => row.failure?.batchRejected === true);
-  const notAttempted =
-    report.interruptedDuring === "preparing"
-      ? []
-      : report.results.filter((row) => row.outcome === "not_attempted");
   if (attempted.length > 0) {
     text += "failed:\n";
     text += attempted
@@ -155,10 +143,11 @@ export async function writeApplyReport(
     text += `not applied (${countOf(notApplied.length, "row")}: the batch was atomic and the rows above failed; fix them and run again):\n`;
     text += changeLines(notApplied, io);
   }
-  if (notAttempted.length > 0) {
-    text += `not attempted (${countOf(notAttempted.length, "row")}: ${notAttemptedReason(report)}):\n`;
-    text += changeLines(notAttempted, io);
-  }
+  text += notAttemptedSection(
+    report,
+    { interrupted: "run the same command again to apply them", serverFailing: "run again later" },
+    (rows) => changeLines(rows, io),
+  );
   io.out.write(text);
 }
 

@@ -3,6 +3,7 @@
  * own, apart from the failures, and what interrupted the run, in the phase it was in.
  */
 import type { InterruptedPhase } from "../apply/batches.js";
+import { countOf } from "../text/plural.js";
 
 /** What a report says of its rows not attempted and of an interrupt. */
 export interface NotAttemptedCounts {
@@ -52,4 +53,31 @@ export function notAttemptedSummary(report: NotAttemptedCounts): string {
 export function interruptNotice(signal: string, sending: string | undefined): string {
   const now = sending ?? "no change has been sent; stopping";
   return `interrupted by ${signal}: ${now}, then printing the report (interrupt again to stop at once)\n`;
+}
+
+/** What to do about rows not attempted, in the verb's words, for each reason they were not. */
+export interface RerunAdvice {
+  /** After an interrupt: `run the same command again to apply them`. */
+  interrupted: string;
+  /** After the server kept failing: `run again later`. */
+  serverFailing: string;
+}
+
+/**
+ * The report's list of rows not attempted, headed by how many and why; empty when there are
+ * none, or when nothing was sent at all (the summary says so, once). `lines` prints the rows.
+ */
+export function notAttemptedSection<R extends { outcome: string }>(
+  report: NotAttemptedCounts & { results: readonly R[] },
+  advice: RerunAdvice,
+  lines: (rows: R[]) => string,
+): string {
+  if (report.interruptedDuring === "preparing") return "";
+  const rows = report.results.filter((result) => result.outcome === "not_attempted");
+  if (rows.length === 0) return "";
+  const why =
+    report.interruptedBy !== undefined
+      ? `interrupted by ${report.interruptedBy}; ${advice.interrupted}`
+      : `the server kept failing; ${advice.serverFailing}`;
+  return `not attempted (${countOf(rows.length, "row")}: ${why}):\n${lines(rows)}`;
 }
