@@ -30,6 +30,7 @@ import { openApiRoutes } from "./routes/openapi.js";
 import { orderRoutes } from "./routes/orders.js";
 import { petRoutes } from "./routes/pets.js";
 import type { Store } from "./store/store.js";
+import { REAL_TIMER, type Timer } from "./timer.js";
 
 export interface AppOptions {
   store: Store;
@@ -58,6 +59,11 @@ export interface AppOptions {
   clock?: () => number;
   /** How often expired idempotency records are purged; default a minute. */
   idempotencyPurgeIntervalMs?: number;
+  /**
+   * The monotonic clock and pause of the change feed's long poll and the readiness probe's
+   * store time-out (timer.ts): the real ones unless a test moves its own.
+   */
+  timer?: Timer;
 }
 
 /** The route of a request no route matched (404s), in its log line and metrics: one value for all. */
@@ -196,7 +202,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     await purge.stop();
   });
 
-  await app.register(healthRoutes, { store: options.store, keys, draining: () => closing.now });
+  const timer = options.timer ?? REAL_TIMER;
+  await app.register(healthRoutes, {
+    store: options.store,
+    keys,
+    draining: () => closing.now,
+    timer,
+  });
   const countChanges = (count: number) => {
     metrics?.countChanges(count);
     refusals.committed(count, app.log);
@@ -224,7 +236,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       );
       await v1.register(inventoryRoutes, { store: options.store, clock, countChanges });
       await v1.register(inventoryBatchRoutes, { store: options.store, clock, countChanges });
-      await v1.register(inventoryChangesRoutes, { store: options.store });
+      await v1.register(inventoryChangesRoutes, { store: options.store, timer });
       await v1.register(petRoutes, { store: options.store });
       await v1.register(orderRoutes, { store: options.store });
       await v1.register(openApiRoutes);

@@ -1,12 +1,17 @@
 /** GET /v1/inventory/changes through app.inject() and a listening app: pages, parameters, long poll. */
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { FEED_POLL_MS } from "../../src/server/routes/inventory-changes.js";
+import { ManualTimer } from "../support/manual-timer.js";
 import { expectError } from "./expect-error.js";
 import { AUTH, MAX_ID, READ_AUTH, createTestApp, type TestApp } from "./fixture.js";
 
 let t: TestApp;
+/** The long poll's clock: its pauses end only when a test moves it. */
+let timer: ManualTimer;
 beforeEach(async () => {
-  t = await createTestApp({ clock: () => Date.UTC(2026, 10, 25, 9, 0, 0) });
+  timer = new ManualTimer();
+  t = await createTestApp({ clock: () => Date.UTC(2026, 10, 25, 9, 0, 0), timer });
 });
 afterEach(() => t.close());
 
@@ -117,57 +122,63 @@ describe("GET /v1/inventory/changes?wait=S: the long poll", () => {
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/v1`;
   });
   const get = async (query: string) => {
-    const started = performance.now();
     const response = await fetch(`${base}/inventory/changes${query}`, { headers: AUTH });
-    return { page: (await response.json()) as Page, ms: performance.now() - started };
+    return (await response.json()) as Page;
   };
-  const last = async () => (await get("?limit=1000")).page.next;
+  const last = async () => (await get("?limit=1000")).next;
 
   it("answers at once when a change is already past the cursor", async () => {
-    const { page, ms } = await get("?wait=30");
+    const page = await get("?wait=30");
     expect(page.changes).toHaveLength(3);
-    expect(ms).toBeLessThan(1000);
+    expect(timer.asked).toEqual([]);
   });
 
-  it("waits for the first new change and answers with it", async () => {
+  it(`waits for the first new change and answers with it at the next poll (${FEED_POLL_MS} ms)`, async () => {
     const cursor = await last();
     const waiting = get(`?after=${cursor}&wait=30`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await timer.paused("the long poll to wait");
     await patch(2, 8);
-    const { page, ms } = await waiting;
+    expect(await timer.tick()).toBe(FEED_POLL_MS);
+    const page = await waiting;
     expect(page.changes.map((change) => [change.petId, change.quantity])).toEqual([[2, 8]]);
     expect(page.next).toBe(page.changes[0]?.seq);
-    expect(ms).toBeGreaterThanOrEqual(300);
+    expect(timer.asked).toEqual([FEED_POLL_MS]);
   });
 
   it("sees a change another connection made to the file, as another process's", async () => {
     const cursor = await last();
     const waiting = get(`?after=${cursor}&wait=30`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await timer.paused("the long poll to wait");
     const { openSqliteStore } = await import("../../src/server/store/sqlite/store.js");
     const other = openSqliteStore(t.dbPath);
     await other.updateQuantity(1n, 42);
     await other.close();
-    const { page } = await waiting;
+    expect(await timer.tick()).toBe(FEED_POLL_MS);
+    const page = await waiting;
     expect(page.changes.map((change) => change.quantity)).toEqual([42]);
   });
 
-  it("answers an empty page with next = after once the wait is over", async () => {
+  it("answers an empty page with next = after once the wait is over, not before", async () => {
     const cursor = await last();
-    const { page, ms } = await get(`?after=${cursor}&wait=1`);
-    expect(page).toEqual({ changes: [], next: cursor });
-    expect(ms).toBeGreaterThanOrEqual(900);
-    expect(ms).toBeLessThan(5000);
+    const waiting = get(`?after=${cursor}&wait=1`);
+    // Each tick ends one poll's pause; the request pausing again shows it has not answered.
+    const ticks: number[] = [];
+    for (let poll = 0; poll < 1000 / FEED_POLL_MS; poll++) {
+      ticks.push(await timer.tick(`poll ${poll + 1} of the long poll`));
+    }
+    expect(ticks).toEqual([200, 400, 600, 800, 1000]);
+    expect(await waiting).toEqual({ changes: [], next: cursor });
+    expect(timer.pausing).toBe(0);
   });
 
   it("ends waiting requests at once when the server closes", async () => {
     const cursor = await last();
     const waiting = get(`?after=${cursor}&wait=60`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    const closed = performance.now();
+    await timer.paused("the long poll to wait");
     await t.app.close();
-    const { page } = await waiting;
-    expect(page).toEqual({ changes: [], next: cursor });
-    expect(performance.now() - closed).toBeLessThan(2000);
+    // Answered with the clock where it was: the close ended the wait, not its 60 s.
+    expect(await waiting).toEqual({ changes: [], next: cursor });
+    expect(timer.now()).toBe(0);
+    expect(timer.pausing).toBe(0);
   });
 });

@@ -3,14 +3,30 @@
  * shutting down), each without a key, a 503 in the Error envelope naming the failed check.
  */
 import type { AddressInfo } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
-import { storeAnswers } from "../../src/server/routes/health.js";
+import { READINESS_STORE_TIMEOUT_MS, storeAnswers } from "../../src/server/routes/health.js";
 import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import type { Store } from "../../src/server/store/store.js";
 import { StoreUnavailableError } from "../../src/server/store/store-unavailable-error.js";
+import { eventually } from "../support/eventually.js";
+import { ManualTimer } from "../support/manual-timer.js";
+import { hasSettled } from "../support/settled.js";
 import { API_KEY, createTestApp, tempDir } from "./fixture.js";
-import { parseRawResponse, rawConnection, until } from "./raw-http.js";
+import { parseRawResponse, rawConnection } from "./raw-http.js";
+
+/** A ping that answers only when the test says: a store held up (by a lock, a slow disk). */
+function heldPing(): { ping: () => Promise<void>; answer(): void } {
+  let answer: () => void = () => undefined;
+  const answered = new Promise<void>((resolve) => {
+    answer = resolve;
+  });
+  return {
+    ping: () => answered,
+    answer: () => {
+      answer();
+    },
+  };
+}
 
 /** A real SQLite store whose ping answers as `ping` says: the database's failures, staged. */
 function storeWithPing(ping: () => Promise<void>): { store: Store; remove(): void } {
@@ -60,29 +76,59 @@ describe("the probes", () => {
     staged.remove();
   });
 
-  it("is not ready when the store takes longer than 1 s, and answers within about that", async () => {
-    const staged = storeWithPing(() => sleep(5000));
-    const t = await createTestApp({ store: staged.store });
-    const started = performance.now();
-    const response = await t.app.inject({ url: "/readyz" });
-    const took = performance.now() - started;
+  it("is not ready when the store takes longer than 1 s, and answers at that second", async () => {
+    const held = heldPing();
+    const staged = storeWithPing(held.ping);
+    const timer = new ManualTimer();
+    const t = await createTestApp({ store: staged.store, timer });
+    const probe = t.app.inject({ url: "/readyz" });
+    await timer.paused("the probe to wait for the store");
+    expect(timer.asked).toEqual([1000]);
+    timer.advance(999);
+    expect(await hasSettled(probe)).toBe(false);
+    timer.advance(1);
+    const response = await probe;
     expect(response.statusCode).toBe(503);
     expect(response.json<{ message: string }>().message).toBe(
       "not ready (store): the store did not answer within 1000 ms",
     );
-    expect(took).toBeGreaterThanOrEqual(990);
-    expect(took).toBeLessThan(3000);
+    held.answer();
+    await t.close();
+    staged.remove();
+  });
+
+  it("is ready when the store answers just inside the second", async () => {
+    const held = heldPing();
+    const staged = storeWithPing(held.ping);
+    const timer = new ManualTimer();
+    const t = await createTestApp({ store: staged.store, timer });
+    const probe = t.app.inject({ url: "/readyz" });
+    await timer.paused("the probe to wait for the store");
+    timer.advance(READINESS_STORE_TIMEOUT_MS - 1);
+    held.answer();
+    const response = await probe;
+    expect(response.statusCode).toBe(200);
+    expect(response.json()).toEqual({ status: "ok" });
+    // The probe's pause ended with it: nothing is left waiting on the clock.
+    expect(timer.pausing).toBe(0);
     await t.close();
     staged.remove();
   });
 
   it("storeAnswers says true, unreachable or slow", async () => {
+    const timer = new ManualTimer();
     const fine = storeWithPing(() => Promise.resolve());
-    expect(await storeAnswers(fine.store, 50)).toBe(true);
+    expect(await storeAnswers(fine.store, 50, timer)).toBe(true);
     fine.store.ping = () => Promise.reject(new Error("gone"));
-    expect(await storeAnswers(fine.store, 50)).toBe("unreachable");
-    fine.store.ping = () => sleep(500);
-    expect(await storeAnswers(fine.store, 50)).toBe("slow");
+    expect(await storeAnswers(fine.store, 50, timer)).toBe("unreachable");
+    const held = heldPing();
+    fine.store.ping = held.ping;
+    const slow = storeAnswers(fine.store, 50, timer);
+    timer.advance(50);
+    expect(await slow).toBe("slow");
+    held.answer();
+    expect(timer.asked).toEqual([50, 50, 50]);
+    expect(timer.pausing).toBe(0);
     await fine.store.close();
     fine.remove();
   });
@@ -106,13 +152,16 @@ describe("the probes", () => {
     ] as const) {
       connection.socket.write(`GET /readyz HTTP/1.1\r\nHost: x\r\n\r\nGET ${next} HTTP/1.1\r\n`);
     }
-    await until(() => readiness.received().includes("ok") && liveness.received().includes("ok"));
+    await eventually(
+      "both probes' first answers",
+      () => readiness.received().includes("ok") && liveness.received().includes("ok"),
+    );
 
     const closing = t.app.close();
     readiness.socket.write("Host: x\r\n\r\n");
     liveness.socket.write("Host: x\r\n\r\n");
-    await until(() => countAnswers(readiness.received()) === 2);
-    await until(() => countAnswers(liveness.received()) === 2);
+    await eventually("/readyz's second answer", () => countAnswers(readiness.received()) === 2);
+    await eventually("/livez's second answer", () => countAnswers(liveness.received()) === 2);
     const notReady = secondAnswer(readiness.received());
     expect(notReady?.status).toBe(503);
     expect(JSON.parse(notReady?.body ?? "")).toEqual({

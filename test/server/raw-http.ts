@@ -1,6 +1,6 @@
 /** Raw HTTP/1.1 over TCP, for requests no HTTP client would send. */
 import { connect, type Socket } from "node:net";
-import { setTimeout as sleep } from "node:timers/promises";
+import { eventually } from "../support/eventually.js";
 
 export interface RawResponse {
   status: number;
@@ -106,10 +106,11 @@ export function rawConnection(port: number): RawConnection {
   return { socket, received: () => received, closed };
 }
 
-/** Waits until `condition` holds, checking every few milliseconds; fails after 10 s. */
-export async function until(condition: () => boolean): Promise<void> {
-  for (let waited = 0; !condition(); waited += 5) {
-    if (waited > 10_000) throw new Error("timed out waiting");
-    await sleep(5);
-  }
+/**
+ * Waits until `condition` holds; fails after 10 s. Only an alias of test/support/eventually.ts
+ * for the files that still import it here (shutdown.test.ts, e2e/server-log.test.ts): new
+ * waits call `eventually`, naming what they wait for.
+ */
+export function until(condition: () => boolean): Promise<void> {
+  return eventually("a condition on a raw connection", condition, { intervalMs: 5 });
 }

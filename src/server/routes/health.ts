@@ -9,6 +9,7 @@ import { errorSchema, healthSchema } from "../../api/schemas.js";
 import type { KeyRing } from "../key-ring.js";
 import { serviceUnavailable } from "../service-unavailable.js";
 import type { Store } from "../store/store.js";
+import { REAL_TIMER, type Timer } from "../timer.js";
 import { rejectOtherMethods } from "./method-not-allowed.js";
 
 /** How long the store has to answer a readiness probe. */
@@ -19,6 +20,8 @@ export interface HealthOptions {
   keys: KeyRing;
   /** True once the server has begun shutting down (SIGTERM). */
   draining: () => boolean;
+  /** What the store's time-out is measured by; the real clock unless a test moves its own. */
+  timer?: Timer;
 }
 
 /**
@@ -28,13 +31,13 @@ export interface HealthOptions {
 export async function storeAnswers(
   store: Store,
   timeoutMs = READINESS_STORE_TIMEOUT_MS,
+  timer: Timer = REAL_TIMER,
 ): Promise<true | "unreachable" | "slow"> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<"slow">((resolve) => {
-    timer = setTimeout(() => {
-      resolve("slow");
-    }, timeoutMs);
-  });
+  const answeredFirst = new AbortController();
+  const late = timer.sleep(timeoutMs, answeredFirst.signal).then(
+    () => "slow" as const,
+    () => "slow" as const, // never the answer: aborted only once the race is decided
+  );
   const answered = store.ping().then(
     () => true as const,
     () => "unreachable" as const,
@@ -42,13 +45,13 @@ export async function storeAnswers(
   try {
     return await Promise.race([answered, late]);
   } finally {
-    clearTimeout(timer);
+    answeredFirst.abort();
   }
 }
 
 export const healthRoutes: FastifyPluginAsync<HealthOptions> = async (
   app,
-  { store, keys, draining },
+  { store, keys, draining, timer = REAL_TIMER },
 ) => {
   const ok = { status: "ok" } as const;
   const schema = { response: { 200: healthSchema, 503: errorSchema } };
@@ -58,7 +61,7 @@ export const healthRoutes: FastifyPluginAsync<HealthOptions> = async (
   const ready = async () => {
     if (draining()) throw notReady("draining", "the server is shutting down");
     if (keys.size === 0) throw notReady("keys", "no API key is loaded");
-    const answer = await storeAnswers(store);
+    const answer = await storeAnswers(store, READINESS_STORE_TIMEOUT_MS, timer);
     if (answer === "unreachable") throw notReady("store", "the database is unreachable");
     if (answer === "slow") {
       throw notReady("store", `the store did not answer within ${READINESS_STORE_TIMEOUT_MS} ms`);

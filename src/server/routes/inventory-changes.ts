@@ -3,7 +3,6 @@
  * paged by a cursor (`after`), with a long poll (`wait`): when nothing is past the cursor, the
  * request waits for the first new change, through whichever instance it is made.
  */
-import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyPluginAsync } from "fastify";
 import { ERROR_CODES } from "../../api/error-codes.js";
 import {
@@ -13,6 +12,7 @@ import {
   MAX_PET_ID,
 } from "../../api/limits.js";
 import type { FeedRecord, Store } from "../store/store.js";
+import { REAL_TIMER, type Timer } from "../timer.js";
 import { serializeChange, wholeNumberParameter } from "./inventory.js";
 import { rejectOtherMethods } from "./method-not-allowed.js";
 
@@ -29,9 +29,15 @@ function feedBody(records: readonly FeedRecord[], after: bigint): string {
   return `{"changes":[${records.map(serializeChange).join(",")}],"next":${next}}`;
 }
 
-export const inventoryChangesRoutes: FastifyPluginAsync<{ store: Store }> = async (
+export interface InventoryChangesOptions {
+  store: Store;
+  /** What the long poll's wait is measured by; the real clock unless a test moves its own. */
+  timer?: Timer;
+}
+
+export const inventoryChangesRoutes: FastifyPluginAsync<InventoryChangesOptions> = async (
   app,
-  { store },
+  { store, timer = REAL_TIMER },
 ) => {
   // Closing ends every long poll at once (an empty page: the client asks again elsewhere),
   // so a shutdown never waits up to a minute for them.
@@ -78,12 +84,12 @@ export const inventoryChangesRoutes: FastifyPluginAsync<{ store: Store }> = asyn
           gone.abort();
         });
         const stop = AbortSignal.any([closing.signal, gone.signal]);
-        const deadline = performance.now() + waitMs;
+        const deadline = timer.now() + waitMs;
         while (records.length === 0 && !stop.aborted) {
-          const left = deadline - performance.now();
+          const left = deadline - timer.now();
           if (left <= 0) break;
           try {
-            await sleep(Math.min(FEED_POLL_MS, left), undefined, { signal: stop });
+            await timer.sleep(Math.min(FEED_POLL_MS, left), stop);
           } catch {
             break; // closing, or the client went away
           }
