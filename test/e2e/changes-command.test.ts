@@ -7,8 +7,8 @@ import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
+import { eventually } from "../support/eventually.js";
 import { tempDir } from "../support/temp-dir.js";
 import { BIN, assertBuilt } from "./support/binary.js";
 import { runCli, runCliRecordingModules, spawnCli, type SpawnedCli } from "./support/cli.js";
@@ -34,13 +34,17 @@ function pets(count: number): SeedFileEntry[] {
   }));
 }
 
-/** Resolves once `check` holds, polling; rejects after `timeoutMs` saying what it waited for. */
-async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!check()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
+/** The --verbose trace's line for a request of the feed after `seq` (any attempt). */
+function feedRequestLine(seq: number): RegExp {
+  return new RegExp(`^\\* attempt \\d+: GET \\S+/inventory/changes\\?after=${seq}&\\S*wait=30$`);
+}
+
+/** The lines of a --verbose run's stderr that are not its HTTP trace (`*`, `>`, `<` lines). */
+function besidesTrace(stderr: string): string {
+  return stderr
+    .split("\n")
+    .filter((line) => !/^[*<>] /.test(line))
+    .join("\n");
 }
 
 /** The seqs of the whole JSON lines in `text` (a last line cut short is left out). */
@@ -99,14 +103,19 @@ describe("inventory changes --cursor-file killed between printing and saving", (
       if (!killed && existsSync(cursor)) child.stdout.pause();
     });
     const closed = once(child, "close");
-    await until("the first saved cursor", () => existsSync(cursor));
-    let saved = readFileSync(cursor, "utf8");
-    for (;;) {
-      await sleep(300);
-      const now = readFileSync(cursor, "utf8");
-      if (now === saved) break;
-      saved = now;
-    }
+    await eventually("the first saved cursor", () => existsSync(cursor));
+    // Held by the full pipe, the CLI saves no further cursor: it is stuck printing a page.
+    let lastSeen: string | undefined;
+    await eventually(
+      "the cursor to stay put (the CLI held by the full pipe)",
+      () => {
+        const now = readFileSync(cursor, "utf8");
+        const still = now === lastSeen;
+        lastSeen = now;
+        return still;
+      },
+      { intervalMs: 300 },
+    );
     expect(child.exitCode, `the CLI finished before it was killed; stderr:\n${stderr}`).toBeNull();
     child.kill("SIGKILL");
     killed = true;
@@ -114,6 +123,8 @@ describe("inventory changes --cursor-file killed between printing and saving", (
     child.stdout.resume();
     await closed;
 
+    // The cursor as the killed run left it, read once it can no longer change.
+    const saved = readFileSync(cursor, "utf8");
     const savedSeq = Number(saved.trim());
     expect(saved).toMatch(/^[0-9]+\n$/);
     expect(savedSeq % 1000).toBe(0); // a page's last seq
@@ -145,24 +156,35 @@ describe("inventory changes --cursor-file killed between printing and saving", (
 describe("inventory changes --follow with two instances on one PostgreSQL database", () => {
   const { server, env } = serverForBlock(pets(3), { store: "postgres", instances: 2 });
 
-  it("prints a change made through the other instance within a second", async () => {
-    const follower = spawnCli(["inventory", "changes", "--follow", "--json"], {
+  it("prints a change made through the other instance in the answer to the long poll waiting for it", async () => {
+    const follower = spawnCli(["inventory", "changes", "--follow", "--json", "--verbose"], {
       env: env(server(0).url),
       timeoutMs: 30_000,
     });
-    await until("the seed's changes", () => followed(follower).length === 3);
-    // Long enough for the follower to be waiting in a long poll, not between requests.
-    await sleep(300);
+    await eventually("the seed's changes", () => followed(follower).length === 3);
+    // The follower's trace says when it has sent its long poll for what comes after seq 3.
+    await eventually("the long poll after seq 3", () =>
+      follower
+        .stderr()
+        .split("\n")
+        .some((line) => feedRequestLine(3).test(line)),
+    );
     await patch(server(1).url, 2, 77);
-    const written = performance.now();
-    await until(
+    // Shown long before that poll's 30 s are over: the bound is only for a failure.
+    await eventually(
       "the change made on the other instance",
       () => followed(follower).length === 4,
-      5_000,
+      {
+        timeoutMs: 5_000,
+      },
     );
-    const shownAfter = performance.now() - written;
     expect(followed(follower)[3]).toMatchObject({ seq: 4, petId: 2, quantity: 77 });
-    expect(shownAfter).toBeLessThan(1000);
+    // It came in the answer to the poll that was waiting, not in one asked for after.
+    const trace = follower.stderr().split("\n");
+    const polls = trace.flatMap((line, index) => (feedRequestLine(3).test(line) ? [index] : []));
+    expect(polls).toHaveLength(1);
+    const answer = trace.slice((polls[0] ?? 0) + 1).find((line) => line.startsWith("< {"));
+    expect(answer).toContain('"seq":4,');
     follower.process.kill("SIGINT");
     expect(await follower.exited).toBe(130);
   });
@@ -178,18 +200,28 @@ describe("inventory changes --follow interrupted", () => {
     "exits %s → %i at once while waiting, the cursor of what it printed saved",
     async (signal, code) => {
       const cursor = join(files.dir, `${signal}.cursor`);
-      const follower = spawnCli(["inventory", "changes", "--follow", "--cursor-file", cursor], {
-        env: env(),
-      });
-      await until("the seed's changes", () => follower.stdout().split("\n").length === 4);
-      await until("the cursor", () => existsSync(cursor));
-      await sleep(200);
-      const sent = performance.now();
+      const follower = spawnCli(
+        ["inventory", "changes", "--follow", "--cursor-file", cursor, "--verbose"],
+        { env: env() },
+      );
+      await eventually("the seed's changes", () => follower.stdout().split("\n").length === 4);
+      await eventually("the cursor", () => existsSync(cursor));
+      // The follower's trace says when it has sent its long poll for what comes after seq 3.
+      const trace = () => follower.stderr().split("\n");
+      await eventually("the long poll after seq 3", () =>
+        trace().some((line) => feedRequestLine(3).test(line)),
+      );
       follower.process.kill(signal);
       expect(await follower.exited).toBe(code);
-      // The long poll in flight is given up: it does not hold the exit for its 30 s.
-      expect(performance.now() - sent).toBeLessThan(2000);
-      expect(follower.stderr()).toBe(
+      // The long poll in flight is given up: the run ended without its answer, rather than
+      // holding the exit for its 30 s.
+      const poll = trace().findIndex((line) => feedRequestLine(3).test(line));
+      expect(
+        trace()
+          .slice(poll + 1)
+          .filter((line) => /^[<*] /.test(line)),
+      ).toEqual([]);
+      expect(besidesTrace(follower.stderr())).toBe(
         `error: interrupted by ${signal}: stopped following after 3 changes (up to seq 3)\n` +
           `hint: the cursor file ${cursor} holds seq 3: the same command goes on from there\n`,
       );
@@ -220,7 +252,7 @@ describe("inventory changes --follow through a restart of its server", () => {
       ["inventory", "changes", "--follow", "--json", "--cursor-file", cursor],
       { env, timeoutMs: 60_000 },
     );
-    await until("the seed's changes", () => followed(follower).length === 2);
+    await eventually("the seed's changes", () => followed(follower).length === 2);
 
     await server.stop();
     server = undefined;
@@ -230,7 +262,9 @@ describe("inventory changes --follow through a restart of its server", () => {
     server = await startServer({ dbPath, args: ["--port", String(port)] });
     expect(server.url).toBe(url);
     await patch(server.url, 1, 42);
-    await until("the change made after the restart", () => followed(follower).length === 3, 15_000);
+    await eventually("the change made after the restart", () => followed(follower).length === 3, {
+      timeoutMs: 15_000,
+    });
     expect(followed(follower).map((change) => [change.seq, change.petId, change.quantity])).toEqual(
       [
         [1, 1, 10],
@@ -245,7 +279,7 @@ describe("inventory changes --follow through a restart of its server", () => {
     expect(follower.stderr()).toMatch(
       /^warning: cannot reach http:\/\/127\.0\.0\.1:[0-9]+\/v1\/inventory\/changes\?after=2&limit=1000&wait=30: connection refused \(ECONNREFUSED\); asking again until the server answers \(interrupt to stop\)\n/,
     );
-    await until("the cursor of the last change", () => readFileSync(cursor, "utf8") === "3\n");
+    await eventually("the cursor of the last change", () => readFileSync(cursor, "utf8") === "3\n");
     follower.process.kill("SIGTERM");
     expect(await follower.exited).toBe(143);
   }, 60_000);
