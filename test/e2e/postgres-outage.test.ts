@@ -9,6 +9,7 @@ import {
   TEST_CLUSTER_PASSWORD,
   type TestCluster,
 } from "../support/postgres-cluster.js";
+import { eventually } from "../support/eventually.js";
 import { withDatabase } from "../support/postgres-database.js";
 import { API_KEY, startServer, type RunningServer } from "./support/servers.js";
 
@@ -30,14 +31,6 @@ const patch = (url: string, quantity: number) =>
     headers: { ...auth, "content-type": "application/json" },
     body: JSON.stringify({ quantity }),
   });
-
-async function until(check: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`not true within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 it("answers 503 with Retry-After while PostgreSQL is down and recovers by itself when it returns", async () => {
   // The cluster's own `postgres` database: nothing else uses this cluster.
@@ -67,7 +60,11 @@ it("answers 503 with Retry-After while PostgreSQL is down and recovers by itself
   expect(server.process.exitCode).toBeNull();
 
   await cluster.start();
-  await until(async () => (await fetch(healthz)).status === 200, 10_000);
+  await eventually("/healthz 200 with PostgreSQL back", async () => {
+    const response = await fetch(healthz);
+    await response.arrayBuffer();
+    return response.status === 200;
+  });
   expect((await patch(url, 13)).status).toBe(200);
   const item = await fetch(`${url}/inventory/1`, { headers: auth });
   expect(await item.json()).toMatchObject({ petId: 1, quantity: 13 });
