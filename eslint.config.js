@@ -35,6 +35,17 @@ const LAYERS = [
     message: "output/ and apply/ are used by commands, never the other way round.",
   },
   {
+    target: "./src/program",
+    from: "./src/commands",
+    message:
+      "program/ is the plumbing commands use: it imports no command (the root command is commands/root.ts).",
+  },
+  {
+    target: "./src/apply",
+    from: "./src/output",
+    message: "apply/ carries rows out; output/ prints them: words both use are in src/text.",
+  },
+  {
     target: [
       "./src/program",
       "./src/commands/inventory",
