@@ -31,6 +31,7 @@ const exitCode = await run(process.argv.slice(2), {
   stdoutIsTTY: process.stdout.isTTY,
   stderrIsTTY: process.stderr.isTTY,
   stdin: process.stdin,
+  stdinIsTTY: process.stdin.isTTY,
   env: process.env,
   readFile: (path) => readFile(path, "utf8"),
   sleep: (ms) => sleep(ms),

@@ -13,6 +13,8 @@ export interface Deps {
   stdoutIsTTY: boolean | undefined;
   /** Whether stderr is a terminal (progress bars); absent or undefined means it is not. */
   stderrIsTTY?: boolean | undefined;
+  /** Whether stdin is a terminal (a person or a scanner types): absent or undefined, it is not. */
+  stdinIsTTY?: boolean | undefined;
   /** Where `-` input is read from (`inventory apply -`); absent means no stdin (empty input). */
   stdin?: NodeJS.ReadableStream | undefined;
   env: Env;

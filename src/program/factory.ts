@@ -5,11 +5,11 @@
 import type { ApiClient, DeprecationNotice } from "../client/api-client.js";
 import type { HttpExchange } from "../client/http-exchange.js";
 import type { Exchange } from "../client/transport.js";
-import { resolveTarget } from "../client/target.js";
+import { describeTarget, resolveTarget } from "../client/target.js";
 import { createIoStreams, type IoStreams } from "../output/io-streams.js";
 import { formatDeprecationWarning } from "../output/messages.js";
 import { formatTraceEvent } from "../output/trace.js";
-import type { ProxyContext } from "../client/errors.js";
+import type { ProxyContext, TargetContext } from "../client/errors.js";
 import type { Deps } from "./deps.js";
 import { NO_INTERRUPTS, type InterruptSource } from "./interrupts.js";
 import type { GlobalOptions } from "./global-options.js";
@@ -22,6 +22,8 @@ export interface CommandContext {
   env: Deps["env"];
   /** Resolves the target (UsageError when URL or key is missing) and builds the client. */
   apiClient(): Promise<ApiClient>;
+  /** The target the client talks to, without its key (a count session is kept per server). */
+  target(): Promise<TargetContext>;
   /** Input files and stdin, for commands that read data (`inventory apply`). */
   input: CommandInput;
   /** SIGINT/SIGTERM, for a command that stops cleanly when interrupted. */
@@ -39,6 +41,13 @@ export interface CommandInput {
   readFile: (path: string) => Promise<string>;
   /** Reads stdin to its end as UTF-8 text (empty when the run has no stdin). */
   readStdin: () => Promise<string>;
+  /** stdin itself, for a command that reads it line by line (`inventory count`). */
+  stdin: NodeJS.ReadableStream | undefined;
+  /**
+   * Where an interactive command prompts and echoes what is typed: stderr, when stdin and
+   * stderr are terminals; undefined when the input is not typed at a terminal.
+   */
+  terminal: NodeJS.WritableStream | undefined;
 }
 
 async function readStream(stream: NodeJS.ReadableStream | undefined): Promise<string> {
@@ -80,7 +89,17 @@ export class Factory {
       io: this.io(globals),
       env: this.deps.env,
       apiClient: () => this.#apiClient(globals),
-      input: { readFile: this.deps.readFile, readStdin: () => readStream(this.deps.stdin) },
+      target: async () =>
+        describeTarget(await resolveTarget(globals, this.deps.env, this.deps.readFile)),
+      input: {
+        readFile: this.deps.readFile,
+        readStdin: () => readStream(this.deps.stdin),
+        stdin: this.deps.stdin,
+        terminal:
+          this.deps.stdinIsTTY === true && this.deps.stderrIsTTY === true
+            ? this.deps.stderr
+            : undefined,
+      },
       interrupts: this.deps.interrupts ?? NO_INTERRUPTS,
       sleep: this.deps.sleep,
       random: this.deps.random,
