@@ -1,6 +1,6 @@
 /** Every class of error answer, through the whole CLI: status, message, hint and exit code. */
 import { describe, expect, it } from "vitest";
-import { BASE_URL, callsOf, json, KEY, mockAgent, ORIGIN, runFake } from "./fake-deps.js";
+import { BASE_URL, HttpStubs, json, KEY, ORIGIN, runFake } from "./fake-deps.js";
 
 function errorBody(status: number, code: string, message: string): string {
   return JSON.stringify({ code, message, status });
@@ -12,16 +12,15 @@ async function setAnswered(
   body: string,
   options: { headers?: Record<string, string>; argv?: string[]; env?: Record<string, string> } = {},
 ) {
-  const agent = mockAgent();
-  agent
-    .get(ORIGIN)
-    .intercept({ path: "/v1/inventory/42", method: "PATCH" })
+  const stubs = new HttpStubs();
+  stubs
+    .on("PATCH", "/v1/inventory/42")
     .reply(status, body, { headers: { ...json.headers, ...options.headers } });
   const result = await runFake([...(options.argv ?? []), "inventory", "set", "42", "1"], {
-    agent,
+    stubs,
     ...(options.env === undefined ? {} : { env: options.env }),
   });
-  expect(callsOf(agent)).toEqual(["PATCH /v1/inventory/42"]);
+  expect(stubs.calls()).toEqual(["PATCH /v1/inventory/42"]);
   expect(result.stdout).toBe("");
   expect(result.stderr).not.toContain(KEY);
   return result;
@@ -136,12 +135,11 @@ describe("error answers", () => {
   });
 
   it("a 404 of a listing is always the route, whatever the code", async () => {
-    const agent = mockAgent();
-    agent
-      .get(ORIGIN)
-      .intercept({ path: "/v1/inventory", method: "GET" })
+    const stubs = new HttpStubs();
+    stubs
+      .on("GET", "/v1/inventory")
       .reply(404, errorBody(404, "pet_not_found", "nothing here"), json);
-    const result = await runFake(["inventory", "list"], { agent });
+    const result = await runFake(["inventory", "list"], { stubs });
     expect(result.code).toBe(5);
     expect(result.stderr).toBe(
       "error: nothing here (pet_not_found, HTTP 404)\n" +
@@ -150,12 +148,11 @@ describe("error answers", () => {
   });
 
   it("the deprecated pet lookup reads a 404 as no such pet", async () => {
-    const agent = mockAgent();
-    agent
-      .get(ORIGIN)
-      .intercept({ path: "/v1/pets/7", method: "GET" })
+    const stubs = new HttpStubs();
+    stubs
+      .on("GET", "/v1/pets/7")
       .reply(404, errorBody(404, "pet_not_found", "no pet with petId 7"), json);
-    const result = await runFake(["pets", "get", "7"], { agent });
+    const result = await runFake(["pets", "get", "7"], { stubs });
     expect(result.code).toBe(5);
     expect(result.stderr).toBe(
       "error: no pet with petId 7 (pet_not_found, HTTP 404)\n" +
@@ -171,13 +168,12 @@ describe("a 404 without an Error body: not a petstore server", () => {
     [["inventory", "list"], "GET", "/inventory"],
     [["pets", "get", "42"], "GET", "/pets/42"],
   ])("%j says so, never 'no such pet', and suggests /v1 (exit 5)", async (argv, method, path) => {
-    const agent = mockAgent();
-    agent
-      .get(ORIGIN)
-      .intercept({ path, method })
+    const stubs = new HttpStubs();
+    stubs
+      .on(method, path)
       .reply(404, "<h1>Not Found</h1>", { headers: { "content-type": "text/html" } });
     const result = await runFake(argv, {
-      agent,
+      stubs,
       env: { PETSTORE_BASE_URL: `${ORIGIN}/`, PETSTORE_API_KEY: KEY },
     });
     expect(result).toMatchObject({
@@ -190,9 +186,9 @@ describe("a 404 without an Error body: not a petstore server", () => {
   });
 
   it("with a base URL that ends in /v1, asks whether it is a petstore server's", async () => {
-    const agent = mockAgent();
-    agent.get(ORIGIN).intercept({ path: "/v1/inventory/42", method: "GET" }).reply(404, "");
-    const result = await runFake(["inventory", "get", "42"], { agent });
+    const stubs = new HttpStubs();
+    stubs.on("GET", "/v1/inventory/42").reply(404, "");
+    const result = await runFake(["inventory", "get", "42"], { stubs });
     expect(result).toMatchObject({
       code: 5,
       stdout: "",

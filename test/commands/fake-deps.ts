@@ -1,16 +1,24 @@
-/** Fakes for in-process runs of the CLI: captured streams, a MockAgent, a recorded clock. */
+/**
+ * Fakes for in-process runs of the CLI: captured streams, a recorded clock, and HTTP stubs on a
+ * real local server (test/support/http-stubs.ts), reached through the transport a user without
+ * a proxy variable takes (node:http), never an injected dispatcher unless a test asks for one.
+ */
 import { Readable, Writable } from "node:stream";
 import { MockAgent, type Dispatcher } from "undici";
 import type { Deps } from "../../src/program/deps.js";
 import type { InterruptSource } from "../../src/program/interrupts.js";
 import { run } from "../../src/run.js";
 import { readFileFrom } from "../support/files.js";
+import { answerFrom, HttpStubs, STUB_ORIGIN } from "../support/http-stubs.js";
 
-export const ORIGIN = "http://petstore.test";
+export { closedPort, HttpStubs } from "../support/http-stubs.js";
+
+/** The origin of this test file's stub server (`http://127.0.0.1:<port>`). */
+export const ORIGIN = STUB_ORIGIN;
 export const BASE_URL = `${ORIGIN}/v1`;
 export const KEY = "test-key-8d2e";
 
-/** The environment of a correctly configured production run. */
+/** The environment of a correctly configured production run: the stub server, a key. */
 export const CONFIGURED_ENV = { PETSTORE_BASE_URL: BASE_URL, PETSTORE_API_KEY: KEY };
 
 /** The n-th (1-based) UUID a fake run hands out as an Idempotency-Key. */
@@ -41,8 +49,17 @@ export interface FakeRun {
 export interface FakeOptions {
   env?: Record<string, string | undefined>;
   isTTY?: boolean;
+  /**
+   * What the stub server answers during the run; every stub must be used and every request
+   * must match one (the run throws otherwise). None: any request fails the test.
+   */
+  stubs?: HttpStubs;
+  /** Being replaced by `stubs`: a MockAgent to send through (the undici transport). */
   agent?: MockAgent;
-  /** A dispatcher in front of the agent (e.g. one that holds requests); wins over `agent`. */
+  /**
+   * An undici dispatcher to send through (the proxy transport, client/dispatcher.ts), in place
+   * of the connections the run opens itself: only for the tests of that path.
+   */
   dispatcher?: Dispatcher;
   files?: Record<string, string>;
   now?: number;
@@ -56,23 +73,36 @@ export interface FakeOptions {
   /** SIGINT/SIGTERM as the run sees them (an Interrupts the test delivers signals to). */
   interrupts?: InterruptSource;
   /**
-   * Use the real dispatcher the CLI builds (real sockets, proxy variables from `env`)
-   * instead of a MockAgent; for tests against local servers and proxies.
+   * Runs at each pause the run asks for (which returns at once, recorded in `sleeps`), before
+   * it ends: the test acts between two attempts (a server goes away, or comes back).
    */
+  onSleep?: (ms: number, sleeps: readonly number[]) => void | Promise<void>;
+  /** Being replaced by `stubs`: no MockAgent, the connections the run opens itself. */
   realNetwork?: boolean;
 }
 
-/** A MockAgent that refuses real connections and records calls. */
+/** Being replaced by `new HttpStubs()`: a MockAgent that refuses real connections. */
 export function mockAgent(): MockAgent {
   const agent = new MockAgent({ enableCallHistory: true });
   agent.disableNetConnect();
   return agent;
 }
 
+/** Being replaced by `stubs.calls()`: the calls the agent received, as "METHOD path". */
+export function callsOf(agent: MockAgent): string[] {
+  return (agent.getCallHistory()?.calls() ?? []).map((call) => `${call.method} ${call.path}`);
+}
+
+/** Being replaced by HttpStubs' reset(): an error as a socket raises it, for replyWithError. */
+export function socketError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
 /**
- * Runs the CLI in-process on fakes and returns what it printed and its exit code. Every
- * interceptor registered on the agent must have been used: an unused HTTP stub is a test
- * bug (as with gh's httpmock registry), so the run throws.
+ * Runs the CLI in-process on fakes and returns what it printed and its exit code. Its requests
+ * go to the stub server through node:http; every stub must have been used and every request
+ * must have matched one (an unused HTTP stub is a test bug, as with gh's httpmock registry), so
+ * the run throws otherwise.
  */
 export async function runFake(
   argv: readonly string[],
@@ -81,6 +111,8 @@ export async function runFake(
   const stdout = captureStream();
   const stderr = captureStream();
   const sleeps: number[] = [];
+  const stubs = options.stubs ?? new HttpStubs();
+
   let uuids = 0;
   const deps: Deps = {
     stdout: stdout.stream,
@@ -93,33 +125,27 @@ export async function runFake(
         : options.stdin,
     env: options.env ?? CONFIGURED_ENV,
     readFile: readFileFrom(options.files),
-    dispatcher:
-      options.realNetwork === true
-        ? undefined
-        : (options.dispatcher ?? options.agent ?? mockAgent()),
-    sleep: (ms) => {
+    dispatcher: options.dispatcher ?? options.agent,
+    sleep: async (ms) => {
       sleeps.push(ms);
-      return Promise.resolve();
+      await options.onSleep?.(ms, sleeps);
     },
     random: () => 0.5,
     newIdempotencyKey: () => fakeKey(++uuids),
     now: () => options.now ?? Date.parse("2025-06-01T12:00:00Z"),
     interrupts: options.interrupts,
   };
-  const code = await run(argv, deps);
+  answerFrom(stubs);
+  let code: number;
+  try {
+    code = await run(argv, deps);
+  } finally {
+    answerFrom(undefined);
+  }
+  stubs.verify();
   options.agent?.assertNoPendingInterceptors();
   return { code, stdout: stdout.text(), stderr: stderr.text(), sleeps };
 }
 
-/** The calls the agent received, as "METHOD path". */
-export function callsOf(agent: MockAgent): string[] {
-  return (agent.getCallHistory()?.calls() ?? []).map((call) => `${call.method} ${call.path}`);
-}
-
-/** JSON response options for MockAgent replies. */
+/** The options of a JSON answer: `stubs.on(...).reply(200, body, json)`. */
 export const json = { headers: { "content-type": "application/json" } };
-
-/** An error as a socket raises it (`ECONNRESET`, ...), for MockAgent's replyWithError. */
-export function socketError(code: string, message: string): Error {
-  return Object.assign(new Error(message), { code });
-}

@@ -8,7 +8,16 @@
 import { describe, expect, it } from "vitest";
 import type { MockAgent } from "undici";
 import { Interrupts } from "../../../src/program/interrupts.js";
-import { callsOf, fakeKey, json, mockAgent, ORIGIN, runFake, socketError } from "../fake-deps.js";
+import {
+  BASE_URL,
+  callsOf,
+  fakeKey,
+  json,
+  mockAgent,
+  ORIGIN,
+  runFake,
+  socketError,
+} from "../fake-deps.js";
 import { holdPatches } from "./held-patches.js";
 import { MAX_ID_TEXT as MAX_ID } from "../../support/ids.js";
 
@@ -390,7 +399,7 @@ describe("inventory apply: faults during the run", () => {
         "changed:\n" +
         `  pet ${MAX_ID}: 1 -> 2\n` +
         "failed:\n" +
-        "  pet 1: cannot reach http://petstore.test/v1/inventory/1: connection reset by the server (ECONNRESET) (after 3 attempts)\n",
+        `  pet 1: cannot reach ${BASE_URL}/inventory/1: connection reset by the server (ECONNRESET) (after 3 attempts)\n`,
     );
   });
 

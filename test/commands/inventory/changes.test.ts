@@ -1,21 +1,17 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { MockAgent } from "undici";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { localTime } from "../../../src/output/history.js";
 import { Interrupts } from "../../../src/program/interrupts.js";
+import { startStubServer } from "../../support/http-stubs.js";
 import { tempDir } from "../../support/temp-dir.js";
-import {
-  callsOf,
-  json,
-  mockAgent,
-  ORIGIN,
-  runFake,
-  socketError,
-  type FakeOptions,
-} from "../fake-deps.js";
+import { BASE_URL, CONFIGURED_ENV, HttpStubs, json, ORIGIN, runFake } from "../fake-deps.js";
 
 const MAX_ID = "9223372036854775807";
+
+/** A second server, which goes away and comes back. */
+const OUTAGE = await startStubServer();
+afterAll(OUTAGE.close);
 
 /** A feed record as the server writes it. */
 function record(seq: number | string, fields: Record<string, unknown> = {}): string {
@@ -41,14 +37,11 @@ function page(from: number, to: number, next = to >= from ? to : from - 1): stri
 }
 
 /** Registers the answers of GET /v1/inventory/changes?<query>, in order. */
-function feed(agent: MockAgent, answers: readonly [string, number, string][]): MockAgent {
+function feed(stubs: HttpStubs, answers: readonly [string, number, string][]): HttpStubs {
   for (const [query, status, body] of answers) {
-    agent
-      .get(ORIGIN)
-      .intercept({ path: `/v1/inventory/changes?${query}`, method: "GET" })
-      .reply(status, body, json);
+    stubs.on("GET", `/v1/inventory/changes?${query}`).reply(status, body, json);
   }
-  return agent;
+  return stubs;
 }
 
 /** The TSV lines of seqs from..to as the page() records print. */
@@ -58,30 +51,6 @@ function tsv(from: number, to: number): string {
     text += `${seq}\t2026-11-22T14:03:12.481Z\t${seq}\t8\t7\ttill-1\t0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b\tsale\t\n`;
   }
   return text;
-}
-
-/**
- * Runs a follower on `agent`, stopped by a SIGTERM after `most` requests should the test's
- * answers run out: a request the agent cannot match fails like an unreachable server, which
- * a follower waits out forever (the fake sleeps return at once).
- */
-async function runFollowing(
-  argv: readonly string[],
-  agent: MockAgent,
-  options: FakeOptions = {},
-  most = 50,
-) {
-  const interrupts = new Interrupts();
-  let requests = 0;
-  const dispatcher = agent.compose((dispatch) => (request, handler) => {
-    requests += 1;
-    if (requests > most) {
-      interrupts.deliver("SIGTERM");
-      return true;
-    }
-    return dispatch(request, handler);
-  });
-  return runFake(argv, { agent, dispatcher, interrupts, ...options });
 }
 
 let temp: { dir: string; remove: () => void };
@@ -94,34 +63,29 @@ afterEach(() => {
 
 describe("inventory changes", () => {
   it("walks the feed from the first change, pages of 1000, one tab-separated line each when piped", async () => {
-    const agent = feed(mockAgent(), [
+    const stubs = feed(new HttpStubs(), [
       ["after=0&limit=1000", 200, page(1, 1000)],
       ["after=1000&limit=1000", 200, page(1001, 1002)],
     ]);
-    const result = await runFake(["inventory", "changes"], { agent });
+    const result = await runFake(["inventory", "changes"], { stubs });
     expect(result).toMatchObject({ code: 0, stderr: "", stdout: tsv(1, 1002) });
-    expect(
-      agent
-        .getCallHistory()
-        ?.calls()
-        .map((call) => call.fullUrl),
-    ).toEqual([
+    expect(stubs.requests.map((request) => `${request.origin}${request.path}`)).toEqual([
       `${ORIGIN}/v1/inventory/changes?after=0&limit=1000`,
       `${ORIGIN}/v1/inventory/changes?after=1000&limit=1000`,
     ]);
   });
 
   it("prints at most --limit changes, asking for no more than are left", async () => {
-    const agent = feed(mockAgent(), [
+    const stubs = feed(new HttpStubs(), [
       ["after=0&limit=1000", 200, page(1, 1000)],
       ["after=1000&limit=500", 200, page(1001, 1500)],
     ]);
-    const result = await runFake(["inventory", "changes", "--limit", "1500"], { agent });
+    const result = await runFake(["inventory", "changes", "--limit", "1500"], { stubs });
     expect(result).toMatchObject({ code: 0, stderr: "", stdout: tsv(1, 1500) });
   });
 
   it("starts after --after, exactly for an int64 seq, and prints JSON Lines with --json", async () => {
-    const agent = feed(mockAgent(), [
+    const stubs = feed(new HttpStubs(), [
       [
         `after=${BigInt(MAX_ID) - 1n}&limit=1000`,
         200,
@@ -129,7 +93,7 @@ describe("inventory changes", () => {
       ],
     ]);
     const after = (BigInt(MAX_ID) - 1n).toString();
-    const result = await runFake(["inventory", "changes", "--after", after, "--json"], { agent });
+    const result = await runFake(["inventory", "changes", "--after", after, "--json"], { stubs });
     expect(result).toMatchObject({
       code: 0,
       stderr: "",
@@ -138,8 +102,8 @@ describe("inventory changes", () => {
   });
 
   it("prints CSV with a header with --csv", async () => {
-    const agent = feed(mockAgent(), [["after=0&limit=1000", 200, page(1, 2)]]);
-    const result = await runFake(["inventory", "changes", "--csv"], { agent });
+    const stubs = feed(new HttpStubs(), [["after=0&limit=1000", 200, page(1, 2)]]);
+    const result = await runFake(["inventory", "changes", "--csv"], { stubs });
     expect(result.stdout).toBe(
       "seq,at,petId,previous,quantity,keyName,requestId,reason,ref\n" +
         "1,2026-11-22T14:03:12.481Z,1,8,7,till-1,0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b,sale,\n" +
@@ -148,8 +112,8 @@ describe("inventory changes", () => {
   });
 
   it("prints a table with local times on a terminal, and says when there is no change", async () => {
-    const agent = feed(mockAgent(), [["after=0&limit=1000", 200, page(1, 2)]]);
-    const result = await runFake(["--no-color", "inventory", "changes"], { agent, isTTY: true });
+    const stubs = feed(new HttpStubs(), [["after=0&limit=1000", 200, page(1, 2)]]);
+    const result = await runFake(["--no-color", "inventory", "changes"], { stubs, isTTY: true });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/seq.*when.*petId.*previous.*quantity.*change.*key.*reason/);
     expect(result.stdout).toMatch(
@@ -157,16 +121,16 @@ describe("inventory changes", () => {
         `│ +2 │ ${localTime("2026-11-22T14:03:12.481Z")} │ +2 │ +8 │ +7 │ +-1 │ till-1 +│ sale`,
       ),
     );
-    const none = feed(mockAgent(), [["after=7&limit=1000", 200, page(8, 7)]]);
+    const none = feed(new HttpStubs(), [["after=7&limit=1000", 200, page(8, 7)]]);
     const empty = await runFake(["inventory", "changes", "--after", "7"], {
-      agent: none,
+      stubs: none,
       isTTY: true,
     });
     expect(empty).toMatchObject({ code: 0, stdout: "no changes after seq 7\n", stderr: "" });
   });
 
   it("with --follow on a terminal prints a header, then aligned lines as changes come", async () => {
-    const agent = feed(mockAgent(), [
+    const stubs = feed(new HttpStubs(), [
       ["after=0&limit=3&wait=30", 200, page(1, 1)],
       ["after=1&limit=2&wait=30", 200, page(2, 1)],
       ["after=1&limit=2&wait=30", 200, page(2, 3)],
@@ -174,7 +138,7 @@ describe("inventory changes", () => {
     const result = await runFake(
       ["--no-color", "inventory", "changes", "--follow", "--limit", "3"],
       {
-        agent,
+        stubs,
         isTTY: true,
       },
     );
@@ -188,15 +152,14 @@ describe("inventory changes", () => {
   });
 
   it("with --follow piped prints each page as it comes, past empty ones, and --limit ends it", async () => {
-    const agent = feed(mockAgent(), [
+    const stubs = feed(new HttpStubs(), [
       ["after=0&limit=3&wait=30", 200, page(1, 2)],
       ["after=2&limit=1&wait=30", 200, page(3, 2)],
       ["after=2&limit=1&wait=30", 200, page(3, 3)],
     ]);
-    const result = await runFollowing(
-      ["inventory", "changes", "--follow", "--limit", "3", "--json"],
-      agent,
-    );
+    const result = await runFake(["inventory", "changes", "--follow", "--limit", "3", "--json"], {
+      stubs,
+    });
     expect(result.code).toBe(0);
     expect(result.stdout.split("\n").map((line) => line.slice(0, 9))).toEqual([
       '{"seq":1,',
@@ -210,11 +173,11 @@ describe("inventory changes", () => {
 describe("inventory changes --cursor-file", () => {
   it("starts from 0 when the file does not exist, and saves the last seq printed", async () => {
     const cursor = join(temp.dir, "changes.cursor");
-    const agent = feed(mockAgent(), [
+    const stubs = feed(new HttpStubs(), [
       ["after=0&limit=1000", 200, page(1, 1000)],
       ["after=1000&limit=1000", 200, page(1001, 1003)],
     ]);
-    const result = await runFake(["inventory", "changes", "--cursor-file", cursor], { agent });
+    const result = await runFake(["inventory", "changes", "--cursor-file", cursor], { stubs });
     expect(result).toMatchObject({ code: 0, stderr: "", stdout: tsv(1, 1003) });
     expect(readFileSync(cursor, "utf8")).toBe("1003\n");
   });
@@ -222,13 +185,13 @@ describe("inventory changes --cursor-file", () => {
   it("goes on after the seq the file holds, and leaves it be when there is nothing new", async () => {
     const cursor = join(temp.dir, "changes.cursor");
     writeFileSync(cursor, "1003\n");
-    const agent = feed(mockAgent(), [["after=1003&limit=1000", 200, page(1004, 1005)]]);
-    const first = await runFake(["inventory", "changes", "--cursor-file", cursor], { agent });
+    const stubs = feed(new HttpStubs(), [["after=1003&limit=1000", 200, page(1004, 1005)]]);
+    const first = await runFake(["inventory", "changes", "--cursor-file", cursor], { stubs });
     expect(first).toMatchObject({ code: 0, stdout: tsv(1004, 1005) });
     expect(readFileSync(cursor, "utf8")).toBe("1005\n");
-    const again = feed(mockAgent(), [["after=1005&limit=1000", 200, page(1006, 1005)]]);
+    const again = feed(new HttpStubs(), [["after=1005&limit=1000", 200, page(1006, 1005)]]);
     const second = await runFake(["inventory", "changes", "--cursor-file", cursor], {
-      agent: again,
+      stubs: again,
     });
     expect(second).toMatchObject({ code: 0, stdout: "", stderr: "" });
     expect(readFileSync(cursor, "utf8")).toBe("1005\n");
@@ -236,11 +199,11 @@ describe("inventory changes --cursor-file", () => {
 
   it("keeps the cursor of the last page printed when a later page fails (exit 3)", async () => {
     const cursor = join(temp.dir, "changes.cursor");
-    const agent = feed(mockAgent(), [
+    const stubs = feed(new HttpStubs(), [
       ["after=0&limit=1000", 200, page(1, 1000)],
       ["after=1000&limit=1000", 500, '{"code":"internal","message":"boom","status":500}'],
     ]);
-    const result = await runFake(["inventory", "changes", "--cursor-file", cursor], { agent });
+    const result = await runFake(["inventory", "changes", "--cursor-file", cursor], { stubs });
     expect(result.code).toBe(3);
     expect(result.stdout).toBe(tsv(1, 1000));
     expect(result.stderr).toContain("error: boom (internal, HTTP 500)");
@@ -249,14 +212,14 @@ describe("inventory changes --cursor-file", () => {
 
   it("saves the cursor of a table only once the table is printed", async () => {
     const cursor = join(temp.dir, "changes.cursor");
-    const agent = feed(mockAgent(), [
+    const stubs = feed(new HttpStubs(), [
       ["after=0&limit=1000", 200, page(1, 1000)],
       ["after=1000&limit=1000", 503, '{"code":"unavailable","message":"down","status":503}'],
       ["after=1000&limit=1000", 503, '{"code":"unavailable","message":"down","status":503}'],
       ["after=1000&limit=1000", 503, '{"code":"unavailable","message":"down","status":503}'],
     ]);
     const result = await runFake(["inventory", "changes", "--cursor-file", cursor], {
-      agent,
+      stubs,
       isTTY: true,
     });
     expect(result.code).toBe(3);
@@ -268,25 +231,25 @@ describe("inventory changes --cursor-file", () => {
   it("refuses a malformed cursor file (exit 2, naming it) before sending anything", async () => {
     const cursor = join(temp.dir, "changes.cursor");
     writeFileSync(cursor, "next=12\n");
-    const agent = mockAgent();
-    const result = await runFake(["inventory", "changes", "--cursor-file", cursor], { agent });
+    const stubs = new HttpStubs();
+    const result = await runFake(["inventory", "changes", "--cursor-file", cursor], { stubs });
     expect(result).toMatchObject({
       code: 2,
       stdout: "",
       stderr: `error: the cursor file ${cursor} does not hold a seq: found "next=12", expected a whole number from 0 to 9223372036854775807\nhint: the file holds the seq of the last change printed, written by inventory changes --cursor-file; delete it to start from the first change, or write the seq to start after\n`,
     });
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("refuses a cursor file in a directory that does not exist (exit 2) before sending anything", async () => {
     const cursor = join(temp.dir, "nowhere", "changes.cursor");
-    const agent = mockAgent();
-    const result = await runFake(["inventory", "changes", "--cursor-file", cursor], { agent });
+    const stubs = new HttpStubs();
+    const result = await runFake(["inventory", "changes", "--cursor-file", cursor], { stubs });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       `error: cannot save the cursor file ${cursor}: its directory ${join(temp.dir, "nowhere")}: no such file or directory\nhint: give --cursor-file a path in a directory that exists and this user may write to\n`,
     );
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("refuses a cursor file that is a directory (exit 2)", async () => {
@@ -328,23 +291,23 @@ describe("inventory changes: bad arguments and failures", () => {
     [["--limit", "ten"], "expected a number of changes"],
     [["--json", "--csv"], "error: --json and --csv cannot be used together"],
   ])("refuses %j (exit 2) and sends nothing", async (args, message) => {
-    const agent = mockAgent();
-    const result = await runFake(["inventory", "changes", ...args], { agent });
+    const stubs = new HttpStubs();
+    const result = await runFake(["inventory", "changes", ...args], { stubs });
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
     expect(result.stderr).toContain(message);
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("exits 6 with the server's message when it refuses the request (400)", async () => {
-    const agent = feed(mockAgent(), [
+    const stubs = feed(new HttpStubs(), [
       [
         "after=0&limit=1000",
         400,
         '{"code":"invalid_parameter","message":"after must be a whole number from 0 to 9223372036854775807","status":400}',
       ],
     ]);
-    const result = await runFake(["inventory", "changes"], { agent });
+    const result = await runFake(["inventory", "changes"], { stubs });
     expect(result.code).toBe(6);
     expect(result.stderr).toContain(
       "error: after must be a whole number from 0 to 9223372036854775807 (invalid_parameter, HTTP 400)",
@@ -352,87 +315,94 @@ describe("inventory changes: bad arguments and failures", () => {
   });
 
   it("exits 4 when the key is refused (401)", async () => {
-    const agent = feed(mockAgent(), [
+    const stubs = feed(new HttpStubs(), [
       [
         "after=0&limit=1000",
         401,
         '{"code":"unauthorized","message":"invalid API key","status":401}',
       ],
     ]);
-    const result = await runFake(["inventory", "changes"], { agent });
+    const result = await runFake(["inventory", "changes"], { stubs });
     expect(result.code).toBe(4);
     expect(result.stderr).toContain("error: invalid API key (unauthorized, HTTP 401)");
   });
 
   it("exits 2 against a server without the change feed (404), saying what it needs", async () => {
-    const agent = feed(mockAgent(), [
+    const stubs = feed(new HttpStubs(), [
       [
         "after=0&limit=1000&wait=30",
         404,
         '{"code":"not_found","message":"Route GET:/v1/inventory/changes not found","status":404}',
       ],
     ]);
-    const result = await runFollowing(["inventory", "changes", "--follow"], agent);
+    const result = await runFake(["inventory", "changes", "--follow"], { stubs });
     expect(result).toMatchObject({
       code: 2,
       stdout: "",
       stderr:
         "error: the server has no change feed (GET /inventory/changes answered 404 not_found)\n" +
-        "hint: inventory changes needs a server with GET /v1/inventory/changes (petstore serve has it); check the base URL http://petstore.test/v1 (from PETSTORE_BASE_URL), which includes /v1\n",
+        `hint: inventory changes needs a server with GET /v1/inventory/changes (petstore serve has it); check the base URL ${BASE_URL} (from PETSTORE_BASE_URL), which includes /v1\n`,
     });
   });
 
   it("exits 3 when the server stays unavailable (503) after the retries, without --follow", async () => {
     const body = '{"code":"unavailable","message":"the store is unavailable","status":503}';
-    const agent = feed(mockAgent(), [
+    const stubs = feed(new HttpStubs(), [
       ["after=0&limit=1000", 503, body],
       ["after=0&limit=1000", 503, body],
       ["after=0&limit=1000", 503, body],
     ]);
-    const result = await runFake(["inventory", "changes"], { agent });
+    const result = await runFake(["inventory", "changes"], { stubs });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain("error: the store is unavailable (unavailable, HTTP 503)");
     expect(result.sleeps).toHaveLength(2);
   });
 
   it("exits 3 on a page that breaks the feed's order, naming the field", async () => {
-    const agent = feed(mockAgent(), [
+    const stubs = feed(new HttpStubs(), [
       ["after=5&limit=1000", 200, `{"changes":[${record(5)}],"next":5}`],
     ]);
-    const result = await runFake(["inventory", "changes", "--after", "5"], { agent });
+    const result = await runFake(["inventory", "changes", "--after", "5"], { stubs });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain(
-      "error: unexpected response from GET http://petstore.test/v1/inventory/changes?after=5&limit=1000: .changes[0].seq is not above 5",
+      `error: unexpected response from GET ${BASE_URL}/inventory/changes?after=5&limit=1000: .changes[0].seq is not above 5`,
     );
   });
 });
 
 describe("inventory changes --follow through outages and interrupts", () => {
   it("waits out a server that went away, says so once, and goes on from the last seq", async () => {
-    const agent = feed(mockAgent(), [["after=0&limit=2&wait=30", 200, page(1, 1)]]);
-    const pool = agent.get(ORIGIN);
+    const at = { origin: OUTAGE.origin };
+    const stubs = new HttpStubs();
+    stubs
+      .on("GET", "/v1/inventory/changes?after=0&limit=2&wait=30", at)
+      .reply(200, page(1, 1), json);
+    // After the first page the server goes away (refused: the call and its two retries), then
+    // comes back unavailable three times, then answers.
     const path = "/v1/inventory/changes?after=1&limit=1&wait=30";
-    // Refused three times (the call and its two retries), then unavailable three times.
-    for (let i = 0; i < 3; i += 1) {
-      pool
-        .intercept({ path, method: "GET" })
-        .replyWithError(socketError("ECONNREFUSED", "connect ECONNREFUSED"));
-    }
-    for (let i = 0; i < 3; i += 1) {
-      pool
-        .intercept({ path, method: "GET" })
-        .reply(503, '{"code":"unavailable","message":"shutting down","status":503}', json);
-    }
-    pool.intercept({ path, method: "GET" }).reply(200, page(2, 2), json);
+    stubs
+      .on("GET", path, at)
+      .reply(503, '{"code":"unavailable","message":"shutting down","status":503}', json)
+      .times(3);
+    stubs.on("GET", path, at).reply(200, page(2, 2), json);
     const cursor = join(temp.dir, "changes.cursor");
-    const result = await runFollowing(
+    const result = await runFake(
       ["inventory", "changes", "--follow", "--limit", "2", "--cursor-file", cursor],
-      agent,
+      {
+        stubs,
+        env: { ...CONFIGURED_ENV, PETSTORE_BASE_URL: `${OUTAGE.origin}/v1` },
+        // The pauses: the follower's pace after the first page (the server goes away), the
+        // back-offs of the call's two retries, then the follower's pause (it comes back).
+        onSleep: async (_ms, sleeps) => {
+          if (sleeps.length === 1) await OUTAGE.stop();
+          if (sleeps.length === 4) await OUTAGE.listenAgain();
+        },
+      },
     );
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(tsv(1, 2));
     expect(result.stderr).toBe(
-      "warning: cannot reach http://petstore.test/v1/inventory/changes?after=1&limit=1&wait=30: connection refused (ECONNREFUSED); asking again until the server answers (interrupt to stop)\n" +
+      `warning: cannot reach ${OUTAGE.origin}/v1/inventory/changes?after=1&limit=1&wait=30: connection refused (ECONNREFUSED); asking again until the server answers (interrupt to stop)\n` +
         "note: the server answers again; following the changes after seq 1\n",
     );
     expect(readFileSync(cursor, "utf8")).toBe("2\n");
@@ -444,21 +414,16 @@ describe("inventory changes --follow through outages and interrupts", () => {
   ] as const)(
     "exits %s → %i when interrupted while waiting, the cursor saved",
     async (signal, code) => {
-      const agent = feed(mockAgent(), [["after=0&limit=1000&wait=30", 200, page(1, 3)]]);
+      const stubs = feed(new HttpStubs(), [["after=0&limit=1000&wait=30", 200, page(1, 3)]]);
       const interrupts = new Interrupts();
       const deliveries: string[] = [];
       // The next long poll never answers: the signal comes while it waits.
-      const dispatcher = agent.compose((dispatch) => (options, handler) => {
-        if (options.path.startsWith("/v1/inventory/changes?after=3&")) {
-          deliveries.push(interrupts.deliver(signal));
-          return true;
-        }
-        return dispatch(options, handler);
+      stubs.on("GET", /^\/v1\/inventory\/changes\?after=3&/).hang(() => {
+        deliveries.push(interrupts.deliver(signal));
       });
       const cursor = join(temp.dir, "changes.cursor");
       const result = await runFake(["inventory", "changes", "--follow", "--cursor-file", cursor], {
-        agent,
-        dispatcher,
+        stubs,
         interrupts,
       });
       expect(deliveries).toEqual(["claimed"]);
@@ -473,13 +438,12 @@ describe("inventory changes --follow through outages and interrupts", () => {
 
   it("says where to go on from with --after when there is no cursor file", async () => {
     const interrupts = new Interrupts();
-    const agent = mockAgent();
-    const dispatcher = agent.compose(() => () => {
+    const stubs = new HttpStubs();
+    stubs.on("GET", /^\/v1\/inventory\/changes\?after=41230&/).hang(() => {
       interrupts.deliver("SIGINT");
-      return true;
     });
     const result = await runFake(["inventory", "changes", "--follow", "--after", "41230"], {
-      dispatcher,
+      stubs,
       interrupts,
     });
     expect(result).toMatchObject({

@@ -4,7 +4,7 @@
  * anything is sent.
  */
 import { describe, expect, it } from "vitest";
-import { callsOf, mockAgent, runFake } from "../fake-deps.js";
+import { HttpStubs, runFake } from "../fake-deps.js";
 
 const SEPARATOR = "petstore reads comma-separated CSV: export it with a comma between fields";
 
@@ -39,9 +39,9 @@ describe("a file separated by something other than commas", () => {
         "hint: fix the file and run again; nothing was applied\n",
     ],
   ])("%j is exit 2 naming the separator, nothing sent", async (argv, text, stderr) => {
-    const agent = mockAgent();
-    const result = await runFake(argv, { agent, files: { "counts.csv": text } });
+    const stubs = new HttpStubs();
+    const result = await runFake(argv, { stubs, files: { "counts.csv": text } });
     expect(result).toMatchObject({ code: 2, stdout: "", stderr });
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 });

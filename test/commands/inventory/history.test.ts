@@ -1,14 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { callsOf, mockAgent, ORIGIN, runFake } from "../fake-deps.js";
+import { HttpStubs, runFake } from "../fake-deps.js";
 import { MAX_ID_TEXT as MAX_ID } from "../../support/ids.js";
 
 function listing(petId: string, query: string, status: number, body: string) {
-  const agent = mockAgent();
-  agent
-    .get(ORIGIN)
-    .intercept({ path: `/v1/inventory/${petId}/history${query}`, method: "GET" })
+  const stubs = new HttpStubs();
+  stubs
+    .on("GET", `/v1/inventory/${petId}/history${query}`)
     .reply(status, body, { headers: { "content-type": "application/json" } });
-  return agent;
+  return stubs;
 }
 
 const RECORDS = JSON.stringify([
@@ -45,8 +44,8 @@ const RECORDS = JSON.stringify([
 
 describe("inventory history", () => {
   it("GETs the last 20 changes and prints one tab-separated line each when piped, ISO times", async () => {
-    const agent = listing("42", "?limit=20", 200, RECORDS);
-    const result = await runFake(["inventory", "history", "42"], { agent });
+    const stubs = listing("42", "?limit=20", 200, RECORDS);
+    const result = await runFake(["inventory", "history", "42"], { stubs });
     expect(result).toMatchObject({
       code: 0,
       stderr: "",
@@ -56,13 +55,13 @@ describe("inventory history", () => {
         // The seed record comes from a server without refs (as one implementing only the spec).
         "2026-11-01T09:00:00.000Z\t42\t\t6\t\t\tseed pets.json\t\n",
     });
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory/42/history"]);
+    expect(stubs.calls()).toEqual(["GET /v1/inventory/42/history?limit=20"]);
   });
 
   it("prints a table with local times and each change's sign on a terminal", async () => {
-    const agent = listing("42", "?limit=20", 200, RECORDS);
+    const stubs = listing("42", "?limit=20", 200, RECORDS);
     const result = await runFake(["--no-color", "inventory", "history", "42"], {
-      agent,
+      stubs,
       isTTY: true,
     });
     expect(result.code).toBe(0);
@@ -83,9 +82,9 @@ describe("inventory history", () => {
 
   it("prints the records as JSON with --json, int64 petIds exact, and asks for --limit", async () => {
     const body = `[{"at":"2026-11-22T14:03:12.481Z","petId":${MAX_ID},"previous":1,"quantity":2,"keyName":"k","requestId":"r","reason":null}]`;
-    const agent = listing(MAX_ID, "?limit=1", 200, body);
+    const stubs = listing(MAX_ID, "?limit=1", 200, body);
     const result = await runFake(["inventory", "history", MAX_ID, "--limit", "1", "--json"], {
-      agent,
+      stubs,
     });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain(`"petId": ${MAX_ID},`);
@@ -105,9 +104,9 @@ describe("inventory history", () => {
 
   it("leaves the ref column out of the table when no record has a ref", async () => {
     const body = `[{"at":"2026-11-22T14:03:12.481Z","petId":42,"previous":1,"quantity":2,"keyName":"k","requestId":"r","reason":null,"ref":null}]`;
-    const agent = listing("42", "?limit=20", 200, body);
+    const stubs = listing("42", "?limit=20", 200, body);
     const result = await runFake(["--no-color", "inventory", "history", "42"], {
-      agent,
+      stubs,
       isTTY: true,
     });
     expect(result.stdout).toMatch(/when.*reason/);
@@ -115,8 +114,8 @@ describe("inventory history", () => {
   });
 
   it("says so on a terminal when no change was kept", async () => {
-    const agent = listing("42", "?limit=20", 200, "[]");
-    const result = await runFake(["inventory", "history", "42"], { agent, isTTY: true });
+    const stubs = listing("42", "?limit=20", 200, "[]");
+    const result = await runFake(["inventory", "history", "42"], { stubs, isTTY: true });
     expect(result).toMatchObject({
       code: 0,
       stdout: expect.stringContaining("no changes of pet 42") as string,
@@ -135,9 +134,9 @@ describe("inventory history", () => {
         reason: "a\u001b[2Jb",
       },
     ]);
-    const agent = listing("42", "?limit=20", 200, body);
+    const stubs = listing("42", "?limit=20", 200, body);
     const result = await runFake(["--no-color", "inventory", "history", "42"], {
-      agent,
+      stubs,
       isTTY: true,
     });
     expect(result.stdout).not.toContain("\u001b");
@@ -147,22 +146,22 @@ describe("inventory history", () => {
   it.each(["0", "1001", "abc", "07"])(
     "refuses --limit %s (exit 2) and sends nothing",
     async (limit) => {
-      const agent = mockAgent();
-      const result = await runFake(["inventory", "history", "42", "--limit", limit], { agent });
+      const stubs = new HttpStubs();
+      const result = await runFake(["inventory", "history", "42", "--limit", limit], { stubs });
       expect(result.code).toBe(2);
       expect(result.stderr).toContain("--limit");
-      expect(callsOf(agent)).toEqual([]);
+      expect(stubs.calls()).toEqual([]);
     },
   );
 
   it("exits 5 on a 404 for an unknown pet, naming it", async () => {
-    const agent = listing(
+    const stubs = listing(
       "404",
       "?limit=20",
       404,
       '{"code":"pet_not_found","message":"no pet with petId 404","status":404}',
     );
-    const result = await runFake(["inventory", "history", "404"], { agent });
+    const result = await runFake(["inventory", "history", "404"], { stubs });
     expect(result.code).toBe(5);
     expect(result.stderr).toContain("no pet with petId 404");
   });

@@ -1,22 +1,13 @@
 import { describe, expect, it } from "vitest";
-import {
-  BASE_URL,
-  callsOf,
-  CONFIGURED_ENV,
-  json,
-  KEY,
-  mockAgent,
-  ORIGIN,
-  runFake,
-} from "../fake-deps.js";
+import { BASE_URL, CONFIGURED_ENV, HttpStubs, json, KEY, runFake } from "../fake-deps.js";
 import { MAX_ID_TEXT as MAX_ID } from "../../support/ids.js";
 
 const INVENTORY = `[{"petId":${MAX_ID},"quantity":1,"status":"sold"},{"petId":7,"quantity":0,"status":"pending"},{"petId":2,"quantity":5,"status":"available"}]`;
 
 function serving(body: string, status = 200) {
-  const agent = mockAgent();
-  agent.get(ORIGIN).intercept({ path: "/v1/inventory", method: "GET" }).reply(status, body, json);
-  return agent;
+  const stubs = new HttpStubs();
+  stubs.on("GET", "/v1/inventory").reply(status, body, json);
+  return stubs;
 }
 
 // eslint-disable-next-line no-control-regex
@@ -24,14 +15,14 @@ const ANSI = /\u001b\[[0-9;]*m/;
 
 describe("inventory list output", () => {
   it("prints tab-separated lines sorted by petId, without colour or totals, when piped", async () => {
-    const result = await runFake(["inventory", "list"], { agent: serving(INVENTORY) });
+    const result = await runFake(["inventory", "list"], { stubs: serving(INVENTORY) });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`2\t5\tavailable\n7\t0\tpending\n${MAX_ID}\t1\tsold\n`);
     expect(result.stderr).toBe("");
   });
 
   it("prints a coloured table with a totals line on a terminal", async () => {
-    const result = await runFake(["inventory", "list"], { agent: serving(INVENTORY), isTTY: true });
+    const result = await runFake(["inventory", "list"], { stubs: serving(INVENTORY), isTTY: true });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(ANSI);
     expect(result.stdout).toContain(MAX_ID);
@@ -48,7 +39,7 @@ describe("inventory list output", () => {
     ["TERM=dumb", [], { TERM: "dumb" }],
   ])("leaves the table uncoloured with %s", async (_name, flags, env) => {
     const result = await runFake(["inventory", "list", ...flags], {
-      agent: serving(INVENTORY),
+      stubs: serving(INVENTORY),
       isTTY: true,
       env: { ...CONFIGURED_ENV, ...env },
     });
@@ -59,7 +50,7 @@ describe("inventory list output", () => {
 
   it("prints the int64 petId exactly with --json", async () => {
     const result = await runFake(["inventory", "list", "--json"], {
-      agent: serving(INVENTORY),
+      stubs: serving(INVENTORY),
       isTTY: true,
     });
     expect(result.code).toBe(0);
@@ -70,7 +61,7 @@ describe("inventory list output", () => {
   });
 
   it("prints CSV with a header and the exact int64 petId with --csv", async () => {
-    const result = await runFake(["inventory", "list", "--csv"], { agent: serving(INVENTORY) });
+    const result = await runFake(["inventory", "list", "--csv"], { stubs: serving(INVENTORY) });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
       `petId,quantity,status\n2,5,available\n7,0,pending\n${MAX_ID},1,sold\n`,
@@ -78,41 +69,41 @@ describe("inventory list output", () => {
   });
 
   it("prints just the CSV header for an empty inventory", async () => {
-    const result = await runFake(["inventory", "list", "--csv"], { agent: serving("[]") });
+    const result = await runFake(["inventory", "list", "--csv"], { stubs: serving("[]") });
     expect(result).toMatchObject({ code: 0, stdout: "petId,quantity,status\n" });
   });
 
   it("filters by --status on the client", async () => {
     const result = await runFake(["inventory", "list", "--status", "pending"], {
-      agent: serving(INVENTORY),
+      stubs: serving(INVENTORY),
     });
     expect(result).toMatchObject({ code: 0, stdout: "7\t0\tpending\n" });
   });
 
   it("rejects an unknown --status with exit 2 before any request", async () => {
-    const agent = mockAgent();
-    const result = await runFake(["inventory", "list", "--status", "lost"], { agent });
+    const stubs = new HttpStubs();
+    const result = await runFake(["inventory", "list", "--status", "lost"], { stubs });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("error: option '--status <status>' argument 'lost' is invalid");
     expect(result.stderr).toContain("available, pending, sold");
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("rejects --json together with --csv", async () => {
-    const agent = mockAgent();
-    const result = await runFake(["inventory", "list", "--json", "--csv"], { agent });
+    const stubs = new HttpStubs();
+    const result = await runFake(["inventory", "list", "--json", "--csv"], { stubs });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("cannot be used with option '--csv'");
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 });
 
 describe("inventory list requests", () => {
   it("sends the key as a bearer token and asks for JSON", async () => {
-    const agent = serving("[]");
-    await runFake(["inventory", "list"], { agent });
-    const call = agent.getCallHistory()?.lastCall();
-    expect(call?.fullUrl).toBe(`${BASE_URL}/inventory`);
+    const stubs = serving("[]");
+    await runFake(["inventory", "list"], { stubs });
+    const call = stubs.requests.at(-1);
+    expect(`${call?.origin ?? ""}${call?.path ?? ""}`).toBe(`${BASE_URL}/inventory`);
     expect(call?.headers).toMatchObject({
       authorization: `Bearer ${KEY}`,
       accept: "application/json",
@@ -120,7 +111,7 @@ describe("inventory list requests", () => {
   });
 
   it("traces requests and responses with --verbose, never showing the key", async () => {
-    const result = await runFake(["--verbose", "inventory", "list"], { agent: serving(INVENTORY) });
+    const result = await runFake(["--verbose", "inventory", "list"], { stubs: serving(INVENTORY) });
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`* attempt 1: GET ${BASE_URL}/inventory`);
     expect(result.stderr).toContain("> authorization: Bearer [redacted]");
@@ -131,19 +122,16 @@ describe("inventory list requests", () => {
   });
 
   it("redacts a key the server echoes back, without mangling words that contain a short key", async () => {
-    const agent = mockAgent();
-    agent
-      .get(ORIGIN)
-      .intercept({ path: "/v1/inventory", method: "GET" })
-      .reply(200, "[]", {
-        headers: {
-          "content-type": "application/json",
-          "x-echo": "Bearer k",
-          connection: "keep-alive",
-        },
-      });
+    const stubs = new HttpStubs();
+    stubs.on("GET", "/v1/inventory").reply(200, "[]", {
+      headers: {
+        "content-type": "application/json",
+        "x-echo": "Bearer k",
+        connection: "keep-alive",
+      },
+    });
     const result = await runFake(["--verbose", "inventory", "list"], {
-      agent,
+      stubs,
       env: { PETSTORE_BASE_URL: BASE_URL, PETSTORE_API_KEY: "k" },
     });
     expect(result.code).toBe(0);
@@ -152,7 +140,7 @@ describe("inventory list requests", () => {
   });
 
   it("points a 404 without an Error body at the base URL: not a petstore server (exit 5)", async () => {
-    const result = await runFake(["inventory", "list"], { agent: serving("Not Found", 404) });
+    const result = await runFake(["inventory", "list"], { stubs: serving("Not Found", 404) });
     expect(result).toMatchObject({
       code: 5,
       stdout: "",
@@ -164,7 +152,7 @@ describe("inventory list requests", () => {
 
   it("treats a body of the wrong shape as a malformed response (exit 3)", async () => {
     const result = await runFake(["inventory", "list"], {
-      agent: serving('[{"petId":"7","quantity":1,"status":"available"}]'),
+      stubs: serving('[{"petId":"7","quantity":1,"status":"available"}]'),
     });
     expect(result.code).toBe(3);
     expect(result.stderr).toBe(
@@ -175,14 +163,14 @@ describe("inventory list requests", () => {
   });
 
   it("treats a body that is not JSON as a malformed response (exit 3)", async () => {
-    const result = await runFake(["inventory", "list"], { agent: serving("<html>hello</html>") });
+    const result = await runFake(["inventory", "list"], { stubs: serving("<html>hello</html>") });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain("the body is not valid JSON");
   });
 
   it("rejects an unknown status value in the response", async () => {
     const result = await runFake(["inventory", "list"], {
-      agent: serving('[{"petId":1,"quantity":1,"status":"lost"}]'),
+      stubs: serving('[{"petId":1,"quantity":1,"status":"lost"}]'),
     });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain("[0].status is not one of available, pending, sold");

@@ -1,14 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { findLowStock } from "../../../src/commands/inventory/low-run.js";
-import {
-  callsOf,
-  CONFIGURED_ENV,
-  json,
-  mockAgent,
-  ORIGIN,
-  runFake,
-  socketError,
-} from "../fake-deps.js";
+import { closedPort, CONFIGURED_ENV, HttpStubs, json, runFake } from "../fake-deps.js";
 import { MAX_ID, MAX_ID_TEXT } from "../../support/ids.js";
 
 /** Five pets: 2 has 5 available, 3 has 0 pending, 7 has 2 available, 9 has 1 sold, MAX has 1. */
@@ -18,9 +10,9 @@ const INVENTORY =
   `{"petId":3,"quantity":0,"status":"pending"},{"petId":9,"quantity":1,"status":"sold"}]`;
 
 function serving(body: string, status = 200) {
-  const agent = mockAgent();
-  agent.get(ORIGIN).intercept({ path: "/v1/inventory", method: "GET" }).reply(status, body, json);
-  return agent;
+  const stubs = new HttpStubs();
+  stubs.on("GET", "/v1/inventory").reply(status, body, json);
+  return stubs;
 }
 
 // eslint-disable-next-line no-control-regex
@@ -28,8 +20,8 @@ const ANSI = /\u001b\[[0-9;]*m/;
 
 describe("inventory low --below", () => {
   it("prints the low pets as tab-separated lines sorted by petId and exits 9, saying nothing on stderr", async () => {
-    const agent = serving(INVENTORY);
-    const result = await runFake(["inventory", "low", "--below", "2"], { agent });
+    const stubs = serving(INVENTORY);
+    const result = await runFake(["inventory", "low", "--below", "2"], { stubs });
     expect(result).toEqual({
       code: 9,
       stdout: `3\t0\tpending\t2\n9\t1\tsold\t2\n${MAX_ID_TEXT}\t1\tavailable\t2\n`,
@@ -39,31 +31,31 @@ describe("inventory low --below", () => {
   });
 
   it("makes one request only, GET /inventory, as any server of the spec answers", async () => {
-    const agent = serving(INVENTORY);
+    const stubs = serving(INVENTORY);
     await runFake(["inventory", "low", "--below", "3", "--thresholds", "m.csv"], {
-      agent,
+      stubs,
       files: { "m.csv": "petId,minimum\n2,9\n" },
     });
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
+    expect(stubs.calls()).toEqual(["GET /v1/inventory"]);
   });
 
   it("exits 0 with no output when piped and nothing is low (quantity equal to N is not low)", async () => {
     const result = await runFake(["inventory", "low", "--below", "1"], {
-      agent: serving('[{"petId":1,"quantity":1,"status":"available"}]'),
+      stubs: serving('[{"petId":1,"quantity":1,"status":"available"}]'),
     });
     expect(result).toMatchObject({ code: 0, stdout: "", stderr: "" });
   });
 
   it("prints a table with the minimum, how many short, and a summary on a terminal", async () => {
     const result = await runFake(["inventory", "low", "--below", "2"], {
-      agent: serving(INVENTORY),
+      stubs: serving(INVENTORY),
       isTTY: true,
     });
     expect(result.code).toBe(9);
     expect(result.stdout).toMatch(ANSI);
     expect(result.stderr).toBe("");
     const plain = await runFake(["--no-color", "inventory", "low", "--below", "2"], {
-      agent: serving(INVENTORY),
+      stubs: serving(INVENTORY),
       isTTY: true,
     });
     expect(plain.stdout).not.toMatch(ANSI);
@@ -75,7 +67,7 @@ describe("inventory low --below", () => {
 
   it("says that nothing is low on a terminal (exit 0)", async () => {
     const result = await runFake(["inventory", "low", "--below", "1", "--status", "available"], {
-      agent: serving(INVENTORY),
+      stubs: serving(INVENTORY),
       isTTY: true,
     });
     expect(result).toMatchObject({
@@ -87,7 +79,7 @@ describe("inventory low --below", () => {
 
   it("prints a JSON array with each minimum and the int64 petId exact with --json", async () => {
     const result = await runFake(["inventory", "low", "--below", "1", "--json"], {
-      agent: serving(INVENTORY),
+      stubs: serving(INVENTORY),
       isTTY: true,
     });
     expect(result.code).toBe(9);
@@ -96,21 +88,21 @@ describe("inventory low --below", () => {
       '[\n  {\n    "petId": 3,\n    "quantity": 0,\n    "status": "pending",\n    "minimum": 1\n  }\n]\n',
     );
     const big = await runFake(["inventory", "low", "--below", "2", "--json"], {
-      agent: serving(INVENTORY),
+      stubs: serving(INVENTORY),
     });
     expect(big.stdout).toContain(`"petId": ${MAX_ID_TEXT},`);
   });
 
   it("prints [] with --json when nothing is low (exit 0)", async () => {
     const result = await runFake(["inventory", "low", "--below", "1", "--json"], {
-      agent: serving("[]"),
+      stubs: serving("[]"),
     });
     expect(result).toMatchObject({ code: 0, stdout: "[]\n", stderr: "" });
   });
 
   it("prints CSV with a header and the exact int64 petId with --csv", async () => {
     const result = await runFake(["inventory", "low", "--below", "2", "--csv"], {
-      agent: serving(INVENTORY),
+      stubs: serving(INVENTORY),
     });
     expect(result).toMatchObject({
       code: 9,
@@ -120,26 +112,26 @@ describe("inventory low --below", () => {
 
   it("prints just the CSV header when nothing is low (exit 0)", async () => {
     const result = await runFake(["inventory", "low", "--below", "1", "--csv"], {
-      agent: serving('[{"petId":1,"quantity":4,"status":"sold"}]'),
+      stubs: serving('[{"petId":1,"quantity":4,"status":"sold"}]'),
     });
     expect(result).toMatchObject({ code: 0, stdout: "petId,quantity,status,minimum\n" });
   });
 
   it("checks only the pets of --status, on the client", async () => {
-    const agent = serving(INVENTORY);
+    const stubs = serving(INVENTORY);
     const result = await runFake(["inventory", "low", "--below", "3", "--status", "available"], {
-      agent,
+      stubs,
     });
     expect(result).toMatchObject({
       code: 9,
       stdout: `7\t2\tavailable\t3\n${MAX_ID_TEXT}\t1\tavailable\t3\n`,
     });
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
+    expect(stubs.calls()).toEqual(["GET /v1/inventory"]);
   });
 
   it("exits 0 when the low pets all have another --status", async () => {
     const result = await runFake(["inventory", "low", "--below", "1", "--status", "sold"], {
-      agent: serving(INVENTORY),
+      stubs: serving(INVENTORY),
     });
     expect(result).toMatchObject({ code: 0, stdout: "", stderr: "" });
   });
@@ -152,11 +144,11 @@ describe("inventory low --below", () => {
     ["03", "leading zeros are not allowed; write 3"],
     ["2147483648", "expected a whole number from 1 to 2147483647."],
   ])("refuses --below %s with exit 2 before any request", async (value, message) => {
-    const agent = mockAgent();
-    const result = await runFake(["inventory", "low", "--below", value], { agent });
+    const stubs = new HttpStubs();
+    const result = await runFake(["inventory", "low", "--below", value], { stubs });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 });
 
@@ -165,7 +157,7 @@ describe("inventory low --thresholds", () => {
 
   it("uses each pet's minimum and checks only the pets of the file", async () => {
     const result = await runFake(["inventory", "low", "--thresholds", "m.csv"], {
-      agent: serving(INVENTORY),
+      stubs: serving(INVENTORY),
       files: { "m.csv": MINIMUMS },
     });
     // 2 (5 < 6) is low; 3 (0, minimum 0) and 7 (2, minimum 2) are not; 9 and MAX unchecked.
@@ -175,7 +167,7 @@ describe("inventory low --thresholds", () => {
   it("with --below too: a pet of the file uses its minimum (0 exempts it), the others --below", async () => {
     const result = await runFake(
       ["inventory", "low", "--thresholds", "m.csv", "--below", "3", "--csv"],
-      { agent: serving(INVENTORY), files: { "m.csv": MINIMUMS } },
+      { stubs: serving(INVENTORY), files: { "m.csv": MINIMUMS } },
     );
     expect(result).toMatchObject({
       code: 9,
@@ -188,7 +180,7 @@ describe("inventory low --thresholds", () => {
 
   it("counts only the pets with a minimum as checked on a terminal", async () => {
     const result = await runFake(["--no-color", "inventory", "low", "--thresholds", "m.csv"], {
-      agent: serving(INVENTORY),
+      stubs: serving(INVENTORY),
       files: { "m.csv": "petId,minimum\n3,0\n7,1\n" },
       isTTY: true,
     });
@@ -197,7 +189,7 @@ describe("inventory low --thresholds", () => {
 
   it("reads the file from stdin for -", async () => {
     const result = await runFake(["inventory", "low", "--thresholds", "-"], {
-      agent: serving(INVENTORY),
+      stubs: serving(INVENTORY),
       stdin: "\uFEFFminimum,petId\r\n3,9\r\n\r\n",
     });
     expect(result).toMatchObject({ code: 9, stdout: "9\t1\tsold\t3\n", stderr: "" });
@@ -205,7 +197,7 @@ describe("inventory low --thresholds", () => {
 
   it("warns about pets of the file the inventory does not list, and does not count them low", async () => {
     const result = await runFake(["inventory", "low", "--thresholds", "m.csv"], {
-      agent: serving(INVENTORY),
+      stubs: serving(INVENTORY),
       files: { "m.csv": "petId,minimum\n7,1\n404,5\n2,1\n405,1\n" },
     });
     expect(result).toMatchObject({
@@ -218,7 +210,7 @@ describe("inventory low --thresholds", () => {
 
   it("warns that a file without rows makes nothing low, when there is no --below", async () => {
     const result = await runFake(["inventory", "low", "--thresholds", "m.csv"], {
-      agent: serving(INVENTORY),
+      stubs: serving(INVENTORY),
       files: { "m.csv": "petId,minimum\n" },
     });
     expect(result).toMatchObject({
@@ -238,29 +230,29 @@ describe("inventory low --thresholds", () => {
   ])(
     "refuses the malformed file %j with exit 2 naming the line, fetching nothing",
     async (text, message) => {
-      const agent = mockAgent();
+      const stubs = new HttpStubs();
       const result = await runFake(["inventory", "low", "--thresholds", "m.csv", "--below", "3"], {
-        agent,
+        stubs,
         files: { "m.csv": text },
       });
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`error: ${message}`);
       expect(result.stderr).toContain("hint: fix the file and run again; nothing was fetched\n");
       expect(result.stdout).toBe("");
-      expect(callsOf(agent)).toEqual([]);
+      expect(stubs.calls()).toEqual([]);
     },
   );
 
   it("refuses a file it cannot read with exit 2, fetching nothing", async () => {
-    const agent = mockAgent();
-    const result = await runFake(["inventory", "low", "--thresholds", "nope.csv"], { agent });
+    const stubs = new HttpStubs();
+    const result = await runFake(["inventory", "low", "--thresholds", "nope.csv"], { stubs });
     expect(result).toMatchObject({
       code: 2,
       stderr:
         "error: cannot read nope.csv: no such file\n" +
         "hint: give a readable CSV file with the header petId,minimum, or - to read stdin\n",
     });
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("checks the file before the configuration", async () => {
@@ -275,8 +267,8 @@ describe("inventory low --thresholds", () => {
 
 describe("inventory low usage and errors", () => {
   it("needs --below or --thresholds (exit 2, no request)", async () => {
-    const agent = mockAgent();
-    const result = await runFake(["inventory", "low"], { agent });
+    const stubs = new HttpStubs();
+    const result = await runFake(["inventory", "low"], { stubs });
     expect(result).toMatchObject({
       code: 2,
       stdout: "",
@@ -284,17 +276,17 @@ describe("inventory low usage and errors", () => {
         "error: say what is low: give --below N, --thresholds FILE, or both\n" +
         "hint: for example: petstore inventory low --below 3\n",
     });
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("rejects --json together with --csv", async () => {
-    const agent = mockAgent();
+    const stubs = new HttpStubs();
     const result = await runFake(["inventory", "low", "--below", "1", "--json", "--csv"], {
-      agent,
+      stubs,
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("cannot be used with option '--csv'");
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("rejects an unknown --status with exit 2", async () => {
@@ -311,7 +303,7 @@ describe("inventory low usage and errors", () => {
 
   it("exits 4 when the key is refused, printing no list", async () => {
     const result = await runFake(["inventory", "low", "--below", "1"], {
-      agent: serving('{"code":"unauthorized","message":"invalid API key","status":401}', 401),
+      stubs: serving('{"code":"unauthorized","message":"invalid API key","status":401}', 401),
     });
     expect(result.code).toBe(4);
     expect(result.stdout).toBe("");
@@ -319,14 +311,8 @@ describe("inventory low usage and errors", () => {
   });
 
   it("exits 3 when the server cannot be reached", async () => {
-    const agent = mockAgent();
-    agent
-      .get(ORIGIN)
-      .intercept({ path: "/v1/inventory", method: "GET" })
-      .replyWithError(socketError("ECONNREFUSED", "connect ECONNREFUSED"));
     const result = await runFake(["--retries", "0", "inventory", "low", "--below", "1"], {
-      agent,
-      env: CONFIGURED_ENV,
+      env: { ...CONFIGURED_ENV, PETSTORE_BASE_URL: `http://127.0.0.1:${await closedPort()}/v1` },
     });
     expect(result.code).toBe(3);
     expect(result.stdout).toBe("");

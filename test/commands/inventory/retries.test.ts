@@ -1,57 +1,58 @@
-/** Faults a real server cannot produce on demand: time-outs, resets, 5xx, 429 with Retry-After. */
+/**
+ * Faults a real server cannot produce on demand, on the stub server: time-outs (a stub that
+ * never answers), resets, refusals (a closed port), 5xx, 429 with Retry-After.
+ */
 import { describe, expect, it } from "vitest";
-import { BASE_URL, callsOf, json, mockAgent, ORIGIN, runFake, socketError } from "../fake-deps.js";
+import { BASE_URL, closedPort, CONFIGURED_ENV, HttpStubs, json, runFake } from "../fake-deps.js";
 
 const LIST = '[{"petId":1,"quantity":2,"status":"available"}]';
-const route = { path: "/v1/inventory", method: "GET" } as const;
+const LIST_PATH = "/v1/inventory";
 
 describe("retries", () => {
   it("retries a 503 and succeeds on the next attempt", async () => {
-    const agent = mockAgent();
-    const pool = agent.get(ORIGIN);
-    pool.intercept(route).reply(503, '{"code":"unavailable","message":"busy","status":503}', json);
-    pool.intercept(route).reply(200, LIST, json);
-    const result = await runFake(["inventory", "list"], { agent });
+    const stubs = new HttpStubs();
+    stubs
+      .on("GET", LIST_PATH)
+      .reply(503, '{"code":"unavailable","message":"busy","status":503}', json);
+    stubs.on("GET", LIST_PATH).reply(200, LIST, json);
+    const result = await runFake(["inventory", "list"], { stubs });
     expect(result).toMatchObject({ code: 0, stdout: "1\t2\tavailable\n", stderr: "" });
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory", "GET /v1/inventory"]);
+    expect(stubs.calls()).toEqual(["GET /v1/inventory", "GET /v1/inventory"]);
     // First backoff step is 500 ms with equal jitter; the fake random() is 0.5.
     expect(result.sleeps).toEqual([375]);
   });
 
   it("backs off exponentially over 502, 504 then succeeds", async () => {
-    const agent = mockAgent();
-    const pool = agent.get(ORIGIN);
-    pool.intercept(route).reply(502, "bad gateway");
-    pool.intercept(route).reply(504, "gateway timeout");
-    pool.intercept(route).reply(200, LIST, json);
-    const result = await runFake(["inventory", "list"], { agent });
+    const stubs = new HttpStubs();
+    stubs.on("GET", LIST_PATH).reply(502, "bad gateway");
+    stubs.on("GET", LIST_PATH).reply(504, "gateway timeout");
+    stubs.on("GET", LIST_PATH).reply(200, LIST, json);
+    const result = await runFake(["inventory", "list"], { stubs });
     expect(result.code).toBe(0);
     expect(result.sleeps).toEqual([375, 750]);
   });
 
   it("waits as long as Retry-After (seconds) asks on a 429", async () => {
-    const agent = mockAgent();
-    const pool = agent.get(ORIGIN);
-    pool
-      .intercept(route)
+    const stubs = new HttpStubs();
+    stubs
+      .on("GET", LIST_PATH)
       .reply(429, '{"code":"too_many_requests","message":"slow down","status":429}', {
         headers: { "content-type": "application/json", "retry-after": "3" },
       });
-    pool.intercept(route).reply(200, LIST, json);
-    const result = await runFake(["inventory", "list"], { agent });
+    stubs.on("GET", LIST_PATH).reply(200, LIST, json);
+    const result = await runFake(["inventory", "list"], { stubs });
     expect(result.code).toBe(0);
     expect(result.sleeps).toEqual([3000]);
   });
 
   it("honours Retry-After as an HTTP-date", async () => {
-    const agent = mockAgent();
-    const pool = agent.get(ORIGIN);
-    pool
-      .intercept(route)
+    const stubs = new HttpStubs();
+    stubs
+      .on("GET", LIST_PATH)
       .reply(503, "", { headers: { "retry-after": "Sun, 01 Jun 2025 12:00:05 GMT" } });
-    pool.intercept(route).reply(200, LIST, json);
+    stubs.on("GET", LIST_PATH).reply(200, LIST, json);
     const result = await runFake(["inventory", "list"], {
-      agent,
+      stubs,
       now: Date.parse("2025-06-01T12:00:00Z"),
     });
     expect(result.code).toBe(0);
@@ -59,47 +60,44 @@ describe("retries", () => {
   });
 
   it("caps a very long Retry-After at 30 seconds", async () => {
-    const agent = mockAgent();
-    const pool = agent.get(ORIGIN);
-    pool.intercept(route).reply(429, "", { headers: { "retry-after": "86400" } });
-    pool.intercept(route).reply(200, LIST, json);
-    const result = await runFake(["inventory", "list"], { agent });
+    const stubs = new HttpStubs();
+    stubs.on("GET", LIST_PATH).reply(429, "", { headers: { "retry-after": "86400" } });
+    stubs.on("GET", LIST_PATH).reply(200, LIST, json);
+    const result = await runFake(["inventory", "list"], { stubs });
     expect(result.sleeps).toEqual([30_000]);
   });
 
   it("gives up after --retries and reports the last 429 (exit 3)", async () => {
-    const agent = mockAgent();
-    agent
-      .get(ORIGIN)
-      .intercept(route)
+    const stubs = new HttpStubs();
+    stubs
+      .on("GET", LIST_PATH)
       .reply(429, '{"code":"too_many_requests","message":"slow down","status":429}', json)
       .times(2);
-    const result = await runFake(["--retries", "1", "inventory", "list"], { agent });
+    const result = await runFake(["--retries", "1", "inventory", "list"], { stubs });
     expect(result.code).toBe(3);
     expect(result.stderr).toBe(
       "error: slow down (too_many_requests, HTTP 429)\n" +
         "hint: the server kept limiting the rate of requests (2 attempts); wait and try again later, or raise --retries\n",
     );
-    expect(callsOf(agent)).toHaveLength(2);
+    expect(stubs.calls()).toHaveLength(2);
   });
 
   it("reports a 500 at once, without retrying, as exit 3 with the server code", async () => {
-    const agent = mockAgent();
-    agent
-      .get(ORIGIN)
-      .intercept(route)
+    const stubs = new HttpStubs();
+    stubs
+      .on("GET", LIST_PATH)
       .reply(500, '{"code":"internal_error","message":"internal server error","status":500}', json);
-    const result = await runFake(["inventory", "list"], { agent });
+    const result = await runFake(["inventory", "list"], { stubs });
     expect(result.code).toBe(3);
     // 500 is not retried: it is rarely transient, and retrying it only delays the report.
-    expect(callsOf(agent)).toHaveLength(1);
+    expect(stubs.calls()).toHaveLength(1);
     expect(result.stderr).toContain("error: internal server error (internal_error, HTTP 500)\n");
   });
 
   it("says so when an error response has no Error body", async () => {
-    const agent = mockAgent();
-    agent.get(ORIGIN).intercept(route).reply(503, "<html>down</html>").times(3);
-    const result = await runFake(["inventory", "list"], { agent });
+    const stubs = new HttpStubs();
+    stubs.on("GET", LIST_PATH).reply(503, "<html>down</html>").times(3);
+    const result = await runFake(["inventory", "list"], { stubs });
     expect(result.code).toBe(3);
     expect(result.stderr).toContain(
       "error: the server answered 503 Service Unavailable (HTTP 503)\n",
@@ -109,49 +107,46 @@ describe("retries", () => {
   });
 
   it("retries a connection reset", async () => {
-    const agent = mockAgent();
-    const pool = agent.get(ORIGIN);
-    pool.intercept(route).replyWithError(socketError("ECONNRESET", "read ECONNRESET"));
-    pool.intercept(route).reply(200, LIST, json);
-    const result = await runFake(["inventory", "list"], { agent });
+    const stubs = new HttpStubs();
+    stubs.on("GET", LIST_PATH).reset();
+    stubs.on("GET", LIST_PATH).reply(200, LIST, json);
+    const result = await runFake(["inventory", "list"], { stubs });
     expect(result).toMatchObject({ code: 0, stdout: "1\t2\tavailable\n" });
-    expect(callsOf(agent)).toHaveLength(2);
+    expect(stubs.calls()).toHaveLength(2);
   });
 
   it("reports an unreachable server with the URL it tried (exit 3)", async () => {
-    const agent = mockAgent();
-    agent
-      .get(ORIGIN)
-      .intercept(route)
-      .replyWithError(socketError("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:80"))
-      .times(3);
-    const result = await runFake(["inventory", "list"], { agent });
+    // Not under /v1: a loopback URL whose path is /v1 gets the `petstore serve` hint instead
+    // (network.test.ts), and this is the hint for a server elsewhere.
+    const baseUrl = `http://127.0.0.1:${await closedPort()}/api/v1`;
+    const result = await runFake(["inventory", "list"], {
+      env: { ...CONFIGURED_ENV, PETSTORE_BASE_URL: baseUrl },
+    });
     expect(result.code).toBe(3);
     expect(result.stderr).toBe(
-      `error: cannot reach ${BASE_URL}/inventory: connection refused (ECONNREFUSED)\n` +
-        `hint: tried ${BASE_URL} (from PETSTORE_BASE_URL), 3 attempts; is the server running and the URL right?\n`,
+      `error: cannot reach ${baseUrl}/inventory: connection refused (ECONNREFUSED)\n` +
+        `hint: tried ${baseUrl} (from PETSTORE_BASE_URL), 3 attempts; is the server running and the URL right?\n`,
     );
     expect(result.stdout).toBe("");
   });
 
   it("times out an attempt after --timeout and retries it", async () => {
-    const agent = mockAgent();
-    const pool = agent.get(ORIGIN);
-    pool.intercept(route).reply(200, LIST, json).delay(2_000);
-    pool.intercept(route).reply(200, LIST, json);
-    const result = await runFake(["--timeout", "50", "--verbose", "inventory", "list"], { agent });
+    const stubs = new HttpStubs();
+    stubs.on("GET", LIST_PATH).hang();
+    stubs.on("GET", LIST_PATH).reply(200, LIST, json);
+    const result = await runFake(["--timeout", "50", "--verbose", "inventory", "list"], { stubs });
     expect(result).toMatchObject({ code: 0, stdout: "1\t2\tavailable\n" });
-    // Two calls: the first (whose answer would come after 2 s) was given up at 50 ms.
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory", "GET /v1/inventory"]);
+    // Two calls: the first (never answered) was given up at 50 ms.
+    expect(stubs.calls()).toEqual(["GET /v1/inventory", "GET /v1/inventory"]);
     expect(result.stderr).toContain("timed out: no answer within 50 ms");
     expect(result.sleeps).toEqual([375]);
   });
 
   it("reports a time-out after the retries (exit 3)", async () => {
-    const agent = mockAgent();
-    agent.get(ORIGIN).intercept(route).reply(200, LIST, json).delay(2_000).times(2);
+    const stubs = new HttpStubs();
+    stubs.on("GET", LIST_PATH).hang().times(2);
     const result = await runFake(["--timeout", "50", "--retries", "1", "inventory", "list"], {
-      agent,
+      stubs,
     });
     expect(result.code).toBe(3);
     expect(result.stderr).toBe(
@@ -161,20 +156,19 @@ describe("retries", () => {
   });
 
   it("does not retry with --retries 0", async () => {
-    const agent = mockAgent();
-    agent.get(ORIGIN).intercept(route).reply(503, "").persist();
-    const result = await runFake(["--retries", "0", "inventory", "list"], { agent });
+    const stubs = new HttpStubs();
+    stubs.on("GET", LIST_PATH).reply(503, "").persist();
+    const result = await runFake(["--retries", "0", "inventory", "list"], { stubs });
     expect(result.code).toBe(3);
-    expect(callsOf(agent)).toHaveLength(1);
+    expect(stubs.calls()).toHaveLength(1);
     expect(result.sleeps).toEqual([]);
   });
 
   it("traces each retry with --verbose", async () => {
-    const agent = mockAgent();
-    const pool = agent.get(ORIGIN);
-    pool.intercept(route).reply(503, "");
-    pool.intercept(route).reply(200, LIST, json);
-    const result = await runFake(["--verbose", "inventory", "list"], { agent });
+    const stubs = new HttpStubs();
+    stubs.on("GET", LIST_PATH).reply(503, "");
+    stubs.on("GET", LIST_PATH).reply(200, LIST, json);
+    const result = await runFake(["--verbose", "inventory", "list"], { stubs });
     expect(result.stderr).toContain("* retrying in 375 ms (attempt 2)");
     expect(result.stderr).toContain("* attempt 2: GET");
   });
