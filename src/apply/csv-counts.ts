@@ -1,6 +1,7 @@
 /**
  * Counts from CSV: a header naming `petId` and `quantity` (any order, any case, other columns
- * ignored), one row per pet, read by the one CSV reader (csv-rows.ts).
+ * ignored; a count sheet's `counted` column serves as `quantity`), one row per pet, read by
+ * the one CSV reader (csv-rows.ts).
  */
 import { readPetId, readQuantity } from "../api/limits.js";
 import type { CountProblem, CountRow, ParsedCounts } from "./counts.js";
@@ -9,14 +10,20 @@ import { readCsvCell, readCsvRecords } from "./csv-rows.js";
 const COUNT_COLUMNS = {
   required: ["petId", "quantity"],
   expectedHeader: "petId,quantity",
+  aliases: { quantity: ["counted"] },
 } as const;
 
-/** Parses and validates CSV counts; line numbers count the header as line 1. */
-export function parseCsvCounts(text: string): ParsedCounts {
+/**
+ * Parses and validates CSV counts; line numbers count the header as line 1. With
+ * `blankIsNotCounted` (counts posted as of a seq: a filled count sheet), a row whose quantity
+ * is blank is a pet not counted, left out; otherwise it is a problem.
+ */
+export function parseCsvCounts(text: string, blankIsNotCounted = false): ParsedCounts {
   const rows: CountRow[] = [];
   const problems: CountProblem[] = [];
   const stop = readCsvRecords(text, COUNT_COLUMNS, (columns) => (cells, line) => {
     // csv-parse already trims cells; the whole-number rule ignores surrounding whitespace too.
+    if (blankIsNotCounted && (cells[columns.quantity] ?? "") === "") return;
     const petId = readCsvCell("petId", cells[columns.petId], readPetId);
     const quantity = readCsvCell("quantity", cells[columns.quantity], readQuantity);
     if ("problem" in petId) problems.push({ location: { line }, message: petId.problem });

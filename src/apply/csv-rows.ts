@@ -15,6 +15,8 @@ export interface CsvColumns<Required extends string, Optional extends string = n
   optional?: readonly Optional[];
   /** The header line a file should start with, for messages: `petId,quantity`. */
   expectedHeader: string;
+  /** Other names a required column may go by (a count sheet's `counted` for `quantity`). */
+  aliases?: Partial<Record<Required, readonly string[]>>;
 }
 
 /** Where each column is in the file; -1 for an optional column the header does not name. */
@@ -109,16 +111,20 @@ function columnIndexes<Required extends string, Optional extends string>(
 ): ColumnIndexes<Required | Optional> | string {
   const names = header.map((name) => name.toLowerCase());
   const indexes: Record<string, number> = {};
+  const aliases: Partial<Record<string, readonly string[]>> = columns.aliases ?? {};
   const find = (column: string, required: boolean): string | undefined => {
-    const index = names.indexOf(column.toLowerCase());
+    const name = [column, ...(aliases[column] ?? [])].find((candidate) =>
+      names.includes(candidate.toLowerCase()),
+    );
+    const index = name === undefined ? -1 : names.indexOf(name.toLowerCase());
     if (index === -1) {
       indexes[column] = -1;
       return required
         ? `the header has no ${column} column (it has: ${header.join(",")}); expected a header line ${columns.expectedHeader}`
         : undefined;
     }
-    if (names.indexOf(column.toLowerCase(), index + 1) !== -1) {
-      return `the header has two ${column} columns`;
+    if (names.indexOf(name?.toLowerCase() ?? "", index + 1) !== -1) {
+      return `the header has two ${name} columns`;
     }
     indexes[column] = index;
     return undefined;
@@ -189,9 +195,26 @@ function separatorProblem(
 }
 
 /**
+ * The lines starting with `#` before anything else (a count sheet's heading: what it is and
+ * how to post it), and the text after them.
+ */
+function withoutHeading(text: string): { lines: number; rest: string } {
+  let start = text.startsWith("\uFEFF") ? 1 : 0;
+  let lines = 0;
+  while (text.startsWith("#", start)) {
+    const newline = text.indexOf("\n", start);
+    if (newline === -1) return { lines: lines + 1, rest: "" };
+    lines += 1;
+    start = newline + 1;
+  }
+  return lines === 0 ? { lines, rest: text } : { lines, rest: text.slice(start) };
+}
+
+/**
  * Reads CSV with a header naming `columns`, and calls `visit` for every data record in file
- * order (blank lines and all-empty rows skipped, and not counted as rows); line numbers count
- * the header as line 1. Returns where each column is, or the problem that stops the whole file
+ * order (blank lines and all-empty rows skipped, and not counted as rows; a heading of lines
+ * starting with `#` before the header skipped); line numbers count the header as line 1, or
+ * as the line after the heading. Returns where each column is, or the problem that stops the whole file
  * (not CSV, no header, a required column missing).
  */
 export function readCsvRecords<Required extends string, Optional extends string = never>(
@@ -200,11 +223,14 @@ export function readCsvRecords<Required extends string, Optional extends string 
   visit: (indexes: ColumnIndexes<Required | Optional>) => CsvRecordVisitor,
 ): CountProblem | undefined {
   // csv-parse miscounts lines when a quoted field holds CRLF; plain LF counts right.
-  const normalised = text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
+  const heading = withoutHeading(text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text);
+  const normalised = heading.rest;
   const separator = separatorProblem(normalised, columns);
-  if (separator !== undefined) return separator;
+  if (separator !== undefined) {
+    return { ...separator, location: { line: separator.location.line + heading.lines } };
+  }
   // The line the next record's raw text starts on.
-  let line = 1;
+  let line = 1 + heading.lines;
   let onRecord: CsvRecordVisitor | undefined;
   let row = 0;
   let first = true;

@@ -99,9 +99,17 @@ export function problemsError(
   return new UsageError(`${name} has ${sorted.length} problems:${listed}${more}`, hint);
 }
 
-/** Parses and validates counts text; throws a UsageError naming every bad line. */
-export function parseCounts(text: string, format: CountsFormat, name: string): CountRow[] {
-  const parsed = format === "csv" ? parseCsvCounts(text) : parseJsonCounts(text);
+/**
+ * Parses and validates counts text; throws a UsageError naming every bad line. With
+ * `blankIsNotCounted`, a CSV row with a blank quantity is a pet not counted (a count sheet).
+ */
+export function parseCounts(
+  text: string,
+  format: CountsFormat,
+  name: string,
+  blankIsNotCounted = false,
+): CountRow[] {
+  const parsed = format === "csv" ? parseCsvCounts(text, blankIsNotCounted) : parseJsonCounts(text);
   const problems = [...parsed.problems, ...findDuplicates(parsed.rows)];
   if (problems.length > 0) throw problemsError(name, problems);
   return parsed.rows;

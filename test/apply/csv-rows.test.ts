@@ -30,6 +30,14 @@ describe("readCsvRecords", () => {
     ]);
   });
 
+  it("skips a heading of # lines before the header, numbering lines from the file's first", () => {
+    const text = "# count sheet as of seq 9\n# petstore inventory apply FILE --as-of 9\npetId\na\n";
+    expect(read(text)).toMatchObject({ records: [["a", 4, 1]], problem: undefined });
+    expect(read("\uFEFF# heading\npetId\na\n").records).toEqual([["a", 3, 1]]);
+    // Only before the header: a later # line is a record like any other.
+    expect(read("petId\n#a\n").records).toEqual([["#a", 2, 1]]);
+  });
+
   it("finds optional columns by name in any case, and gives -1 for one that is absent", () => {
     expect(read("REF,petid\nx,1\n").columns).toEqual({ petId: 1, ref: 0 });
     expect(read("petId\n1\n").columns).toEqual({ petId: 0, ref: -1 });

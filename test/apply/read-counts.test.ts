@@ -48,6 +48,19 @@ describe("readCountsText", () => {
 });
 
 describe("parseCounts", () => {
+  it("reads a filled count sheet: counted serves as quantity, a blank one is a pet not counted", () => {
+    const sheet =
+      "# count sheet as of seq 12\npetId,status,book,counted\n1,available,4,3\n2,sold,0,\n3,pending,7,7\n";
+    expect(parseCounts(sheet, "csv", "sheet.csv", true)).toEqual([
+      { petId: 1n, quantity: 3, location: { line: 3 } },
+      { petId: 3n, quantity: 7, location: { line: 5 } },
+    ]);
+    // Setting quantities, a blank count is no quantity: refused, naming the line.
+    expect(() => parseCounts(sheet, "csv", "sheet.csv")).toThrow(
+      "sheet.csv line 4: missing quantity",
+    );
+  });
+
   it("returns the rows of a valid file", () => {
     expect(parseCounts("petId,quantity\n1,5\n", "csv", "counts.csv")).toEqual([
       { petId: 1n, quantity: 5, location: { line: 2 } },
