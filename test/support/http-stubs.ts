@@ -184,6 +184,8 @@ export class HttpStubs {
   readonly requests: RecordedRequest[] = [];
   /** The requests no stub matched (answered 599). */
   readonly unmatched: RecordedRequest[] = [];
+  /** The answers that threw (answered 599): a stub's own check of what it was sent. */
+  readonly #failures: string[] = [];
 
   /** A stub for `method` `path` (a string is the whole path with its query; a RegExp tests it). */
   on(method: string, path: string | RegExp, match: StubMatch = {}): Stub {
@@ -238,6 +240,7 @@ export class HttpStubs {
         (request) =>
           `a request matched no stub: ${request.method} ${request.origin}${request.path}`,
       ),
+      ...this.#failures,
     ];
     if (problems.length > 0) throw new Error(`HTTP stubs:\n  ${problems.join("\n  ")}`);
   }
@@ -273,7 +276,13 @@ export class HttpStubs {
         responder.then?.(request);
         return;
       case "answer":
-        send(response, await responder.answer(request));
+        try {
+          send(response, await responder.answer(request));
+        } catch (error) {
+          const problem = `the answer to ${request.method} ${request.path} failed: ${String(error)}`;
+          this.#failures.push(problem);
+          send(response, { status: UNMATCHED_STATUS, body: problem });
+        }
     }
   }
 }

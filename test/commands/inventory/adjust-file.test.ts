@@ -1,14 +1,13 @@
 /**
- * `inventory adjust --file` in-process on MockAgent: the file validated whole first, every row
+ * `inventory adjust --file` in-process on HTTP stubs: the file validated whole first, every row
  * sent with its ref (the file's, or the one made from --ref-prefix and the row's number),
  * a second run that changes nothing, failures, --atomic, --dry-run, --json, a server without
  * the batch endpoint, usage errors, and an interrupt between batches.
  */
 import { describe, expect, it } from "vitest";
 import { Interrupts } from "../../../src/program/interrupts.js";
-import { callsOf, fakeKey, json, mockAgent, ORIGIN, runFake } from "../fake-deps.js";
+import { fakeKey, HttpStubs, json, runFake } from "../fake-deps.js";
 import { serveBatches, stockOf } from "./batch-server.js";
-import { holdPatches } from "./held-patches.js";
 
 const SALES = "petId,delta,ref\n1,-1\n2,+3,till-7\n1,-2\n";
 /** The --ref-prefix of the runs below, as a cron line would build it. */
@@ -16,22 +15,22 @@ const DAY = "till-1/2026-11-26";
 const REF_PREFIX = ["--ref-prefix", DAY] as const;
 
 /** The changes of each batch request, parsed (ids are small here). */
-function sentChanges(agent: ReturnType<typeof mockAgent>) {
-  return (agent.getCallHistory()?.calls() ?? [])
+function sentChanges(stubs: HttpStubs) {
+  return stubs.requests
     .filter((call) => call.method === "POST")
-    .map((call) => (JSON.parse(String(call.body)) as { changes: unknown[] }).changes);
+    .map((call) => (JSON.parse(call.body) as { changes: unknown[] }).changes);
 }
 
 describe("inventory adjust --file", () => {
   it("sends every row with its ref, the file's or <--ref-prefix>:<row>, and reports what changed", async () => {
-    const agent = mockAgent();
-    const server = serveBatches(agent, stockOf(2, 10), { listed: false });
+    const stubs = new HttpStubs();
+    const server = serveBatches(stubs, stockOf(2, 10), { listed: false });
     const result = await runFake(["inventory", "adjust", "--file", "sales.csv", ...REF_PREFIX], {
-      agent,
+      stubs,
       files: { "sales.csv": SALES },
     });
     expect(result).toMatchObject({ code: 0, stderr: "" });
-    expect(sentChanges(agent)).toEqual([
+    expect(sentChanges(stubs)).toEqual([
       [
         { petId: 1, delta: -1, ref: `${DAY}:1` },
         { petId: 2, delta: 3, ref: "till-7" },
@@ -50,18 +49,18 @@ describe("inventory adjust --file", () => {
   });
 
   it("a second run of the same file changes nothing and says so: every row duplicate, exit 0", async () => {
-    const first = mockAgent();
+    const first = new HttpStubs();
     const server = serveBatches(first, stockOf(2, 10), { listed: false });
     const files = { "sales.csv": SALES };
     const run = await runFake(["inventory", "adjust", "--file", "sales.csv", ...REF_PREFIX], {
-      agent: first,
+      stubs: first,
       files,
     });
     expect(run.code).toBe(0);
-    const agent = mockAgent();
-    serveBatches(agent, server.stock, { listed: false, refs: server.refs });
+    const stubs = new HttpStubs();
+    serveBatches(stubs, server.stock, { listed: false, refs: server.refs });
     const again = await runFake(["inventory", "adjust", "--file", "sales.csv", ...REF_PREFIX], {
-      agent,
+      stubs,
       files,
     });
     expect(again).toMatchObject({
@@ -73,19 +72,19 @@ describe("inventory adjust --file", () => {
   });
 
   it("--json: the report as apply's, each row with its number, line, ref and outcome", async () => {
-    const first = mockAgent();
+    const first = new HttpStubs();
     const server = serveBatches(first, stockOf(2, 10), { listed: false });
     const files = { "sales.csv": SALES };
     await runFake(["inventory", "adjust", "--file", "sales.csv", ...REF_PREFIX], {
-      agent: first,
+      stubs: first,
       files,
     });
-    const agent = mockAgent();
-    serveBatches(agent, server.stock, { listed: false, refs: server.refs });
+    const stubs = new HttpStubs();
+    serveBatches(stubs, server.stock, { listed: false, refs: server.refs });
     const again = await runFake(
       ["inventory", "adjust", "--file", "sales.csv", ...REF_PREFIX, "--json"],
       {
-        agent,
+        stubs,
         files,
       },
     );
@@ -131,10 +130,10 @@ describe("inventory adjust --file", () => {
   });
 
   it("a row below 0 or of an unknown pet fails alone: exit 7, the others applied", async () => {
-    const agent = mockAgent();
-    const server = serveBatches(agent, stockOf(2, 1), { listed: false });
+    const stubs = new HttpStubs();
+    const server = serveBatches(stubs, stockOf(2, 1), { listed: false });
     const result = await runFake(["inventory", "adjust", "--file", "-", ...REF_PREFIX], {
-      agent,
+      stubs,
       stdin: "petId,delta\n1,-1\n2,-5\n99,+1\n",
     });
     expect(result.code).toBe(7);
@@ -153,15 +152,15 @@ describe("inventory adjust --file", () => {
   });
 
   it("reads a JSON array from stdin, numbering rows by entry", async () => {
-    const agent = mockAgent();
-    serveBatches(agent, stockOf(1, 5), { listed: false });
+    const stubs = new HttpStubs();
+    serveBatches(stubs, stockOf(1, 5), { listed: false });
     const text = '[\n  {"petId": 1, "delta": -1},\n  {"petId": 1, "delta": 2, "ref": "r-2"}\n]\n';
     const result = await runFake(["inventory", "adjust", "--file", "-", ...REF_PREFIX, "--json"], {
-      agent,
+      stubs,
       stdin: text,
     });
     expect(result.code).toBe(0);
-    expect(sentChanges(agent)).toEqual([
+    expect(sentChanges(stubs)).toEqual([
       [
         { petId: 1, delta: -1, ref: `${DAY}:1` },
         { petId: 1, delta: 2, ref: "r-2" },
@@ -177,13 +176,13 @@ describe("inventory adjust --file", () => {
   });
 
   it("sends 2,500 rows as requests of 1,000, 1,000 and 500, each with its own key", async () => {
-    const agent = mockAgent();
-    const server = serveBatches(agent, stockOf(10, 100_000), { listed: false, times: 3 });
+    const stubs = new HttpStubs();
+    const server = serveBatches(stubs, stockOf(10, 100_000), { listed: false, times: 3 });
     const rows = Array.from({ length: 2500 }, (_, i) => `${(i % 10) + 1},-1\n`).join("");
     const result = await runFake(
       ["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX, "--json"],
       {
-        agent,
+        stubs,
         files: { "s.csv": `petId,delta\n${rows}` },
       },
     );
@@ -199,12 +198,12 @@ describe("inventory adjust --file", () => {
 
 describe("inventory adjust --file --atomic and --dry-run", () => {
   it("--atomic: one batch; a failing row rejects it whole, exit 7, nothing changed", async () => {
-    const agent = mockAgent();
-    const server = serveBatches(agent, stockOf(2, 1), { listed: false });
+    const stubs = new HttpStubs();
+    const server = serveBatches(stubs, stockOf(2, 1), { listed: false });
     const result = await runFake(
       ["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX, "--atomic"],
       {
-        agent,
+        stubs,
         files: { "s.csv": "petId,delta\n1,+1\n2,-2\n" },
       },
     );
@@ -223,12 +222,12 @@ describe("inventory adjust --file --atomic and --dry-run", () => {
   });
 
   it("--atomic refuses more than 10,000 rows before sending anything (exit 2)", async () => {
-    const agent = mockAgent();
+    const stubs = new HttpStubs();
     const rows = Array.from({ length: 10_001 }, () => "1,-1\n").join("");
     const result = await runFake(
       ["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX, "--atomic"],
       {
-        agent,
+        stubs,
         files: { "s.csv": `petId,delta\n${rows}` },
       },
     );
@@ -237,16 +236,16 @@ describe("inventory adjust --file --atomic and --dry-run", () => {
       "error: s.csv: 10001 rows, more than the 10000 one atomic batch can hold; nothing was applied\n" +
         "hint: split the file into parts of at most 10000 rows, or run without --atomic (requests of 1000 rows, each applied alone)\n",
     );
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("--dry-run asks the server (dryRun) and changes nothing; a row that would fail exits 7", async () => {
-    const agent = mockAgent();
-    const server = serveBatches(agent, stockOf(1, 1), { listed: false });
+    const stubs = new HttpStubs();
+    const server = serveBatches(stubs, stockOf(1, 1), { listed: false });
     const result = await runFake(
       ["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX, "--dry-run"],
       {
-        agent,
+        stubs,
         files: { "s.csv": "petId,delta\n1,-1\n99,-1\n" },
       },
     );
@@ -265,12 +264,12 @@ describe("inventory adjust --file --atomic and --dry-run", () => {
   });
 
   it("--dry-run --json: wouldChange, unchanged, wouldFail", async () => {
-    const agent = mockAgent();
-    serveBatches(agent, stockOf(1, 1), { listed: false });
+    const stubs = new HttpStubs();
+    serveBatches(stubs, stockOf(1, 1), { listed: false });
     const result = await runFake(
       ["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX, "--dry-run", "--json"],
       {
-        agent,
+        stubs,
         files: { "s.csv": "petId,delta,ref\n1,-1,a\n" },
       },
     );
@@ -299,17 +298,16 @@ describe("inventory adjust --file --atomic and --dry-run", () => {
 
 describe("inventory adjust --file refuses, changing nothing", () => {
   it("a server without the batch endpoint: exit 2, no PATCH", async () => {
-    const agent = mockAgent();
-    agent
-      .get(ORIGIN)
-      .intercept({ path: "/v1/inventory/batch", method: "POST" })
+    const stubs = new HttpStubs();
+    stubs
+      .on("POST", "/v1/inventory/batch")
       .reply(
         404,
         '{"code":"not_found","message":"Route POST:/v1/inventory/batch not found","status":404}',
         json,
       );
     const result = await runFake(["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX], {
-      agent,
+      stubs,
       files: { "s.csv": SALES },
     });
     expect(result).toMatchObject({ code: 2, stdout: "" });
@@ -317,7 +315,7 @@ describe("inventory adjust --file refuses, changing nothing", () => {
       "error: adjust --file needs the batch endpoint, and the server has no batch endpoint (POST /inventory/batch answered 404); nothing was changed\n" +
         "hint: use a server that has POST /inventory/batch (petstore serve does); the server keeps each row's ref there, which is what applies a file once however often it runs\n",
     );
-    expect(callsOf(agent)).toEqual(["POST /v1/inventory/batch"]);
+    expect(stubs.calls()).toEqual(["POST /v1/inventory/batch"]);
   });
 
   it.each([
@@ -327,21 +325,21 @@ describe("inventory adjust --file refuses, changing nothing", () => {
     ["petId,delta,ref\n1,1,two words\n", 's.csv line 2: invalid ref "two words"'],
     ["petId,delta\n1,2147483648\n", 's.csv line 2: invalid delta "2147483648"'],
   ])("a bad file %j: exit 2 naming the line, no request", async (text, message) => {
-    const agent = mockAgent();
+    const stubs = new HttpStubs();
     const result = await runFake(["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX], {
-      agent,
+      stubs,
       files: { "s.csv": text },
     });
     expect(result).toMatchObject({ code: 2, stdout: "" });
     expect(result.stderr).toContain(`error: ${message}`);
     expect(result.stderr).toContain("hint: fix the file and run again; nothing was applied\n");
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("an unreadable file: exit 2", async () => {
-    const agent = mockAgent();
+    const stubs = new HttpStubs();
     const result = await runFake(["inventory", "adjust", "--file", "nope.csv", ...REF_PREFIX], {
-      agent,
+      stubs,
     });
     expect(result).toMatchObject({
       code: 2,
@@ -406,20 +404,19 @@ describe("inventory adjust --file refuses, changing nothing", () => {
         "hint: petstore inventory adjust <petId> <delta> (for example 42 -1), or --file <file>\n",
     ],
   ])("%j is a usage error (exit 2), nothing sent", async (argv, stderr) => {
-    const agent = mockAgent();
-    const result = await runFake(argv, { agent, files: { "s.csv": SALES } });
+    const stubs = new HttpStubs();
+    const result = await runFake(argv, { stubs, files: { "s.csv": SALES } });
     expect(result).toMatchObject({ code: 2, stdout: "", stderr });
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("a refused key on the first batch is exit 4", async () => {
-    const agent = mockAgent();
-    agent
-      .get(ORIGIN)
-      .intercept({ path: "/v1/inventory/batch", method: "POST" })
+    const stubs = new HttpStubs();
+    stubs
+      .on("POST", "/v1/inventory/batch")
       .reply(401, '{"code":"unauthorized","message":"invalid API key","status":401}', json);
     const result = await runFake(["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX], {
-      agent,
+      stubs,
       files: { "s.csv": SALES },
     });
     expect(result).toMatchObject({ code: 4, stdout: "" });
@@ -429,9 +426,9 @@ describe("inventory adjust --file refuses, changing nothing", () => {
 
 describe("inventory adjust --file: a row's ref is never guessed", () => {
   it("rows without a ref and neither flag: exit 2 naming the first line and the ways to fix it, nothing sent", async () => {
-    const agent = mockAgent();
+    const stubs = new HttpStubs();
     const result = await runFake(["inventory", "adjust", "--file", "sales.csv"], {
-      agent,
+      stubs,
       files: { "sales.csv": SALES },
     });
     expect(result).toMatchObject({ code: 2, stdout: "" });
@@ -439,13 +436,13 @@ describe("inventory adjust --file: a row's ref is never guessed", () => {
       "error: sales.csv line 2: a row without a ref (2 of 3 rows have none), and neither --ref-prefix nor --no-ref was given; nothing was sent\n" +
         'hint: give each row its own ref (a ref column: petId,delta,ref), or name this run with --ref-prefix, as a cron line would: --ref-prefix "till-1/$(date +%F)" gives the rows till-1/2026-11-26:1, :2, ...; or --no-ref to apply these deltas again every time the file runs\n',
     );
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("two rows with one ref: exit 2 naming both lines, nothing sent", async () => {
-    const agent = mockAgent();
+    const stubs = new HttpStubs();
     const result = await runFake(["inventory", "adjust", "--file", "sales.csv"], {
-      agent,
+      stubs,
       files: { "sales.csv": "petId,delta,ref\n1,-1,r-1\n1,-1,r-1\n" },
     });
     expect(result).toMatchObject({ code: 2, stdout: "" });
@@ -453,7 +450,7 @@ describe("inventory adjust --file: a row's ref is never guessed", () => {
       'error: sales.csv line 3: ref "r-1" again: line 2 has it too\n' +
         "hint: give each row a ref of its own: a ref names one change (the server applies a ref once per pet, so a second row of that pet with it would be dropped as a duplicate); fix the file and run again; nothing was sent\n",
     );
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("the same bytes on two days with two prefixes both apply; a day run twice applies once", async () => {
@@ -461,14 +458,14 @@ describe("inventory adjust --file: a row's ref is never guessed", () => {
     const stock = stockOf(1, 10);
     let refs: Set<string> | undefined;
     const runDay = async (day: string) => {
-      const agent = mockAgent();
-      const server = serveBatches(agent, stock, { listed: false, ...(refs ? { refs } : {}) });
+      const stubs = new HttpStubs();
+      const server = serveBatches(stubs, stock, { listed: false, ...(refs ? { refs } : {}) });
       refs = server.refs;
       const result = await runFake(
         ["inventory", "adjust", "--file", "sales.csv", "--ref-prefix", `till-1/${day}`],
-        { agent, files },
+        { stubs, files },
       );
-      return { result, sent: sentChanges(agent) };
+      return { result, sent: sentChanges(stubs) };
     };
     const first = await runDay("2026-11-25");
     expect(first.result.stdout).toBe(
@@ -489,15 +486,15 @@ describe("inventory adjust --file: a row's ref is never guessed", () => {
   });
 
   it("--no-ref sends a row without a ref without one: it applies every run", async () => {
-    const agent = mockAgent();
-    const server = serveBatches(agent, stockOf(1, 10), { listed: false });
+    const stubs = new HttpStubs();
+    const server = serveBatches(stubs, stockOf(1, 10), { listed: false });
     const files = { "d.csv": "petId,delta,ref\n1,+2\n1,+1,kept\n" };
     const result = await runFake(["inventory", "adjust", "--file", "d.csv", "--no-ref", "--json"], {
-      agent,
+      stubs,
       files,
     });
     expect(result.code).toBe(0);
-    expect(sentChanges(agent)).toEqual([
+    expect(sentChanges(stubs)).toEqual([
       [
         { petId: 1, delta: 2 },
         { petId: 1, delta: 1, ref: "kept" },
@@ -516,22 +513,18 @@ describe("inventory adjust --file: a row's ref is never guessed", () => {
 
 describe("inventory adjust --file interrupted", () => {
   it("SIGTERM: the batch in flight finishes, no other is sent, exit 143 after the report", async () => {
-    const agent = mockAgent();
-    const server = serveBatches(agent, stockOf(1, 100_000), { listed: false });
+    const stubs = new HttpStubs();
+    const server = serveBatches(stubs, stockOf(1, 100_000), { listed: false });
     const interrupts = new Interrupts();
-    const held = holdPatches(
-      agent,
-      (_count, gate) => {
-        interrupts.deliver("SIGTERM");
-        gate.release();
-      },
-      "POST",
-    );
+    stubs.hold("POST", (_count, gate) => {
+      interrupts.deliver("SIGTERM");
+      gate.release();
+    });
     const rows = Array.from({ length: 1500 }, () => "1,-1\n").join("");
     const result = await runFake(
       ["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX, "--json"],
       {
-        dispatcher: held.dispatcher,
+        stubs,
         files: { "s.csv": `petId,delta\n${rows}` },
         interrupts,
       },
@@ -564,7 +557,7 @@ describe("inventory adjust --file interrupted", () => {
 
 describe("inventory adjust --file --atomic, a body too large for one request", () => {
   it("is refused before anything is sent (exit 2)", async () => {
-    const agent = mockAgent();
+    const stubs = new HttpStubs();
     // 10,000 rows with refs of 128 characters, most of them escaped quotes: over 2 MiB.
     const ref = `${'\\"'.repeat(60)}${"r".repeat(4)}`;
     const rows = Array.from(
@@ -575,7 +568,7 @@ describe("inventory adjust --file --atomic, a body too large for one request", (
     const result = await runFake(
       ["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX, "--atomic"],
       {
-        agent,
+        stubs,
         files: { "s.csv": `petId,delta,ref\n${rows}` },
       },
     );
@@ -583,18 +576,18 @@ describe("inventory adjust --file --atomic, a body too large for one request", (
     expect(result.stderr).toMatch(
       /^error: s\.csv: as one atomic batch its 10000 rows take \d+ bytes, more than the 2097152 one request can carry; nothing was applied\n/,
     );
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 });
 
 describe("inventory adjust --file: the other ways a run ends", () => {
   it("--dry-run --atomic with a failing row: the batch would be rejected, exit 7", async () => {
-    const agent = mockAgent();
-    const server = serveBatches(agent, stockOf(1, 1), { listed: false });
+    const stubs = new HttpStubs();
+    const server = serveBatches(stubs, stockOf(1, 1), { listed: false });
     const result = await runFake(
       ["inventory", "adjust", "--file", "-", ...REF_PREFIX, "--dry-run", "--atomic"],
       {
-        agent,
+        stubs,
         stdin: "petId,delta\n1,+1\n99,+1\n",
       },
     );
@@ -612,16 +605,15 @@ describe("inventory adjust --file: the other ways a run ends", () => {
   });
 
   it("a later batch that keeps failing stops the run: exit 7, and running the file again is safe", async () => {
-    const agent = mockAgent();
-    serveBatches(agent, stockOf(1, 100_000), { listed: false });
-    agent
-      .get(ORIGIN)
-      .intercept({ path: "/v1/inventory/batch", method: "POST" })
+    const stubs = new HttpStubs();
+    serveBatches(stubs, stockOf(1, 100_000), { listed: false });
+    stubs
+      .on("POST", "/v1/inventory/batch")
       .reply(503, '{"code":"unavailable","message":"database busy","status":503}', json)
       .times(3);
     const rows = Array.from({ length: 1200 }, () => "1,-1\n").join("");
     const result = await runFake(["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX], {
-      agent,
+      stubs,
       files: { "s.csv": `petId,delta\n${rows}` },
     });
     expect(result.code).toBe(7);

@@ -1,14 +1,13 @@
 /**
- * `inventory adjust` on MockAgent: the read → conditional write rounds, the keys each round
+ * `inventory adjust` on HTTP stubs: the read → conditional write rounds, the keys each round
  * sends, giving up, refusing a result out of range, and parsing `-1` without `--`.
  */
-import type { MockAgent } from "undici";
 import { describe, expect, it } from "vitest";
 import { backoffPause } from "../../../src/api/backoff.js";
 import { ADJUST_BACKOFF } from "../../../src/commands/inventory/adjust.js";
-import { callsOf, fakeKey, json, mockAgent, ORIGIN, runFake } from "../fake-deps.js";
+import { fakeKey, HttpStubs, json, runFake } from "../fake-deps.js";
 
-const ROUTE = { path: "/v1/inventory/42" } as const;
+const PATH = "/v1/inventory/42";
 const PRECONDITION_FAILED =
   '{"code":"precondition_failed","message":"the entry does not match If-Match","status":412}';
 
@@ -23,37 +22,32 @@ function tagged(quantity: number) {
 /** Replies, in order, to the GETs and PATCHes of pet 42. */
 function serving(
   steps: readonly ({ get: number } | { patch: number } | { conflict: number } | { fail: number })[],
-): MockAgent {
-  const agent = mockAgent();
-  const pool = agent.get(ORIGIN);
+): HttpStubs {
+  const stubs = new HttpStubs();
   for (const step of steps) {
     if ("get" in step) {
-      pool.intercept({ ...ROUTE, method: "GET" }).reply(200, entry(step.get), tagged(step.get));
+      stubs.on("GET", PATH).reply(200, entry(step.get), tagged(step.get));
     } else if ("patch" in step) {
-      pool
-        .intercept({ ...ROUTE, method: "PATCH" })
-        .reply(200, entry(step.patch), tagged(step.patch));
+      stubs.on("PATCH", PATH).reply(200, entry(step.patch), tagged(step.patch));
     } else if ("conflict" in step) {
-      pool
-        .intercept({ ...ROUTE, method: "PATCH" })
-        .reply(412, PRECONDITION_FAILED, tagged(step.conflict));
+      stubs.on("PATCH", PATH).reply(412, PRECONDITION_FAILED, tagged(step.conflict));
     } else {
-      pool
-        .intercept({ ...ROUTE, method: "PATCH" })
+      stubs
+        .on("PATCH", PATH)
         .reply(step.fail, '{"code":"unavailable","message":"busy","status":503}', json);
     }
   }
-  return agent;
+  return stubs;
 }
 
 /** Each PATCH as body, If-Match and Idempotency-Key. */
-function patches(agent: MockAgent) {
-  return (agent.getCallHistory()?.calls() ?? [])
+function patches(stubs: HttpStubs) {
+  return stubs.requests
     .filter((call) => call.method === "PATCH")
     .map((call) => {
-      const headers = call.headers as Record<string, string>;
+      const headers = call.headers;
       return {
-        body: String(call.body),
+        body: call.body,
         ifMatch: headers["if-match"],
         key: headers["idempotency-key"],
       };
@@ -62,11 +56,11 @@ function patches(agent: MockAgent) {
 
 describe("inventory adjust", () => {
   it("reads the entry, writes quantity + delta if it still holds what was read, prints it", async () => {
-    const agent = serving([{ get: 5 }, { patch: 4 }]);
-    const result = await runFake(["inventory", "adjust", "42", "-1"], { agent });
+    const stubs = serving([{ get: 5 }, { patch: 4 }]);
+    const result = await runFake(["inventory", "adjust", "42", "-1"], { stubs });
     expect(result).toMatchObject({ code: 0, stdout: "42\t4\tavailable\n", stderr: "" });
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory/42", "PATCH /v1/inventory/42"]);
-    expect(patches(agent)).toEqual([{ body: '{"quantity":4}', ifMatch: '"5"', key: fakeKey(1) }]);
+    expect(stubs.calls()).toEqual(["GET /v1/inventory/42", "PATCH /v1/inventory/42"]);
+    expect(patches(stubs)).toEqual([{ body: '{"quantity":4}', ifMatch: '"5"', key: fakeKey(1) }]);
   });
 
   it.each([
@@ -74,8 +68,8 @@ describe("inventory adjust", () => {
     [["inventory", "adjust", "--json", "42", "-1"]],
     [["inventory", "adjust", "42", "--json", "-1"]],
   ])("parses a negative delta without -- in %j", async (argv) => {
-    const agent = serving([{ get: 5 }, { patch: 4 }]);
-    const result = await runFake(argv, { agent });
+    const stubs = serving([{ get: 5 }, { patch: 4 }]);
+    const result = await runFake(argv, { stubs });
     expect(result).toMatchObject({
       code: 0,
       stdout: '{\n  "petId": 42,\n  "quantity": 4,\n  "status": "available"\n}\n',
@@ -84,31 +78,30 @@ describe("inventory adjust", () => {
   });
 
   it("adds with +N and prints a table on a terminal", async () => {
-    const agent = serving([{ get: 5 }, { patch: 17 }]);
+    const stubs = serving([{ get: 5 }, { patch: 17 }]);
     const result = await runFake(["--no-color", "inventory", "adjust", "42", "+12"], {
-      agent,
+      stubs,
       isTTY: true,
     });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/│ +42 │ +17 │ available │/);
-    expect(patches(agent)).toEqual([{ body: '{"quantity":17}', ifMatch: '"5"', key: fakeKey(1) }]);
+    expect(patches(stubs)).toEqual([{ body: '{"quantity":17}', ifMatch: '"5"', key: fakeKey(1) }]);
   });
 
   it("uses the quantity as the precondition when the GET sends no ETag", async () => {
-    const agent = mockAgent();
-    const pool = agent.get(ORIGIN);
-    pool.intercept({ ...ROUTE, method: "GET" }).reply(200, entry(5), json);
-    pool.intercept({ ...ROUTE, method: "PATCH" }).reply(200, entry(4), json);
-    const result = await runFake(["inventory", "adjust", "42", "-1"], { agent });
+    const stubs = new HttpStubs();
+    stubs.on("GET", PATH).reply(200, entry(5), json);
+    stubs.on("PATCH", PATH).reply(200, entry(4), json);
+    const result = await runFake(["inventory", "adjust", "42", "-1"], { stubs });
     expect(result.code).toBe(0);
-    expect(patches(agent)).toEqual([{ body: '{"quantity":4}', ifMatch: '"5"', key: fakeKey(1) }]);
+    expect(patches(stubs)).toEqual([{ body: '{"quantity":4}', ifMatch: '"5"', key: fakeKey(1) }]);
   });
 
   it("on a 412 waits, reads again and writes a new change with a new key", async () => {
-    const agent = serving([{ get: 5 }, { conflict: 3 }, { get: 3 }, { patch: 2 }]);
-    const result = await runFake(["inventory", "adjust", "42", "-1"], { agent });
+    const stubs = serving([{ get: 5 }, { conflict: 3 }, { get: 3 }, { patch: 2 }]);
+    const result = await runFake(["inventory", "adjust", "42", "-1"], { stubs });
     expect(result).toMatchObject({ code: 0, stdout: "42\t2\tavailable\n", stderr: "" });
-    expect(patches(agent)).toEqual([
+    expect(patches(stubs)).toEqual([
       { body: '{"quantity":4}', ifMatch: '"5"', key: fakeKey(1) },
       { body: '{"quantity":2}', ifMatch: '"3"', key: fakeKey(2) },
     ]);
@@ -116,10 +109,10 @@ describe("inventory adjust", () => {
   });
 
   it("resends the same key when a write is retried after a 503 (one change, one key)", async () => {
-    const agent = serving([{ get: 5 }, { fail: 503 }, { patch: 4 }]);
-    const result = await runFake(["inventory", "adjust", "42", "-1"], { agent });
+    const stubs = serving([{ get: 5 }, { fail: 503 }, { patch: 4 }]);
+    const result = await runFake(["inventory", "adjust", "42", "-1"], { stubs });
     expect(result.code).toBe(0);
-    expect(patches(agent)).toEqual([
+    expect(patches(stubs)).toEqual([
       { body: '{"quantity":4}', ifMatch: '"5"', key: fakeKey(1) },
       { body: '{"quantity":4}', ifMatch: '"5"', key: fakeKey(1) },
     ]);
@@ -128,7 +121,7 @@ describe("inventory adjust", () => {
   });
 
   it("gives up after --attempts rounds with exit 8, having changed nothing", async () => {
-    const agent = serving([
+    const stubs = serving([
       { get: 5 },
       { conflict: 6 },
       { get: 6 },
@@ -137,7 +130,7 @@ describe("inventory adjust", () => {
       { conflict: 8 },
     ]);
     const result = await runFake(["inventory", "adjust", "42", "-1", "--attempts", "3"], {
-      agent,
+      stubs,
     });
     expect(result).toMatchObject({
       code: 8,
@@ -146,7 +139,7 @@ describe("inventory adjust", () => {
         "error: gave up adjusting pet 42 by -1: it changed between each of 3 reads and writes (it holds 8 now); nothing was changed\n" +
         "hint: others are changing it right now: run the command again, or raise --attempts\n",
     });
-    expect(patches(agent).map((patch) => patch.key)).toEqual([fakeKey(1), fakeKey(2), fakeKey(3)]);
+    expect(patches(stubs).map((patch) => patch.key)).toEqual([fakeKey(1), fakeKey(2), fakeKey(3)]);
     expect(result.sleeps).toEqual([
       backoffPause(ADJUST_BACKOFF, 1, () => 0.5),
       backoffPause(ADJUST_BACKOFF, 2, () => 0.5),
@@ -155,16 +148,16 @@ describe("inventory adjust", () => {
 
   it("tries 10 rounds by default", async () => {
     const steps = Array.from({ length: 10 }, (_, i) => [{ get: 5 + i }, { conflict: 6 + i }]);
-    const agent = serving(steps.flat());
-    const result = await runFake(["inventory", "adjust", "42", "+1"], { agent });
+    const stubs = serving(steps.flat());
+    const result = await runFake(["inventory", "adjust", "42", "+1"], { stubs });
     expect(result.code).toBe(8);
     expect(result.stderr).toContain("each of 10 reads and writes (it holds 15 now)");
     expect(result.sleeps).toHaveLength(9);
   });
 
   it("refuses a result below 0 with exit 6 and sends no write", async () => {
-    const agent = serving([{ get: 0 }]);
-    const result = await runFake(["inventory", "adjust", "42", "-1"], { agent });
+    const stubs = serving([{ get: 0 }]);
+    const result = await runFake(["inventory", "adjust", "42", "-1"], { stubs });
     expect(result).toMatchObject({
       code: 6,
       stdout: "",
@@ -172,26 +165,25 @@ describe("inventory adjust", () => {
         "error: pet 42 holds 0: -1 would make it -1, below 0; nothing was changed\n" +
         "hint: a quantity is a whole number from 0 to 2147483647; petstore inventory get 42 shows the entry\n",
     });
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory/42"]);
+    expect(stubs.calls()).toEqual(["GET /v1/inventory/42"]);
   });
 
   it("refuses a result above 2147483647 with exit 6 and sends no write", async () => {
-    const agent = serving([{ get: 2147483000 }]);
-    const result = await runFake(["inventory", "adjust", "42", "+1000"], { agent });
+    const stubs = serving([{ get: 2147483000 }]);
+    const result = await runFake(["inventory", "adjust", "42", "+1000"], { stubs });
     expect(result.code).toBe(6);
     expect(result.stderr).toContain(
       "error: pet 42 holds 2147483000: +1000 would make it 2147484000, above 2147483647; nothing was changed\n",
     );
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory/42"]);
+    expect(stubs.calls()).toEqual(["GET /v1/inventory/42"]);
   });
 
   it("maps a 404 of the read to exit 5", async () => {
-    const agent = mockAgent();
-    agent
-      .get(ORIGIN)
-      .intercept({ ...ROUTE, method: "GET" })
+    const stubs = new HttpStubs();
+    stubs
+      .on("GET", PATH)
       .reply(404, '{"code":"pet_not_found","message":"no pet with id 42","status":404}', json);
-    const result = await runFake(["inventory", "adjust", "42", "-1"], { agent });
+    const result = await runFake(["inventory", "adjust", "42", "-1"], { stubs });
     expect(result).toMatchObject({
       code: 5,
       stderr:
@@ -239,28 +231,28 @@ describe("inventory adjust", () => {
       'error: invalid delta "many": expected +N to add or -N to remove, N a whole number from 1 to 2147483647\n',
     ],
   ])("rejects delta %j with exit 2 before any request", async (delta, stderr) => {
-    const agent = mockAgent();
-    const result = await runFake(["inventory", "adjust", "42", delta], { agent });
+    const stubs = new HttpStubs();
+    const result = await runFake(["inventory", "adjust", "42", delta], { stubs });
     expect(result).toMatchObject({ code: 2, stdout: "", stderr });
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("treats a word that is not a number as an unknown option (exit 2)", async () => {
-    const agent = mockAgent();
-    const result = await runFake(["inventory", "adjust", "42", "-x"], { agent });
+    const stubs = new HttpStubs();
+    const result = await runFake(["inventory", "adjust", "42", "-x"], { stubs });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("error: unknown option '-x'");
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it.each(["0", "101", "x"])("rejects --attempts %s with exit 2", async (value) => {
-    const agent = mockAgent();
+    const stubs = new HttpStubs();
     const result = await runFake(["inventory", "adjust", "42", "-1", "--attempts", value], {
-      agent,
+      stubs,
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`error: option '--attempts <n>' argument '${value}'`);
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 });
 

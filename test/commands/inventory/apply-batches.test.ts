@@ -1,16 +1,15 @@
 /**
- * `inventory apply` through the batch endpoint, in-process on MockAgent: requests of up to
+ * `inventory apply` through the batch endpoint, in-process on HTTP stubs: requests of up to
  * 1,000 changes with ifQuantity, the batch outcomes in the report, --atomic, the dry run the
  * server evaluates, progress per request, the fallback to one PATCH per row when the server
  * has no batch endpoint, a failing server and an interrupt between batches.
  */
 import { describe, expect, it } from "vitest";
 import { Interrupts } from "../../../src/program/interrupts.js";
-import { callsOf, fakeKey, json, mockAgent, ORIGIN, runFake } from "../fake-deps.js";
+import { fakeKey, HttpStubs, json, runFake } from "../fake-deps.js";
 import { serveBatches, stockOf } from "./batch-server.js";
-import { holdPatches } from "./held-patches.js";
 
-const batchRoute = { path: "/v1/inventory/batch", method: "POST" } as const;
+const BATCH_PATH = "/v1/inventory/batch";
 const FALLBACK_NOTE = (status: number) =>
   `note: the server has no batch endpoint (POST /inventory/batch answered ${status}): applying one PATCH per row instead\n`;
 
@@ -20,12 +19,12 @@ function counts(count: number, quantity: number): string {
 }
 
 /** The bodies of the batch requests, parsed (ids are small here). */
-function batchBodies(agent: ReturnType<typeof mockAgent>) {
-  return (agent.getCallHistory()?.calls() ?? [])
+function batchBodies(stubs: HttpStubs) {
+  return stubs.requests
     .filter((call) => call.method === "POST")
     .map(
       (call) =>
-        JSON.parse(String(call.body)) as {
+        JSON.parse(call.body) as {
           atomic: boolean;
           dryRun: boolean;
           changes: Record<string, number>[];
@@ -35,13 +34,13 @@ function batchBodies(agent: ReturnType<typeof mockAgent>) {
 
 describe("inventory apply through the batch endpoint", () => {
   it("sends the rows that differ in requests of up to 1,000, each change conditional on what it read", async () => {
-    const agent = mockAgent();
-    const server = serveBatches(agent, stockOf(2600, 1), { times: 3 });
+    const stubs = new HttpStubs();
+    const server = serveBatches(stubs, stockOf(2600, 1), { times: 3 });
     // Rows 1..2500 change; 2501..2600 already hold 1.
     const file =
       counts(2500, 7) + Array.from({ length: 100 }, (_, i) => `${2501 + i},1\n`).join("");
     const result = await runFake(["inventory", "apply", "--json", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": file },
     });
     expect(result).toMatchObject({ code: 0, stderr: "" });
@@ -50,7 +49,7 @@ describe("inventory apply through the batch endpoint", () => {
       { atomic: false, dryRun: false, size: 1000, key: fakeKey(2) },
       { atomic: false, dryRun: false, size: 500, key: fakeKey(3) },
     ]);
-    expect(batchBodies(agent)[0]?.changes[0]).toEqual({ petId: 1, quantity: 7, ifQuantity: 1 });
+    expect(batchBodies(stubs)[0]?.changes[0]).toEqual({ petId: 1, quantity: 7, ifQuantity: 1 });
     const report = JSON.parse(result.stdout) as { results: unknown[] };
     expect(report).toMatchObject({ changed: 2500, unchanged: 100, failed: 0 });
     expect(report.results[0]).toEqual({ petId: 1, previous: 1, desired: 7, outcome: "changed" });
@@ -64,30 +63,29 @@ describe("inventory apply through the batch endpoint", () => {
   });
 
   it("--force leaves ifQuantity out; a pet the list did not show never has one", async () => {
-    const agent = mockAgent();
-    serveBatches(agent, stockOf(2, 1));
+    const stubs = new HttpStubs();
+    serveBatches(stubs, stockOf(2, 1));
     const result = await runFake(["inventory", "apply", "--force", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": "petId,quantity\n1,5\n99,2\n" },
     });
     expect(result.code).toBe(7);
-    expect(batchBodies(agent)[0]?.changes).toEqual([
+    expect(batchBodies(stubs)[0]?.changes).toEqual([
       { petId: 1, quantity: 5 },
       { petId: 99, quantity: 2 },
     ]);
   });
 
   it("reports an unknown pet and a pet changed meanwhile from the results: exit 7", async () => {
-    const agent = mockAgent();
-    const pool = agent.get(ORIGIN);
-    pool
-      .intercept({ path: "/v1/inventory", method: "GET" })
+    const stubs = new HttpStubs();
+    stubs
+      .on("GET", "/v1/inventory")
       .reply(
         200,
         '[{"petId":1,"quantity":3,"status":"available"},{"petId":2,"quantity":4,"status":"available"}]',
         json,
       );
-    pool.intercept(batchRoute).reply(
+    stubs.on("POST", BATCH_PATH).reply(
       200,
       JSON.stringify({
         changed: 1,
@@ -103,7 +101,7 @@ describe("inventory apply through the batch endpoint", () => {
       json,
     );
     const result = await runFake(["inventory", "apply", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": "petId,quantity\n1,5\n2,6\n99,1\n" },
     });
     expect(result.code).toBe(7);
@@ -121,10 +119,10 @@ describe("inventory apply through the batch endpoint", () => {
   });
 
   it("says in --json which rows failed and the server's word for why", async () => {
-    const agent = mockAgent();
-    serveBatches(agent, stockOf(1, 3));
+    const stubs = new HttpStubs();
+    serveBatches(stubs, stockOf(1, 3));
     const result = await runFake(["inventory", "apply", "--json", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": "petId,quantity\n1,5\n99,1\n" },
     });
     expect(result.code).toBe(7);
@@ -148,10 +146,10 @@ describe("inventory apply through the batch endpoint", () => {
   });
 
   it("draws the progress bar per request, only when stderr is a terminal", async () => {
-    const agent = mockAgent();
-    serveBatches(agent, stockOf(1500, 0), { times: 2 });
+    const stubs = new HttpStubs();
+    serveBatches(stubs, stockOf(1500, 0), { times: 2 });
     const result = await runFake(["inventory", "apply", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": counts(1500, 2) },
       stderrIsTTY: true,
     });
@@ -161,23 +159,22 @@ describe("inventory apply through the batch endpoint", () => {
   });
 
   it("a retried batch (503, then 200) resends its key: applied once", async () => {
-    const agent = mockAgent();
-    const pool = agent.get(ORIGIN);
-    pool
-      .intercept(batchRoute)
+    const stubs = new HttpStubs();
+    stubs
+      .on("POST", BATCH_PATH)
       .reply(503, '{"code":"unavailable","message":"database busy","status":503}', {
         headers: { "content-type": "application/json", "retry-after": "1" },
       });
-    const server = serveBatches(agent, stockOf(2, 0));
+    const server = serveBatches(stubs, stockOf(2, 0));
     const result = await runFake(["inventory", "apply", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": counts(2, 4) },
     });
     expect(result.code).toBe(0);
     expect(result.sleeps).toEqual([1000]);
-    const keys = (agent.getCallHistory()?.calls() ?? [])
+    const keys = stubs.requests
       .filter((call) => call.method === "POST")
-      .map((call) => (call.headers as Record<string, string>)["idempotency-key"]);
+      .map((call) => call.headers["idempotency-key"]);
     expect(keys).toEqual([fakeKey(1), fakeKey(1)]);
     expect(server.stock.get(2n)).toBe(4);
   });
@@ -185,10 +182,10 @@ describe("inventory apply through the batch endpoint", () => {
 
 describe("inventory apply --atomic", () => {
   it("sends the whole file as one atomic batch", async () => {
-    const agent = mockAgent();
-    const server = serveBatches(agent, stockOf(2500, 0));
+    const stubs = new HttpStubs();
+    const server = serveBatches(stubs, stockOf(2500, 0));
     const result = await runFake(["inventory", "apply", "--atomic", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": counts(2500, 3) },
     });
     expect(result).toMatchObject({ code: 0, stderr: "" });
@@ -197,10 +194,10 @@ describe("inventory apply --atomic", () => {
   });
 
   it("a rejected batch is exit 7: nothing changed, and the report says which rows failed", async () => {
-    const agent = mockAgent();
-    const server = serveBatches(agent, stockOf(2, 0));
+    const stubs = new HttpStubs();
+    const server = serveBatches(stubs, stockOf(2, 0));
     const result = await runFake(["inventory", "apply", "--atomic", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": "petId,quantity\n1,5\n424242,1\n2,0\n" },
     });
     expect(result.code).toBe(7);
@@ -218,10 +215,10 @@ describe("inventory apply --atomic", () => {
   });
 
   it("--json of a rejected batch: every row that would have changed is failed, batch_rejected", async () => {
-    const agent = mockAgent();
-    serveBatches(agent, stockOf(1, 0));
+    const stubs = new HttpStubs();
+    serveBatches(stubs, stockOf(1, 0));
     const result = await runFake(["inventory", "apply", "--atomic", "--json", "-"], {
-      agent,
+      stubs,
       stdin: "petId,quantity\n1,5\n99,1\n",
     });
     expect(result.code).toBe(7);
@@ -252,10 +249,10 @@ describe("inventory apply --atomic", () => {
   });
 
   it("refuses more than 10,000 changes before sending any (exit 2)", async () => {
-    const agent = mockAgent();
-    agent.get(ORIGIN).intercept({ path: "/v1/inventory", method: "GET" }).reply(200, "[]", json);
+    const stubs = new HttpStubs();
+    stubs.on("GET", "/v1/inventory").reply(200, "[]", json);
     const result = await runFake(["inventory", "apply", "--atomic", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": counts(10_001, 1) },
     });
     expect(result).toMatchObject({ code: 2, stdout: "" });
@@ -263,18 +260,17 @@ describe("inventory apply --atomic", () => {
       "error: c.csv: 10001 entries would change, more than the 10000 one atomic batch can hold; nothing was applied\n" +
         "hint: split the file into parts of at most 10000 changes, or run without --atomic (requests of 1000 changes, each applied alone)\n",
     );
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
+    expect(stubs.calls()).toEqual(["GET /v1/inventory"]);
   });
 
   it("against a server without the batch endpoint: exit 2, nothing applied, no PATCH", async () => {
-    const agent = mockAgent();
-    const pool = agent.get(ORIGIN);
-    pool.intercept({ path: "/v1/inventory", method: "GET" }).reply(200, "[]", json);
-    pool
-      .intercept(batchRoute)
+    const stubs = new HttpStubs();
+    stubs.on("GET", "/v1/inventory").reply(200, "[]", json);
+    stubs
+      .on("POST", BATCH_PATH)
       .reply(404, '{"code":"not_found","message":"no route","status":404}', json);
     const result = await runFake(["inventory", "apply", "--atomic", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": counts(3, 1) },
     });
     expect(result).toMatchObject({ code: 2, stdout: "" });
@@ -282,16 +278,16 @@ describe("inventory apply --atomic", () => {
       "error: --atomic needs the batch endpoint, and the server has no batch endpoint (POST /inventory/batch answered 404); nothing was applied\n" +
         "hint: without --atomic the rows are applied one by one (each alone, not all or none); or use a server that has POST /inventory/batch\n",
     );
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory", "POST /v1/inventory/batch"]);
+    expect(stubs.calls()).toEqual(["GET /v1/inventory", "POST /v1/inventory/batch"]);
   });
 });
 
 describe("inventory apply --dry-run through the batch endpoint", () => {
   it("asks the server in the same batches (dryRun) and exits 7 when a row would fail, as the run would", async () => {
-    const agent = mockAgent();
-    const server = serveBatches(agent, stockOf(3, 1));
+    const stubs = new HttpStubs();
+    const server = serveBatches(stubs, stockOf(3, 1));
     const result = await runFake(["inventory", "apply", "--dry-run", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": "petId,quantity\n1,5\n2,1\n424242,3\n" },
     });
     expect(result.code).toBe(7);
@@ -307,10 +303,10 @@ describe("inventory apply --dry-run through the batch endpoint", () => {
   });
 
   it("exits 0 with the plan when every change would apply", async () => {
-    const agent = mockAgent();
-    serveBatches(agent, stockOf(3, 1));
+    const stubs = new HttpStubs();
+    serveBatches(stubs, stockOf(3, 1));
     const result = await runFake(["inventory", "apply", "--dry-run", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": "petId,quantity\n1,5\n2,1\n3,0\n" },
     });
     expect(result).toEqual({
@@ -322,10 +318,10 @@ describe("inventory apply --dry-run through the batch endpoint", () => {
   });
 
   it("--json: wouldChange, unchanged, wouldFail and every row", async () => {
-    const agent = mockAgent();
-    serveBatches(agent, stockOf(2, 1));
+    const stubs = new HttpStubs();
+    serveBatches(stubs, stockOf(2, 1));
     const result = await runFake(["inventory", "apply", "--dry-run", "--json", "-"], {
-      agent,
+      stubs,
       stdin: "petId,quantity\n1,5\n2,1\n99,4\n",
     });
     expect(result.code).toBe(7);
@@ -351,10 +347,10 @@ describe("inventory apply --dry-run through the batch endpoint", () => {
   });
 
   it("on a terminal: the table of changes, the rows that would fail, the summary", async () => {
-    const agent = mockAgent();
-    serveBatches(agent, stockOf(1, 1));
+    const stubs = new HttpStubs();
+    serveBatches(stubs, stockOf(1, 1));
     const result = await runFake(["--no-color", "inventory", "apply", "--dry-run", "-"], {
-      agent,
+      stubs,
       isTTY: true,
       stdin: "petId,quantity\n1,5\n99,4\n",
     });
@@ -367,10 +363,10 @@ describe("inventory apply --dry-run through the batch endpoint", () => {
   });
 
   it("--atomic: the server's verdict on the batch as a whole", async () => {
-    const agent = mockAgent();
-    serveBatches(agent, stockOf(1, 1));
+    const stubs = new HttpStubs();
+    serveBatches(stubs, stockOf(1, 1));
     const result = await runFake(["inventory", "apply", "--dry-run", "--atomic", "-"], {
-      agent,
+      stubs,
       stdin: "petId,quantity\n1,5\n99,4\n",
     });
     expect(result.code).toBe(7);
@@ -386,10 +382,10 @@ describe("inventory apply --dry-run through the batch endpoint", () => {
   });
 
   it("over --max-changes prints the dry run, then exits 2 as the run would", async () => {
-    const agent = mockAgent();
-    serveBatches(agent, stockOf(2, 1));
+    const stubs = new HttpStubs();
+    serveBatches(stubs, stockOf(2, 1));
     const result = await runFake(["inventory", "apply", "--dry-run", "--max-changes", "1", "-"], {
-      agent,
+      stubs,
       stdin: counts(2, 5),
     });
     expect(result.code).toBe(2);
@@ -406,25 +402,24 @@ describe("inventory apply against a server without the batch endpoint", () => {
   it.each([404, 405])(
     "falls back to one PATCH per row when the first batch answers %i, and says so once",
     async (status) => {
-      const agent = mockAgent();
-      const pool = agent.get(ORIGIN);
-      pool
-        .intercept({ path: "/v1/inventory", method: "GET" })
+      const stubs = new HttpStubs();
+      stubs
+        .on("GET", "/v1/inventory")
         .reply(200, '[{"petId":1,"quantity":0,"status":"sold"}]', json);
-      pool.intercept(batchRoute).reply(status, "");
+      stubs.on("POST", BATCH_PATH).reply(status, "");
       for (const petId of [1, 2, 3]) {
-        pool
-          .intercept({ path: `/v1/inventory/${petId}`, method: "PATCH" })
+        stubs
+          .on("PATCH", `/v1/inventory/${petId}`)
           .reply(200, `{"petId":${petId},"quantity":4,"status":"sold"}`, json);
       }
       const result = await runFake(["inventory", "apply", "c.csv"], {
-        agent,
+        stubs,
         files: { "c.csv": counts(3, 4) },
       });
       expect(result.code).toBe(0);
       expect(result.stderr).toBe(FALLBACK_NOTE(status));
-      expect(callsOf(agent).filter((call) => call.startsWith("POST"))).toHaveLength(1);
-      expect(callsOf(agent).filter((call) => call.startsWith("PATCH"))).toHaveLength(3);
+      expect(stubs.calls().filter((call) => call.startsWith("POST"))).toHaveLength(1);
+      expect(stubs.calls().filter((call) => call.startsWith("PATCH"))).toHaveLength(3);
       expect(result.stdout).toContain("c.csv: 3 changed, 0 unchanged, 0 failed\n");
     },
   );
@@ -432,15 +427,14 @@ describe("inventory apply against a server without the batch endpoint", () => {
 
 describe("inventory apply when the server fails", () => {
   it("a first batch that keeps failing is the error itself (exit 3): nothing was applied, no report", async () => {
-    const agent = mockAgent();
-    const pool = agent.get(ORIGIN);
-    pool.intercept({ path: "/v1/inventory", method: "GET" }).reply(200, "[]", json);
-    pool
-      .intercept(batchRoute)
+    const stubs = new HttpStubs();
+    stubs.on("GET", "/v1/inventory").reply(200, "[]", json);
+    stubs
+      .on("POST", BATCH_PATH)
       .reply(503, '{"code":"unavailable","message":"database busy","status":503}', json)
       .times(3);
     const result = await runFake(["inventory", "apply", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": counts(5, 1) },
     });
     expect(result).toMatchObject({ code: 3, stdout: "" });
@@ -448,14 +442,13 @@ describe("inventory apply when the server fails", () => {
   });
 
   it("a read-only key is exit 4 on the first batch, before anything is applied", async () => {
-    const agent = mockAgent();
-    const pool = agent.get(ORIGIN);
-    pool.intercept({ path: "/v1/inventory", method: "GET" }).reply(200, "[]", json);
-    pool
-      .intercept(batchRoute)
+    const stubs = new HttpStubs();
+    stubs.on("GET", "/v1/inventory").reply(200, "[]", json);
+    stubs
+      .on("POST", BATCH_PATH)
       .reply(403, '{"code":"forbidden","message":"this key is read-only","status":403}', json);
     const result = await runFake(["inventory", "apply", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": counts(2, 1) },
     });
     expect(result).toMatchObject({ code: 4, stdout: "" });
@@ -463,15 +456,14 @@ describe("inventory apply when the server fails", () => {
   });
 
   it("a later batch that keeps failing stops the run: its rows failed, the rest not attempted, exit 7", async () => {
-    const agent = mockAgent();
-    const server = serveBatches(agent, stockOf(2500, 0));
-    agent
-      .get(ORIGIN)
-      .intercept(batchRoute)
+    const stubs = new HttpStubs();
+    const server = serveBatches(stubs, stockOf(2500, 0));
+    stubs
+      .on("POST", BATCH_PATH)
       .reply(503, '{"code":"unavailable","message":"database busy","status":503}', json)
       .times(3);
     const result = await runFake(["inventory", "apply", "--json", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": counts(2500, 1) },
     });
     expect(result.code).toBe(7);
@@ -493,19 +485,15 @@ describe("inventory apply when the server fails", () => {
 
 describe("inventory apply interrupted between batches", () => {
   it("SIGINT: the batch in flight finishes, no other is sent, the rest not attempted, exit 130", async () => {
-    const agent = mockAgent();
-    const server = serveBatches(agent, stockOf(2500, 0));
+    const stubs = new HttpStubs();
+    const server = serveBatches(stubs, stockOf(2500, 0));
     const interrupts = new Interrupts();
-    const held = holdPatches(
-      agent,
-      (_count, gate) => {
-        interrupts.deliver("SIGINT");
-        gate.release();
-      },
-      "POST",
-    );
+    const held = stubs.hold("POST", (_count, gate) => {
+      interrupts.deliver("SIGINT");
+      gate.release();
+    });
     const result = await runFake(["inventory", "apply", "c.csv"], {
-      dispatcher: held.dispatcher,
+      stubs,
       files: { "c.csv": counts(2500, 1) },
       interrupts,
     });

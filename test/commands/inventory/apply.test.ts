@@ -1,29 +1,18 @@
 /**
- * `inventory apply` in-process on MockAgent against a server without the batch endpoint (it
+ * `inventory apply` in-process, on HTTP stubs, against a server without the batch endpoint (it
  * answers POST /inventory/batch 404, as one that implements only the spec does), so the run
  * falls back to one PATCH per row: validation before any request, the plan, and the faults a
  * real server cannot produce on demand (503 then 200, a row that keeps failing, resets, a
  * server that goes away), plus the concurrency bound. The batch path: apply-batches.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import type { MockAgent } from "undici";
 import { Interrupts } from "../../../src/program/interrupts.js";
-import {
-  BASE_URL,
-  callsOf,
-  fakeKey,
-  json,
-  mockAgent,
-  ORIGIN,
-  runFake,
-  socketError,
-} from "../fake-deps.js";
-import { holdPatches } from "./held-patches.js";
+import { BASE_URL, fakeKey, HttpStubs, json, runFake } from "../fake-deps.js";
 import { MAX_ID_TEXT as MAX_ID } from "../../support/ids.js";
 
 const INVENTORY = `[{"petId":1,"quantity":3,"status":"available"},{"petId":2,"quantity":0,"status":"pending"},{"petId":3,"quantity":4,"status":"sold"},{"petId":${MAX_ID},"quantity":1,"status":"sold"}]`;
-const inventoryRoute = { path: "/v1/inventory", method: "GET" } as const;
-const batchRoute = { path: "/v1/inventory/batch", method: "POST" } as const;
+const INVENTORY_PATH = "/v1/inventory";
+const BATCH_PATH = "/v1/inventory/batch";
 /** What a server without the batch endpoint answers it (the bundled server's 404 for a route). */
 const NO_BATCH_ROUTE =
   '{"code":"not_found","message":"Route POST:/v1/inventory/batch not found","status":404}';
@@ -33,40 +22,38 @@ const FALLBACK_NOTE =
 const DRY_RUN_NOTE =
   "note: the server has no batch endpoint (POST /inventory/batch answered 404): this dry run shows what differs from the stock it read; the server was not asked whether each change would apply\n";
 
-/** Makes the agent answer the batch endpoint 404 once (the run's first, and only, batch). */
-function withoutBatches(agent: MockAgent): MockAgent {
-  agent.get(ORIGIN).intercept(batchRoute).reply(404, NO_BATCH_ROUTE, json);
-  return agent;
+/** Has the stubs answer the batch endpoint 404 once (the run's first, and only, batch). */
+function withoutBatches(stubs: HttpStubs): HttpStubs {
+  stubs.on("POST", BATCH_PATH).reply(404, NO_BATCH_ROUTE, json);
+  return stubs;
 }
-const patchRoute = (petId: string | number) =>
-  ({ path: `/v1/inventory/${String(petId)}`, method: "PATCH" }) as const;
+const patchPath = (petId: string | number) => `/v1/inventory/${String(petId)}`;
 
 function entry(petId: string | number, quantity: number): string {
   return `{"petId":${String(petId)},"quantity":${quantity},"status":"available"}`;
 }
 
 /**
- * An agent that serves INVENTORY once, answers the batch endpoint 404 (unless the run sends
+ * Stubs that serve INVENTORY once, answers the batch endpoint 404 (unless the run sends
  * no batch: `batch: false`) and 200 to each listed PATCH once.
  */
 function serving(
   patches: readonly [string | number, number][] = [],
   { batch = true }: { batch?: boolean } = {},
-): MockAgent {
-  const agent = mockAgent();
-  if (batch) withoutBatches(agent);
-  const pool = agent.get(ORIGIN);
-  pool.intercept(inventoryRoute).reply(200, INVENTORY, json);
+): HttpStubs {
+  const stubs = new HttpStubs();
+  if (batch) withoutBatches(stubs);
+  stubs.on("GET", INVENTORY_PATH).reply(200, INVENTORY, json);
   for (const [petId, quantity] of patches) {
-    pool.intercept(patchRoute(petId)).reply(200, entry(petId, quantity), json);
+    stubs.on("PATCH", patchPath(petId)).reply(200, entry(petId, quantity), json);
   }
-  return agent;
+  return stubs;
 }
 
-function patchBodies(agent: MockAgent): string[] {
-  return (agent.getCallHistory()?.calls() ?? [])
+function patchBodies(stubs: HttpStubs): string[] {
+  return stubs.requests
     .filter((call) => call.method === "PATCH")
-    .map((call) => `${call.path} ${String(call.body)}`)
+    .map((call) => `${call.path} ${call.body}`)
     .sort();
 }
 
@@ -81,57 +68,57 @@ describe("inventory apply: validation comes first, and sends nothing", () => {
     ["petId,count\n1,5\n", "counts.csv line 1: the header has no quantity column"],
     ["petId,quantity\n1\n", "counts.csv line 2: missing quantity"],
   ])("refuses %j with exit 2", async (text, message) => {
-    const agent = mockAgent();
+    const stubs = new HttpStubs();
     const result = await runFake(["inventory", "apply", "counts.csv"], {
-      agent,
+      stubs,
       files: { "counts.csv": text },
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`error: ${message}`);
     expect(result.stderr).toContain("hint: fix the file and run again; nothing was applied\n");
     expect(result.stdout).toBe("");
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("refuses a JSON string quantity, naming the entry and line", async () => {
-    const agent = mockAgent();
+    const stubs = new HttpStubs();
     const result = await runFake(["inventory", "apply", "-"], {
-      agent,
+      stubs,
       stdin: '[\n  {"petId": 1, "quantity": 5},\n  {"petId": 2, "quantity": "5"}\n]\n',
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       'error: stdin entry 2 (line 3): invalid quantity "5" (a string): expected a JSON integer',
     );
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("says an unreadable file is a usage error", async () => {
-    const agent = mockAgent();
-    const result = await runFake(["inventory", "apply", "nope.csv"], { agent });
+    const stubs = new HttpStubs();
+    const result = await runFake(["inventory", "apply", "nope.csv"], { stubs });
     expect(result).toMatchObject({ code: 2, stdout: "" });
     expect(result.stderr).toBe(
       "error: cannot read nope.csv: no such file\n" +
         "hint: give a readable CSV or JSON file, or - to read stdin\n",
     );
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it.each(["0", "65", "two"])("refuses --concurrency %s", async (value) => {
-    const agent = mockAgent();
+    const stubs = new HttpStubs();
     const result = await runFake(["inventory", "apply", "--concurrency", value, "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": COUNTS },
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain("expected a whole number of requests from 1 to 64.");
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("does no request at all for a header-only file", async () => {
-    const agent = mockAgent();
+    const stubs = new HttpStubs();
     const result = await runFake(["inventory", "apply", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": "petId,quantity\r\n" },
     });
     expect(result).toEqual({
@@ -140,18 +127,18 @@ describe("inventory apply: validation comes first, and sends nothing", () => {
       stderr: "",
       sleeps: [],
     });
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 });
 
 describe("inventory apply: plan and apply", () => {
   it("fetches once, PATCHes only what differs, and reports in file order", async () => {
-    const agent = serving([
+    const stubs = serving([
       [1, 5],
       [MAX_ID, 2],
     ]);
     const result = await runFake(["inventory", "apply", "counts.csv"], {
-      agent,
+      stubs,
       files: { "counts.csv": COUNTS },
     });
     expect(result).toMatchObject({ code: 0, stderr: FALLBACK_NOTE });
@@ -161,17 +148,17 @@ describe("inventory apply: plan and apply", () => {
         "  pet 1: 3 -> 5\n" +
         `  pet ${MAX_ID}: 1 -> 2\n`,
     );
-    expect(callsOf(agent).filter((call) => call.startsWith("GET"))).toEqual(["GET /v1/inventory"]);
-    expect(patchBodies(agent)).toEqual([
+    expect(stubs.calls().filter((call) => call.startsWith("GET"))).toEqual(["GET /v1/inventory"]);
+    expect(patchBodies(stubs)).toEqual([
       '/v1/inventory/1 {"quantity":5}',
       `/v1/inventory/${MAX_ID} {"quantity":2}`,
     ]);
   });
 
   it("reads JSON from stdin and reports with --json, int64 ids exact", async () => {
-    const agent = serving([[MAX_ID, 7]]);
+    const stubs = serving([[MAX_ID, 7]]);
     const result = await runFake(["inventory", "apply", "--json", "-"], {
-      agent,
+      stubs,
       stdin: `[{"petId": ${MAX_ID}, "quantity": 7}, {"petId": 2, "quantity": 0}]`,
     });
     expect(result.code).toBe(0);
@@ -189,9 +176,9 @@ describe("inventory apply: plan and apply", () => {
   });
 
   it("--dry-run prints the changes and sends no PATCH", async () => {
-    const agent = serving();
+    const stubs = serving();
     const result = await runFake(["inventory", "apply", "--dry-run", "-"], {
-      agent,
+      stubs,
       stdin: "petId,quantity\n1,5\n2,0\n99,4\n",
     });
     expect(result).toMatchObject({
@@ -199,13 +186,13 @@ describe("inventory apply: plan and apply", () => {
       stdout: "1\t3\t5\n99\t\t4\n",
       stderr: DRY_RUN_NOTE + "dry run: 2 of 3 rows would change; nothing was changed\n",
     });
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory", "POST /v1/inventory/batch"]);
+    expect(stubs.calls()).toEqual(["GET /v1/inventory", "POST /v1/inventory/batch"]);
   });
 
   it("--dry-run on a terminal shows a table of pet, current and desired", async () => {
-    const agent = serving();
+    const stubs = serving();
     const result = await runFake(["--no-color", "inventory", "apply", "--dry-run", "-"], {
-      agent,
+      stubs,
       isTTY: true,
       stdin: "petId,quantity\n1,5\n99,4\n",
     });
@@ -216,9 +203,9 @@ describe("inventory apply: plan and apply", () => {
   });
 
   it("--max-changes refuses the whole run when more would change, after only the GET", async () => {
-    const agent = serving([], { batch: false });
+    const stubs = serving([], { batch: false });
     const result = await runFake(["inventory", "apply", "--max-changes", "1", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": COUNTS },
     });
     expect(result.code).toBe(2);
@@ -226,20 +213,20 @@ describe("inventory apply: plan and apply", () => {
       "error: c.csv: 2 entries would change, more than --max-changes 1; nothing was applied\n",
     );
     expect(result.stdout).toBe("");
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
+    expect(stubs.calls()).toEqual(["GET /v1/inventory"]);
   });
 
   it("--max-changes lets a run through that stays within it, and applies every change", async () => {
-    const agent = serving([
+    const stubs = serving([
       [1, 5],
       [MAX_ID, 2],
     ]);
     const result = await runFake(["inventory", "apply", "--max-changes", "2", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": COUNTS },
     });
     expect(result).toMatchObject({ code: 0, stderr: FALLBACK_NOTE });
-    expect(patchBodies(agent)).toEqual([
+    expect(patchBodies(stubs)).toEqual([
       '/v1/inventory/1 {"quantity":5}',
       `/v1/inventory/${MAX_ID} {"quantity":2}`,
     ]);
@@ -252,9 +239,9 @@ describe("inventory apply: plan and apply", () => {
   });
 
   it("--dry-run --json prints the plan: dryRun, wouldChange, unchanged, results", async () => {
-    const agent = serving();
+    const stubs = serving();
     const result = await runFake(["inventory", "apply", "--dry-run", "--json", "-"], {
-      agent,
+      stubs,
       stdin: "petId,quantity\n1,5\n2,0\n99,4\n",
     });
     expect(result).toMatchObject({ code: 0, stderr: DRY_RUN_NOTE });
@@ -268,13 +255,13 @@ describe("inventory apply: plan and apply", () => {
         { petId: 99, previous: null, desired: 4, outcome: "would_change" },
       ],
     });
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory", "POST /v1/inventory/batch"]);
+    expect(stubs.calls()).toEqual(["GET /v1/inventory", "POST /v1/inventory/batch"]);
   });
 
   it("--dry-run says one row in the singular (and asks the server nothing: nothing differs)", async () => {
-    const agent = serving([], { batch: false });
+    const stubs = serving([], { batch: false });
     const result = await runFake(["inventory", "apply", "--dry-run", "-"], {
-      agent,
+      stubs,
       stdin: "petId,quantity\n2,0\n",
     });
     expect(result).toMatchObject({
@@ -285,77 +272,70 @@ describe("inventory apply: plan and apply", () => {
   });
 
   it("--max-changes 0 refuses one change in the singular", async () => {
-    const agent = serving([], { batch: false });
+    const stubs = serving([], { batch: false });
     const result = await runFake(["inventory", "apply", "--max-changes", "0", "-"], {
-      agent,
+      stubs,
       stdin: "petId,quantity\n1,5\n",
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       "error: stdin: 1 entry would change, more than --max-changes 0; nothing was applied\n",
     );
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
+    expect(stubs.calls()).toEqual(["GET /v1/inventory"]);
   });
 
   it("stops with the usual exit code when the key is refused on the GET", async () => {
-    const agent = mockAgent();
-    agent
-      .get(ORIGIN)
-      .intercept(inventoryRoute)
+    const stubs = new HttpStubs();
+    stubs
+      .on("GET", INVENTORY_PATH)
       .reply(401, '{"code":"unauthorized","message":"invalid API key","status":401}', json);
     const result = await runFake(["inventory", "apply", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": COUNTS },
     });
     expect(result.code).toBe(4);
     expect(result.stderr).toContain("error: invalid API key (unauthorized, HTTP 401)\n");
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
+    expect(stubs.calls()).toEqual(["GET /v1/inventory"]);
   });
 
   it("stops with exit 3 when the GET cannot get through", async () => {
-    const agent = mockAgent();
-    agent
-      .get(ORIGIN)
-      .intercept(inventoryRoute)
-      .replyWithError(socketError("ECONNREFUSED", "connect ECONNREFUSED"))
-      .times(3);
+    const stubs = new HttpStubs();
+    stubs.on("GET", INVENTORY_PATH).reset().times(3);
     const result = await runFake(["inventory", "apply", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": COUNTS },
     });
     expect(result.code).toBe(3);
     expect(result.stdout).toBe("");
-    expect(callsOf(agent)).toEqual(Array.from({ length: 3 }, () => "GET /v1/inventory"));
+    expect(stubs.calls()).toEqual(Array.from({ length: 3 }, () => "GET /v1/inventory"));
   });
 });
 
 describe("inventory apply: faults during the run", () => {
   it("retries a 503 on a row and succeeds", async () => {
-    const agent = serving([[MAX_ID, 2]]);
-    const pool = agent.get(ORIGIN);
-    pool
-      .intercept(patchRoute(1))
+    const stubs = serving([[MAX_ID, 2]]);
+    stubs
+      .on("PATCH", patchPath(1))
       .reply(503, '{"code":"unavailable","message":"busy","status":503}', json);
-    pool.intercept(patchRoute(1)).reply(200, entry(1, 5), json);
+    stubs.on("PATCH", patchPath(1)).reply(200, entry(1, 5), json);
     const result = await runFake(["inventory", "apply", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": COUNTS },
     });
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("c.csv: 2 changed, 2 unchanged, 0 failed\n");
     expect(result.sleeps).toEqual([375]);
-    expect(callsOf(agent).filter((call) => call === "PATCH /v1/inventory/1")).toHaveLength(2);
+    expect(stubs.calls().filter((call) => call === "PATCH /v1/inventory/1")).toHaveLength(2);
   });
 
   it("reports a row that keeps answering 503 as failed (exit 7); the others still apply", async () => {
-    const agent = serving([[MAX_ID, 2]]);
-    agent
-      .get(ORIGIN)
-      .intercept(patchRoute(1))
+    const stubs = serving([[MAX_ID, 2]]);
+    stubs
+      .on("PATCH", patchPath(1))
       .reply(503, '{"code":"unavailable","message":"busy","status":503}', json)
       .times(3);
     const result = await runFake(["inventory", "apply", "--json", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": COUNTS },
     });
     expect(result.code).toBe(7);
@@ -383,14 +363,10 @@ describe("inventory apply: faults during the run", () => {
   });
 
   it("reports a row whose connection keeps being reset as failed, not fatal", async () => {
-    const agent = serving([[MAX_ID, 2]]);
-    agent
-      .get(ORIGIN)
-      .intercept(patchRoute(1))
-      .replyWithError(socketError("ECONNRESET", "read ECONNRESET"))
-      .times(3);
+    const stubs = serving([[MAX_ID, 2]]);
+    stubs.on("PATCH", patchPath(1)).reset().times(3);
     const result = await runFake(["inventory", "apply", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": COUNTS },
     });
     expect(result.code).toBe(7);
@@ -404,16 +380,15 @@ describe("inventory apply: faults during the run", () => {
   });
 
   it("reports an unknown pet (404) and a rejected row (400) as their rows' failures", async () => {
-    const agent = serving([[1, 5]]);
-    const pool = agent.get(ORIGIN);
-    pool
-      .intercept(patchRoute(99))
+    const stubs = serving([[1, 5]]);
+    stubs
+      .on("PATCH", patchPath(99))
       .reply(404, '{"code":"pet_not_found","message":"no pet with petId 99","status":404}', json);
-    pool
-      .intercept(patchRoute(3))
+    stubs
+      .on("PATCH", patchPath(3))
       .reply(400, '{"code":"invalid_body","message":"quantity too large","status":400}', json);
     const result = await runFake(["inventory", "apply", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": "petId,quantity\n1,5\n99,1\n3,7\n" },
     });
     expect(result.code).toBe(7);
@@ -423,20 +398,19 @@ describe("inventory apply: faults during the run", () => {
   });
 
   it("stops after 10 server failures in a row when the server goes away, without retrying every row", async () => {
-    const agent = withoutBatches(mockAgent());
-    const pool = agent.get(ORIGIN);
-    pool.intercept(inventoryRoute).reply(200, "[]", json);
-    pool
-      .intercept({ path: /^\/v1\/inventory\/\d+$/, method: "PATCH" })
-      .replyWithError(socketError("ECONNREFUSED", "connect ECONNREFUSED"))
+    const stubs = withoutBatches(new HttpStubs());
+    stubs.on("GET", INVENTORY_PATH).reply(200, "[]", json);
+    stubs
+      .on("PATCH", /^\/v1\/inventory\/\d+$/)
+      .reset()
       .persist();
     const rows = Array.from({ length: 200 }, (_, i) => `${i + 1},1`).join("\n");
     const result = await runFake(["inventory", "apply", "--concurrency", "1", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": `petId,quantity\n${rows}\n` },
     });
     expect(result.code).toBe(7);
-    expect(callsOf(agent).filter((call) => call.startsWith("PATCH"))).toHaveLength(30);
+    expect(stubs.calls().filter((call) => call.startsWith("PATCH"))).toHaveLength(30);
     expect(result.stdout).toContain(
       "c.csv: 0 changed, 0 unchanged, 10 failed, 190 not attempted\n",
     );
@@ -451,18 +425,17 @@ describe("inventory apply: faults during the run", () => {
   });
 
   it("keeps at most --concurrency PATCHes in flight", async () => {
-    const agent = withoutBatches(mockAgent());
-    const pool = agent.get(ORIGIN);
-    pool.intercept(inventoryRoute).reply(200, "[]", json);
-    pool
-      .intercept({ path: /^\/v1\/inventory\/\d+$/, method: "PATCH" })
+    const stubs = withoutBatches(new HttpStubs());
+    stubs.on("GET", INVENTORY_PATH).reply(200, "[]", json);
+    stubs
+      .on("PATCH", /^\/v1\/inventory\/\d+$/)
       .reply(200, entry(1, 1), json)
       .persist();
     // Each burst of PATCHes is held until it is over, so all that may start do start.
-    const held = holdPatches(agent);
+    const held = stubs.hold();
     const rows = Array.from({ length: 12 }, (_, i) => `${i + 1},1`).join("\n");
     const result = await runFake(["inventory", "apply", "--concurrency", "3", "c.csv"], {
-      dispatcher: held.dispatcher,
+      stubs,
       files: { "c.csv": `petId,quantity\n${rows}\n` },
     });
     expect(result.code).toBe(0);
@@ -477,7 +450,7 @@ describe("inventory apply: faults during the run", () => {
       [MAX_ID, 2],
     ];
     const onTerminal = await runFake(["inventory", "apply", "c.csv"], {
-      agent: serving(patches),
+      stubs: serving(patches),
       files,
       stderrIsTTY: true,
     });
@@ -485,7 +458,7 @@ describe("inventory apply: faults during the run", () => {
     expect(onTerminal.stderr).toContain("applying [");
     expect(onTerminal.stdout).not.toContain("applying");
     const piped = await runFake(["inventory", "apply", "c.csv"], {
-      agent: serving(patches),
+      stubs: serving(patches),
       files,
     });
     expect(piped.stderr).toBe(FALLBACK_NOTE);
@@ -494,27 +467,26 @@ describe("inventory apply: faults during the run", () => {
 
 describe("inventory apply: interrupted by SIGINT or SIGTERM", () => {
   /** Ten pets the inventory does not list, so every row is a change (PATCHes always 200). */
-  function tenRows(): { agent: MockAgent; files: Record<string, string> } {
-    const agent = withoutBatches(mockAgent());
-    const pool = agent.get(ORIGIN);
-    pool.intercept(inventoryRoute).reply(200, "[]", json);
-    pool
-      .intercept({ path: /^\/v1\/inventory\/\d+$/, method: "PATCH" })
+  function tenRows(): { stubs: HttpStubs; files: Record<string, string> } {
+    const stubs = withoutBatches(new HttpStubs());
+    stubs.on("GET", INVENTORY_PATH).reply(200, "[]", json);
+    stubs
+      .on("PATCH", /^\/v1\/inventory\/\d+$/)
       .reply(200, entry(1, 1), json)
       .persist();
     const rows = Array.from({ length: 10 }, (_, i) => `${i + 1},${i + 1}`).join("\n");
-    return { agent, files: { "c.csv": `petId,quantity\n${rows}\n` } };
+    return { stubs, files: { "c.csv": `petId,quantity\n${rows}\n` } };
   }
 
   /** Holds PATCHes; when `inFlight` are held, delivers `signal`, then lets them finish. */
   function interruptWhenInFlight(
-    agent: MockAgent,
+    stubs: HttpStubs,
     interrupts: Interrupts,
     inFlight: number,
     signal: "SIGINT" | "SIGTERM",
   ) {
     const deliveries: string[] = [];
-    const held = holdPatches(agent, (count, gate) => {
+    const held = stubs.hold("PATCH", (count, gate) => {
       if (count < inFlight) return;
       deliveries.push(interrupts.deliver(signal));
       gate.release();
@@ -523,18 +495,18 @@ describe("inventory apply: interrupted by SIGINT or SIGTERM", () => {
   }
 
   it("SIGINT: lets the PATCHes in flight finish, starts no more, reports the rest not attempted, exit 130", async () => {
-    const { agent, files } = tenRows();
+    const { stubs, files } = tenRows();
     const interrupts = new Interrupts();
-    const { held, deliveries } = interruptWhenInFlight(agent, interrupts, 3, "SIGINT");
+    const { held, deliveries } = interruptWhenInFlight(stubs, interrupts, 3, "SIGINT");
     const result = await runFake(["inventory", "apply", "--concurrency", "3", "c.csv"], {
-      dispatcher: held.dispatcher,
+      stubs,
       files,
       interrupts,
     });
     expect(deliveries).toEqual(["claimed"]);
     expect(result.code).toBe(130);
     expect(held.dispatched()).toBe(3);
-    expect(patchBodies(agent)).toEqual([
+    expect(patchBodies(stubs)).toEqual([
       '/v1/inventory/1 {"quantity":1}',
       '/v1/inventory/2 {"quantity":2}',
       '/v1/inventory/3 {"quantity":3}',
@@ -557,11 +529,11 @@ describe("inventory apply: interrupted by SIGINT or SIGTERM", () => {
   });
 
   it("SIGTERM with --json: one valid JSON document, the rest not attempted, exit 143", async () => {
-    const { agent, files } = tenRows();
+    const { stubs, files } = tenRows();
     const interrupts = new Interrupts();
-    const { held } = interruptWhenInFlight(agent, interrupts, 1, "SIGTERM");
+    const { held } = interruptWhenInFlight(stubs, interrupts, 1, "SIGTERM");
     const result = await runFake(["inventory", "apply", "--concurrency", "1", "--json", "c.csv"], {
-      dispatcher: held.dispatcher,
+      stubs,
       files,
       interrupts,
     });
@@ -597,11 +569,11 @@ describe("inventory apply: interrupted by SIGINT or SIGTERM", () => {
   });
 
   it("stops the progress bar at the interrupt: nothing is drawn after the notice", async () => {
-    const { agent, files } = tenRows();
+    const { stubs, files } = tenRows();
     const interrupts = new Interrupts();
-    const { held } = interruptWhenInFlight(agent, interrupts, 2, "SIGINT");
+    interruptWhenInFlight(stubs, interrupts, 2, "SIGINT");
     const result = await runFake(["inventory", "apply", "--concurrency", "2", "c.csv"], {
-      dispatcher: held.dispatcher,
+      stubs,
       files,
       interrupts,
       stderrIsTTY: true,
@@ -613,15 +585,15 @@ describe("inventory apply: interrupted by SIGINT or SIGTERM", () => {
   });
 
   it("a second signal while the writes finish is not claimed: main.ts ends the process at once", async () => {
-    const { agent, files } = tenRows();
+    const { stubs, files } = tenRows();
     const interrupts = new Interrupts();
     const deliveries: string[] = [];
-    const held = holdPatches(agent, (_count, gate) => {
+    stubs.hold("PATCH", (_count, gate) => {
       deliveries.push(interrupts.deliver("SIGINT"), interrupts.deliver("SIGTERM"));
       gate.release();
     });
     const result = await runFake(["inventory", "apply", "--concurrency", "1", "c.csv"], {
-      dispatcher: held.dispatcher,
+      stubs,
       files,
       interrupts,
     });
@@ -632,19 +604,18 @@ describe("inventory apply: interrupted by SIGINT or SIGTERM", () => {
   });
 
   it("an interrupt with a failed row counts it apart from the rows not attempted", async () => {
-    const agent = withoutBatches(mockAgent());
-    const pool = agent.get(ORIGIN);
-    pool.intercept(inventoryRoute).reply(200, "[]", json);
-    pool
-      .intercept(patchRoute(1))
+    const stubs = withoutBatches(new HttpStubs());
+    stubs.on("GET", INVENTORY_PATH).reply(200, "[]", json);
+    stubs
+      .on("PATCH", patchPath(1))
       .reply(404, '{"code":"pet_not_found","message":"no pet with petId 1","status":404}', json);
     const interrupts = new Interrupts();
-    const held = holdPatches(agent, (_count, gate) => {
+    stubs.hold("PATCH", (_count, gate) => {
       interrupts.deliver("SIGINT");
       gate.release();
     });
     const result = await runFake(["inventory", "apply", "--concurrency", "1", "c.csv"], {
-      dispatcher: held.dispatcher,
+      stubs,
       files: { "c.csv": "petId,quantity\n1,1\n2,2\n" },
       interrupts,
     });
@@ -663,13 +634,12 @@ describe("inventory apply: interrupted by SIGINT or SIGTERM", () => {
 
 describe("inventory apply: counts in words, ASCII off a terminal", () => {
   it("says one change and one other in the singular", async () => {
-    const agent = serving([[MAX_ID, 2]]);
-    agent
-      .get(ORIGIN)
-      .intercept(patchRoute(1))
+    const stubs = serving([[MAX_ID, 2]]);
+    stubs
+      .on("PATCH", patchPath(1))
       .reply(400, '{"code":"invalid_body","message":"no","status":400}', json);
     const result = await runFake(["inventory", "apply", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": COUNTS },
     });
     expect(result.code).toBe(7);
@@ -679,13 +649,12 @@ describe("inventory apply: counts in words, ASCII off a terminal", () => {
   });
 
   it("says 1 of 1 change when the only change failed", async () => {
-    const agent = serving();
-    agent
-      .get(ORIGIN)
-      .intercept(patchRoute(1))
+    const stubs = serving();
+    stubs
+      .on("PATCH", patchPath(1))
       .reply(400, '{"code":"invalid_body","message":"no","status":400}', json);
     const result = await runFake(["inventory", "apply", "-"], {
-      agent,
+      stubs,
       stdin: "petId,quantity\n1,5\n",
     });
     expect(result.code).toBe(7);
@@ -698,14 +667,14 @@ describe("inventory apply: counts in words, ASCII off a terminal", () => {
       [MAX_ID, 2],
     ];
     const piped = await runFake(["inventory", "apply", "c.csv"], {
-      agent: serving(patches),
+      stubs: serving(patches),
       files: { "c.csv": COUNTS },
     });
     expect(piped.code).toBe(0);
     expect(piped.stdout).toContain("  pet 1: 3 -> 5\n");
     expect(piped.stdout).toMatch(/^[\x20-\x7e\n]*$/);
     const terminal = await runFake(["--no-color", "inventory", "apply", "c.csv"], {
-      agent: serving(patches),
+      stubs: serving(patches),
       files: { "c.csv": COUNTS },
       isTTY: true,
     });
@@ -714,11 +683,11 @@ describe("inventory apply: counts in words, ASCII off a terminal", () => {
 });
 
 /** Each PATCH as path, If-Match and Idempotency-Key, sorted by path. */
-function patchConditions(agent: MockAgent) {
-  return (agent.getCallHistory()?.calls() ?? [])
+function patchConditions(stubs: HttpStubs) {
+  return stubs.requests
     .filter((call) => call.method === "PATCH")
     .map((call) => {
-      const headers = call.headers as Record<string, string>;
+      const headers = call.headers;
       return { path: call.path, ifMatch: headers["if-match"], key: headers["idempotency-key"] };
     })
     .sort((a, b) => a.path.localeCompare(b.path));
@@ -729,16 +698,16 @@ const PRECONDITION_FAILED =
 
 describe("inventory apply: conditional writes", () => {
   it("makes each PATCH conditional on the quantity it listed, each with its own key", async () => {
-    const agent = serving([
+    const stubs = serving([
       [1, 5],
       [MAX_ID, 2],
     ]);
     const result = await runFake(["inventory", "apply", "counts.csv"], {
-      agent,
+      stubs,
       files: { "counts.csv": COUNTS },
     });
     expect(result.code).toBe(0);
-    const conditions = patchConditions(agent);
+    const conditions = patchConditions(stubs);
     expect(conditions.map(({ path, ifMatch }) => ({ path, ifMatch }))).toEqual([
       { path: "/v1/inventory/1", ifMatch: '"3"' },
       { path: `/v1/inventory/${MAX_ID}`, ifMatch: '"1"' },
@@ -748,27 +717,24 @@ describe("inventory apply: conditional writes", () => {
   });
 
   it("sends no If-Match for a pet the inventory did not list (the server decides)", async () => {
-    const agent = serving([[77, 5]]);
+    const stubs = serving([[77, 5]]);
     const result = await runFake(["inventory", "apply", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": "petId,quantity\n77,5\n" },
     });
     expect(result.code).toBe(0);
-    expect(patchConditions(agent)).toEqual([
+    expect(patchConditions(stubs)).toEqual([
       { path: "/v1/inventory/77", ifMatch: undefined, key: fakeKey(2) },
     ]);
   });
 
   it("reports a row changed meanwhile (412) as a conflict, not overwritten: exit 7", async () => {
-    const agent = serving([[MAX_ID, 2]]);
-    agent
-      .get(ORIGIN)
-      .intercept(patchRoute(1))
-      .reply(412, PRECONDITION_FAILED, {
-        headers: { "content-type": "application/json", etag: '"9"' },
-      });
+    const stubs = serving([[MAX_ID, 2]]);
+    stubs.on("PATCH", patchPath(1)).reply(412, PRECONDITION_FAILED, {
+      headers: { "content-type": "application/json", etag: '"9"' },
+    });
     const result = await runFake(["inventory", "apply", "counts.csv"], {
-      agent,
+      stubs,
       files: { "counts.csv": COUNTS },
     });
     expect(result.code).toBe(7);
@@ -789,15 +755,14 @@ describe("inventory apply: conditional writes", () => {
   });
 
   it("says conflict in the --json results, with the current quantity when known", async () => {
-    const agent = withoutBatches(mockAgent());
-    const pool = agent.get(ORIGIN);
-    pool.intercept(inventoryRoute).reply(200, INVENTORY, json);
-    pool.intercept(patchRoute(1)).reply(412, PRECONDITION_FAILED, {
+    const stubs = withoutBatches(new HttpStubs());
+    stubs.on("GET", INVENTORY_PATH).reply(200, INVENTORY, json);
+    stubs.on("PATCH", patchPath(1)).reply(412, PRECONDITION_FAILED, {
       headers: { "content-type": "application/json", etag: '"9"' },
     });
-    pool.intercept(patchRoute(MAX_ID)).reply(412, PRECONDITION_FAILED, json);
+    stubs.on("PATCH", patchPath(MAX_ID)).reply(412, PRECONDITION_FAILED, json);
     const result = await runFake(["inventory", "apply", "--json", "counts.csv"], {
-      agent,
+      stubs,
       files: { "counts.csv": COUNTS },
     });
     expect(result.code).toBe(7);
@@ -837,34 +802,33 @@ describe("inventory apply: conditional writes", () => {
   });
 
   it("--force writes unconditionally (no If-Match), still with a key per row", async () => {
-    const agent = serving([
+    const stubs = serving([
       [1, 5],
       [MAX_ID, 2],
     ]);
     const result = await runFake(["inventory", "apply", "--force", "counts.csv"], {
-      agent,
+      stubs,
       files: { "counts.csv": COUNTS },
     });
     expect(result.code).toBe(0);
-    const conditions = patchConditions(agent);
+    const conditions = patchConditions(stubs);
     expect(conditions.map((patch) => patch.ifMatch)).toEqual([undefined, undefined]);
     expect(conditions.map((patch) => patch.key).sort()).toEqual([fakeKey(2), fakeKey(3)]);
   });
 
   it("resends a row's key when its PATCH is retried after a 503", async () => {
-    const agent = withoutBatches(mockAgent());
-    const pool = agent.get(ORIGIN);
-    pool.intercept(inventoryRoute).reply(200, INVENTORY, json);
-    pool
-      .intercept(patchRoute(1))
+    const stubs = withoutBatches(new HttpStubs());
+    stubs.on("GET", INVENTORY_PATH).reply(200, INVENTORY, json);
+    stubs
+      .on("PATCH", patchPath(1))
       .reply(503, '{"code":"unavailable","message":"busy","status":503}', json);
-    pool.intercept(patchRoute(1)).reply(200, entry(1, 5), json);
+    stubs.on("PATCH", patchPath(1)).reply(200, entry(1, 5), json);
     const result = await runFake(["inventory", "apply", "c.csv"], {
-      agent,
+      stubs,
       files: { "c.csv": "petId,quantity\n1,5\n" },
     });
     expect(result.code).toBe(0);
-    expect(patchConditions(agent)).toEqual([
+    expect(patchConditions(stubs)).toEqual([
       { path: "/v1/inventory/1", ifMatch: '"3"', key: fakeKey(2) },
       { path: "/v1/inventory/1", ifMatch: '"3"', key: fakeKey(2) },
     ]);

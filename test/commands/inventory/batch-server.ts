@@ -1,15 +1,14 @@
 /**
- * A batch endpoint on a MockAgent for command tests of `inventory apply` and `inventory
+ * A batch endpoint on HTTP stubs for command tests of `inventory apply` and `inventory
  * adjust --file`: it keeps stock and refs in memory and decides and answers each batch with
  * the server's own code (store/write-plan.ts's planWrites, the route's renderBatch), so the
  * rules live once; test/server proves them on the real stores.
  */
-import type { MockAgent } from "undici";
 import { parseExactJson } from "../../../src/api/exact-json.js";
 import { readBatchRequest } from "../../../src/api/batch.js";
 import { renderBatch } from "../../../src/server/routes/inventory-batch.js";
 import { planWrites, refId } from "../../../src/server/store/write-plan.js";
-import { ORIGIN } from "../fake-deps.js";
+import type { HttpStubs } from "../fake-deps.js";
 
 export interface BatchServer {
   /** The stock, by petId; pets not in it are unknown (not_found). */
@@ -31,10 +30,10 @@ function text(value: unknown): string {
 /**
  * Answers `POST /v1/inventory/batch` `times` times (and `GET /v1/inventory` once when
  * `listed`), from `stock` and the refs already applied (`refs`: another run's, to run a
- * file again on a new agent).
+ * file again on new stubs).
  */
 export function serveBatches(
-  agent: MockAgent,
+  stubs: HttpStubs,
   stock: Map<bigint, number>,
   {
     times = 1,
@@ -43,30 +42,24 @@ export function serveBatches(
   }: { times?: number; listed?: boolean; refs?: Set<string> } = {},
 ): BatchServer {
   const server: BatchServer = { stock, refs, requests: [] };
-  const pool = agent.get(ORIGIN);
   if (listed) {
-    pool
-      .intercept({ path: "/v1/inventory", method: "GET" })
-      .reply(
-        200,
-        () =>
-          text([...stock].map(([petId, quantity]) => ({ petId, quantity, status: "available" }))),
-        { headers: JSON_HEADERS },
-      );
+    stubs.on("GET", "/v1/inventory").reply(() => ({
+      status: 200,
+      body: text([...stock].map(([petId, quantity]) => ({ petId, quantity, status: "available" }))),
+      headers: JSON_HEADERS,
+    }));
   }
-  pool
-    .intercept({ path: "/v1/inventory/batch", method: "POST" })
-    .reply((options) => {
-      // The CLI sends its body as one string (undici's exchange passes it on as it is).
-      const reading = readBatchRequest(parseExactJson(options.body as string));
+  stubs
+    .on("POST", "/v1/inventory/batch")
+    .reply((request) => {
+      const reading = readBatchRequest(parseExactJson(request.body));
       if (!reading.ok) throw new Error(`the CLI sent an invalid batch: ${reading.problem}`);
       const batch = reading.request;
-      const headers = options.headers as Record<string, string>;
       server.requests.push({
         atomic: batch.atomic,
         dryRun: batch.dryRun,
         size: batch.changes.length,
-        key: headers["idempotency-key"],
+        key: request.headers["idempotency-key"],
       });
       // The server's own rules (the planner every store calls) on this stock and these refs.
       const entries = new Map(
@@ -86,11 +79,7 @@ export function serveBatches(
       if (result?.kind !== "evaluated") throw new Error("a batch without a key was not evaluated");
       // The server's own answer to it, as the route renders it.
       const answer = renderBatch(result);
-      return {
-        statusCode: answer.status,
-        data: answer.body,
-        responseOptions: { headers: JSON_HEADERS },
-      };
+      return { status: answer.status, body: answer.body, headers: JSON_HEADERS };
     })
     .times(times);
   return server;

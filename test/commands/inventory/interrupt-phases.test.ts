@@ -8,9 +8,8 @@
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { Interrupts } from "../../../src/program/interrupts.js";
-import { BASE_URL, callsOf, KEY, mockAgent, runFake } from "../fake-deps.js";
+import { BASE_URL, HttpStubs, KEY, runFake } from "../fake-deps.js";
 import { serveBatches, stockOf } from "./batch-server.js";
-import { holdPatches } from "./held-patches.js";
 
 const DAY = ["--ref-prefix", "till-1/2026-11-26"] as const;
 const SALES = "petId,delta\n1,-1\n2,+3\n1,-2\n";
@@ -47,15 +46,15 @@ function keyFileInterrupting(files: Record<string, string>, interrupts: Interrup
 
 describe("interrupted while reading the file", () => {
   it("apply: the report says the file was not read to its end and nothing was sent, exit 130", async () => {
-    const agent = mockAgent();
+    const stubs = new HttpStubs();
     const interrupts = new Interrupts();
     const result = await runFake(["inventory", "apply", "-"], {
-      agent,
+      stubs,
       interrupts,
       stdin: stdinInterrupted("petId,quantity\n1,5\n2,", interrupts, "SIGINT"),
     });
     expect(result.code).toBe(130);
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
     expect(result.stdout).toBe(
       "stdin: 0 changed, 0 unchanged, 0 failed; interrupted by SIGINT while reading the file: it was not read to its end, and nothing was sent\n",
     );
@@ -67,15 +66,15 @@ describe("interrupted while reading the file", () => {
   });
 
   it("adjust --file --json: notAttempted null (no row is known), exit 143", async () => {
-    const agent = mockAgent();
+    const stubs = new HttpStubs();
     const interrupts = new Interrupts();
     const result = await runFake(["inventory", "adjust", "--file", "-", ...DAY, "--json"], {
-      agent,
+      stubs,
       interrupts,
       stdin: stdinInterrupted("petId,delta\n1,-1\n", interrupts, "SIGTERM"),
     });
     expect(result.code).toBe(143);
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
     expect(JSON.parse(result.stdout)).toEqual({
       changed: 0,
       unchanged: 0,
@@ -94,15 +93,15 @@ describe("interrupted while reading the file", () => {
 
 describe("interrupted after the file was read, before anything was sent", () => {
   it("adjust --file: every row not attempted, none listed in the text, exit 130", async () => {
-    const agent = mockAgent();
+    const stubs = new HttpStubs();
     const interrupts = new Interrupts();
     const result = await runFake(["inventory", "adjust", "--file", "s.csv", ...DAY], {
-      agent,
+      stubs,
       interrupts,
       ...keyFileInterrupting({ "s.csv": SALES }, interrupts),
     });
     expect(result.code).toBe(130);
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
     expect(result.stdout).toBe(
       "s.csv: 0 changed, 0 already applied (duplicate), 0 failed, 3 not attempted (interrupted by SIGINT before anything was sent)\n",
     );
@@ -144,18 +143,18 @@ describe("interrupted after the file was read, before anything was sent", () => 
   });
 
   it("apply, while the stock is fetched: every row not attempted, no write, exit 143", async () => {
-    const agent = mockAgent();
+    const stubs = new HttpStubs();
     const interrupts = new Interrupts();
-    // The GET is held (never answered): the signal comes while the run waits for it.
-    const held = holdPatches(agent, () => interrupts.deliver("SIGTERM"), "GET");
+    // The GET is never answered: the signal comes while the run waits for it.
+    stubs.on("GET", "/v1/inventory").hang(() => interrupts.deliver("SIGTERM"));
     const result = await runFake(["inventory", "apply", "--json", "c.csv"], {
-      dispatcher: held.dispatcher,
+      stubs,
       interrupts,
       files: { "c.csv": "petId,quantity\n1,5\n2,0\n" },
     });
     expect(result.code).toBe(143);
-    expect(held.dispatched()).toBe(1);
-    expect(callsOf(agent)).toEqual([]);
+    // That GET is all the run sent.
+    expect(stubs.calls()).toEqual(["GET /v1/inventory"]);
     expect(JSON.parse(result.stdout)).toEqual({
       changed: 0,
       unchanged: 0,
@@ -182,20 +181,16 @@ describe("interrupted after the file was read, before anything was sent", () => 
 
 describe("a dry run interrupted between batches", () => {
   it("adjust --file --dry-run: what was evaluated, the rest not attempted; nothing changed, exit 130", async () => {
-    const agent = mockAgent();
-    const server = serveBatches(agent, stockOf(1, 100_000), { listed: false });
+    const stubs = new HttpStubs();
+    const server = serveBatches(stubs, stockOf(1, 100_000), { listed: false });
     const interrupts = new Interrupts();
-    const held = holdPatches(
-      agent,
-      (_count, gate) => {
-        interrupts.deliver("SIGINT");
-        gate.release();
-      },
-      "POST",
-    );
+    stubs.hold("POST", (_count, gate) => {
+      interrupts.deliver("SIGINT");
+      gate.release();
+    });
     const rows = Array.from({ length: 1500 }, () => "1,-1\n").join("");
     const result = await runFake(["inventory", "adjust", "--file", "s.csv", ...DAY, "--dry-run"], {
-      dispatcher: held.dispatcher,
+      stubs,
       files: { "s.csv": `petId,delta\n${rows}` },
       interrupts,
     });
@@ -214,10 +209,10 @@ describe("a dry run interrupted between batches", () => {
 
 describe("the hint after an adjust --file with failed rows", () => {
   it("with no row applied: says so, and speaks of no rows applied", async () => {
-    const agent = mockAgent();
-    serveBatches(agent, stockOf(2, 0), { listed: false });
+    const stubs = new HttpStubs();
+    serveBatches(stubs, stockOf(2, 0), { listed: false });
     const result = await runFake(["inventory", "adjust", "--file", "s.csv", ...DAY], {
-      agent,
+      stubs,
       files: { "s.csv": "petId,delta\n1,-1\n2,-2\n" },
     });
     expect(result.code).toBe(7);
@@ -228,10 +223,10 @@ describe("the hint after an adjust --file with failed rows", () => {
   });
 
   it("after --no-ref rows applied, the hint never says to run the file again", async () => {
-    const agent = mockAgent();
-    serveBatches(agent, stockOf(2, 0), { listed: false });
+    const stubs = new HttpStubs();
+    serveBatches(stubs, stockOf(2, 0), { listed: false });
     const result = await runFake(["inventory", "adjust", "--file", "s.csv", "--no-ref"], {
-      agent,
+      stubs,
       files: { "s.csv": "petId,delta\n1,+1\n2,-2\n" },
     });
     expect(result.code).toBe(7);

@@ -1,9 +1,8 @@
 /** `--reason` on the commands that change stock: sent as X-Change-Reason, checked first. */
 import { describe, expect, it } from "vitest";
-import type { MockAgent } from "undici";
 import { defaultAdjustReason } from "../../../src/commands/inventory/adjust-file-run.js";
 import { defaultApplyReason } from "../../../src/commands/inventory/apply-run.js";
-import { callsOf, json, mockAgent, ORIGIN, runFake } from "../fake-deps.js";
+import { HttpStubs, json, runFake } from "../fake-deps.js";
 
 const ENTRY = (quantity: number) => `{"petId":42,"quantity":${quantity},"status":"available"}`;
 
@@ -22,48 +21,41 @@ const CHANGED_1_2 = JSON.stringify({
 });
 
 /** The X-Change-Reason of each write (PATCH, or a batch's POST). */
-function reasonsSent(agent: MockAgent): (string | undefined)[] {
-  return (agent.getCallHistory()?.calls() ?? [])
+function reasonsSent(stubs: HttpStubs): (string | undefined)[] {
+  return stubs.requests
     .filter((call) => call.method === "PATCH" || call.method === "POST")
-    .map((call) => (call.headers as Record<string, string>)["x-change-reason"]);
+    .map((call) => call.headers["x-change-reason"]);
 }
 
 describe("--reason", () => {
   it("set sends it as X-Change-Reason, as UTF-8 bytes", async () => {
-    const agent = mockAgent();
-    agent
-      .get(ORIGIN)
-      .intercept({ path: "/v1/inventory/42", method: "PATCH" })
-      .reply(200, ENTRY(7), json);
+    const stubs = new HttpStubs();
+    stubs.on("PATCH", "/v1/inventory/42").reply(200, ENTRY(7), json);
     const result = await runFake(["inventory", "set", "42", "7", "--reason", "Inventur März"], {
-      agent,
+      stubs,
     });
     expect(result.code).toBe(0);
-    expect(reasonsSent(agent)).toEqual([Buffer.from("Inventur März").toString("latin1")]);
+    expect(reasonsSent(stubs)).toEqual([Buffer.from("Inventur März").toString("latin1")]);
   });
 
   it("set sends none without it", async () => {
-    const agent = mockAgent();
-    agent
-      .get(ORIGIN)
-      .intercept({ path: "/v1/inventory/42", method: "PATCH" })
-      .reply(200, ENTRY(7), json);
-    expect((await runFake(["inventory", "set", "42", "7"], { agent })).code).toBe(0);
-    expect(reasonsSent(agent)).toEqual([undefined]);
+    const stubs = new HttpStubs();
+    stubs.on("PATCH", "/v1/inventory/42").reply(200, ENTRY(7), json);
+    expect((await runFake(["inventory", "set", "42", "7"], { stubs })).code).toBe(0);
+    expect(reasonsSent(stubs)).toEqual([undefined]);
   });
 
   it("adjust sends it with its conditional write", async () => {
-    const agent = mockAgent();
-    const pool = agent.get(ORIGIN);
-    pool
-      .intercept({ path: "/v1/inventory/42", method: "GET" })
+    const stubs = new HttpStubs();
+    stubs
+      .on("GET", "/v1/inventory/42")
       .reply(200, ENTRY(5), { headers: { "content-type": "application/json", etag: '"5"' } });
-    pool.intercept({ path: "/v1/inventory/42", method: "PATCH" }).reply(200, ENTRY(4), json);
+    stubs.on("PATCH", "/v1/inventory/42").reply(200, ENTRY(4), json);
     const result = await runFake(["inventory", "adjust", "42", "-1", "--reason", "sale"], {
-      agent,
+      stubs,
     });
     expect(result.code).toBe(0);
-    expect(reasonsSent(agent)).toEqual(["sale"]);
+    expect(reasonsSent(stubs)).toEqual(["sale"]);
   });
 
   it.each([
@@ -79,9 +71,9 @@ describe("--reason", () => {
         ["inventory", "apply", "counts.csv", "--reason", reason],
         ["inventory", "adjust", "--file", "counts.csv", "--reason", reason],
       ]) {
-        const agent = mockAgent();
+        const stubs = new HttpStubs();
         const result = await runFake(argv, {
-          agent,
+          stubs,
           files: { "counts.csv": "petId,quantity\n42,7\n" },
         });
         expect(result, argv.join(" ")).toMatchObject({
@@ -91,7 +83,7 @@ describe("--reason", () => {
             `error: --reason is refused: ${problem}\n` +
             "hint: a reason is one line of at most 200 characters, kept in the entry's history\n",
         });
-        expect(callsOf(agent)).toEqual([]);
+        expect(stubs.calls()).toEqual([]);
       }
     },
   );
@@ -101,23 +93,22 @@ describe("--reason", () => {
       [[], "apply counts.csv"],
       [["--reason", "stocktake"], "stocktake"],
     ] as const) {
-      const agent = mockAgent();
-      const pool = agent.get(ORIGIN);
-      pool
-        .intercept({ path: "/v1/inventory", method: "GET" })
+      const stubs = new HttpStubs();
+      stubs
+        .on("GET", "/v1/inventory")
         .reply(
           200,
           '[{"petId":1,"quantity":3,"status":"available"},{"petId":2,"quantity":3,"status":"available"}]',
           json,
         );
-      pool.intercept({ path: "/v1/inventory/batch", method: "POST" }).reply(200, CHANGED_1_2, json);
+      stubs.on("POST", "/v1/inventory/batch").reply(200, CHANGED_1_2, json);
       const result = await runFake(["inventory", "apply", "shop/counts.csv", ...extra], {
-        agent,
+        stubs,
         files: { "shop/counts.csv": "petId,quantity\n1,9\n2,9\n" },
       });
       expect(result.code).toBe(0);
       // One batch: its X-Change-Reason applies to every change in it.
-      expect(reasonsSent(agent)).toEqual([expected]);
+      expect(reasonsSent(stubs)).toEqual([expected]);
     }
   });
 
@@ -126,17 +117,14 @@ describe("--reason", () => {
       [[], "adjust sales.csv"],
       [["--reason", "till 3"], "till 3"],
     ] as const) {
-      const agent = mockAgent();
-      agent
-        .get(ORIGIN)
-        .intercept({ path: "/v1/inventory/batch", method: "POST" })
-        .reply(200, CHANGED_1_2, json);
+      const stubs = new HttpStubs();
+      stubs.on("POST", "/v1/inventory/batch").reply(200, CHANGED_1_2, json);
       const result = await runFake(["inventory", "adjust", "--file", "shop/sales.csv", ...extra], {
-        agent,
+        stubs,
         files: { "shop/sales.csv": "petId,delta,ref\n1,+6,r-1\n2,+6,r-2\n" },
       });
       expect(result.code).toBe(0);
-      expect(reasonsSent(agent)).toEqual([expected]);
+      expect(reasonsSent(stubs)).toEqual([expected]);
     }
   });
 
