@@ -1,27 +1,43 @@
 /** Flag parsing, target and key selection, and the mapping of failures to exit codes. */
 import { Writable } from "node:stream";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { Deps } from "../src/program/deps.js";
 import { run } from "../src/run.js";
 import { VERSION } from "../src/program/version.js";
-import {
-  callsOf,
-  captureStream,
-  json,
-  KEY,
-  mockAgent,
-  ORIGIN,
-  runFake,
-} from "./commands/fake-deps.js";
+import { captureStream, HttpStubs, json, KEY, ORIGIN, runFake } from "./commands/fake-deps.js";
+import { answerFrom, startStubServer, STUB_SERVER } from "./support/http-stubs.js";
+import { connectingTo } from "./support/undici-redirect.js";
 
+/** A second server: a URL other than PETSTORE_BASE_URL's (a flag's, staging's). */
+const OTHER = await startStubServer();
+afterAll(OTHER.close);
+
+/** Where --env local points: http://127.0.0.1:4010 (reached through `connectingTo`). */
+const LOCAL_ORIGIN = "http://127.0.0.1:4010";
+
+/** Stubs answering one GET of `path` at `origin`. */
 function listAt(origin: string, path = "/v1/inventory") {
-  const agent = mockAgent();
-  agent.get(origin).intercept({ path, method: "GET" }).reply(200, "[]", json);
-  return agent;
+  const stubs = new HttpStubs();
+  stubs.on("GET", path, { origin }).reply(200, "[]", json);
+  return stubs;
 }
 
-function authorizationOf(agent: ReturnType<typeof mockAgent>): unknown {
-  return agent.getCallHistory()?.lastCall()?.headers?.authorization;
+function authorizationOf(stubs: HttpStubs): string | undefined {
+  return stubs.requests.at(-1)?.headers.authorization;
+}
+
+/**
+ * Runs `argv` with `env`, its requests to 127.0.0.1:4010 (--env local) answered by `stubs`: a
+ * demo may hold that port on this machine, so they reach this file's stub server instead,
+ * through an undici dispatcher (the transport of a run with a proxy variable).
+ */
+async function runAtLocal(argv: string[], stubs: HttpStubs, env: Record<string, string>) {
+  const dispatcher = connectingTo(STUB_SERVER.port);
+  try {
+    return await runFake(argv, { stubs, dispatcher, env });
+  } finally {
+    await dispatcher.close();
+  }
 }
 
 describe("commander parsing", () => {
@@ -81,12 +97,12 @@ describe("commander parsing", () => {
     [["inventory", "list", "extra"], "error: too many arguments for 'list'"],
     [["--api-key", "k", "inventory", "list"], "error: unknown option '--api-key'"],
   ])("rejects %j with exit 2", async (argv, message) => {
-    const agent = mockAgent();
-    const result = await runFake(argv, { agent });
+    const stubs = new HttpStubs();
+    const result = await runFake(argv, { stubs });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
     expect(result.stdout).toBe("");
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("shows the help on stderr with exit 2 when no command is given", async () => {
@@ -97,95 +113,94 @@ describe("commander parsing", () => {
   });
 
   it("accepts global options after the command", async () => {
-    const agent = listAt("http://other.test");
-    const result = await runFake(["inventory", "list", "--base-url", "http://other.test/v1"], {
-      agent,
+    const stubs = listAt(OTHER.origin);
+    const result = await runFake(["inventory", "list", "--base-url", `${OTHER.origin}/v1`], {
+      stubs,
     });
     expect(result.code).toBe(0);
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
+    expect(stubs.calls()).toEqual(["GET /v1/inventory"]);
   });
 });
 
 describe("selecting the server", () => {
   it("uses PETSTORE_BASE_URL and PETSTORE_API_KEY for production", async () => {
-    const agent = listAt(ORIGIN);
-    const result = await runFake(["inventory", "list"], { agent });
+    const stubs = listAt(ORIGIN);
+    const result = await runFake(["inventory", "list"], { stubs });
     expect(result.code).toBe(0);
-    expect(authorizationOf(agent)).toBe(`Bearer ${KEY}`);
+    expect(authorizationOf(stubs)).toBe(`Bearer ${KEY}`);
   });
 
   it("lets --base-url win over PETSTORE_BASE_URL and ignores a trailing slash", async () => {
-    const agent = listAt("http://flag.test");
-    const result = await runFake(["--base-url", "http://flag.test/v1/", "inventory", "list"], {
-      agent,
+    const stubs = listAt(OTHER.origin);
+    const result = await runFake(["--base-url", `${OTHER.origin}/v1/`, "inventory", "list"], {
+      stubs,
     });
     expect(result.code).toBe(0);
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
+    expect(stubs.calls()).toEqual(["GET /v1/inventory"]);
   });
 
   it("targets http://127.0.0.1:4010/v1 with --env local", async () => {
-    const agent = listAt("http://127.0.0.1:4010");
-    const result = await runFake(["--env", "local", "inventory", "list"], {
-      agent,
-      env: { PETSTORE_API_KEY: KEY },
+    const stubs = listAt(LOCAL_ORIGIN);
+    const result = await runAtLocal(["--env", "local", "inventory", "list"], stubs, {
+      PETSTORE_API_KEY: KEY,
     });
     expect(result.code).toBe(0);
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
+    expect(stubs.calls()).toEqual(["GET /v1/inventory"]);
   });
 
   it("takes the environment from PETSTORE_ENV", async () => {
-    const agent = listAt("http://127.0.0.1:4010");
-    const result = await runFake(["inventory", "list"], {
-      agent,
-      env: { PETSTORE_ENV: "local", PETSTORE_API_KEY: KEY },
+    const stubs = listAt(LOCAL_ORIGIN);
+    const result = await runAtLocal(["inventory", "list"], stubs, {
+      PETSTORE_ENV: "local",
+      PETSTORE_API_KEY: KEY,
     });
     expect(result.code).toBe(0);
   });
 
   it("lets --env win over PETSTORE_ENV", async () => {
-    const agent = listAt(ORIGIN);
+    const stubs = listAt(ORIGIN);
     const result = await runFake(["--env", "production", "inventory", "list"], {
-      agent,
+      stubs,
       env: { PETSTORE_ENV: "local", PETSTORE_BASE_URL: `${ORIGIN}/v1`, PETSTORE_API_KEY: KEY },
     });
     expect(result.code).toBe(0);
-    expect(callsOf(agent)).toEqual(["GET /v1/inventory"]);
+    expect(stubs.calls()).toEqual(["GET /v1/inventory"]);
   });
 
   it("uses PETSTORE_STAGING_URL and prefers PETSTORE_STAGING_API_KEY with --staging", async () => {
-    const agent = listAt("http://staging.test");
+    const stubs = listAt(OTHER.origin);
     const result = await runFake(["--staging", "inventory", "list"], {
-      agent,
+      stubs,
       env: {
         PETSTORE_BASE_URL: `${ORIGIN}/v1`,
-        PETSTORE_STAGING_URL: "http://staging.test/v1",
+        PETSTORE_STAGING_URL: `${OTHER.origin}/v1`,
         PETSTORE_API_KEY: KEY,
         PETSTORE_STAGING_API_KEY: "staging-key",
       },
     });
     expect(result.code).toBe(0);
-    expect(authorizationOf(agent)).toBe("Bearer staging-key");
+    expect(authorizationOf(stubs)).toBe("Bearer staging-key");
   });
 
   it("falls back to PETSTORE_API_KEY for staging", async () => {
-    const agent = listAt("http://staging.test");
+    const stubs = listAt(OTHER.origin);
     const result = await runFake(["--env", "staging", "inventory", "list"], {
-      agent,
-      env: { PETSTORE_STAGING_URL: "http://staging.test/v1", PETSTORE_API_KEY: KEY },
+      stubs,
+      env: { PETSTORE_STAGING_URL: `${OTHER.origin}/v1`, PETSTORE_API_KEY: KEY },
     });
     expect(result.code).toBe(0);
-    expect(authorizationOf(agent)).toBe(`Bearer ${KEY}`);
+    expect(authorizationOf(stubs)).toBe(`Bearer ${KEY}`);
   });
 
   it("reads the key from PETSTORE_API_KEY_FILE when the variable is unset", async () => {
-    const agent = listAt(ORIGIN);
+    const stubs = listAt(ORIGIN);
     const result = await runFake(["inventory", "list"], {
-      agent,
+      stubs,
       env: { PETSTORE_BASE_URL: `${ORIGIN}/v1`, PETSTORE_API_KEY_FILE: "/run/secrets/key" },
       files: { "/run/secrets/key": "file-key\n" },
     });
     expect(result.code).toBe(0);
-    expect(authorizationOf(agent)).toBe("Bearer file-key");
+    expect(authorizationOf(stubs)).toBe("Bearer file-key");
   });
 
   it.each([
@@ -238,18 +253,17 @@ describe("selecting the server", () => {
       "error: --staging conflicts with --env local\n",
     ],
   ])("stops with exit 2 before any request on %s", async (_case, flags, env, message) => {
-    const agent = mockAgent();
-    const result = await runFake([...flags, "inventory", "list"], { agent, env });
+    const stubs = new HttpStubs();
+    const result = await runFake([...flags, "inventory", "list"], { stubs, env });
     expect(result.code).toBe(2);
     expect(result.stderr.startsWith(message)).toBe(true);
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("names the staging key variable in the 401 hint", async () => {
-    const agent = mockAgent();
-    agent
-      .get(ORIGIN)
-      .intercept({ path: "/v1/inventory", method: "GET" })
+    const stubs = new HttpStubs();
+    stubs
+      .on("GET", "/v1/inventory")
       .reply(401, '{"code":"unauthorized","message":"invalid API key","status":401}', {
         headers: {
           "content-type": "application/json",
@@ -257,7 +271,7 @@ describe("selecting the server", () => {
         },
       });
     const result = await runFake(["--staging", "inventory", "list"], {
-      agent,
+      stubs,
       env: { PETSTORE_STAGING_URL: `${ORIGIN}/v1`, PETSTORE_STAGING_API_KEY: "sk" },
     });
     expect(result.code).toBe(4);
@@ -269,13 +283,10 @@ describe("selecting the server", () => {
 
 describe("unexpected failures", () => {
   /** Deps whose stdout throws on write: the CLI has no answer for that, so it is a bug (exit 1). */
-  function brokenStdout(): { deps: Deps; stderr: () => string } {
+  function brokenStdout(): { deps: Deps; stderr: () => string; stubs: HttpStubs } {
     const stderr = captureStream();
-    const agent = mockAgent();
-    agent
-      .get(ORIGIN)
-      .intercept({ path: "/v1/inventory", method: "GET" })
-      .reply(200, '[{"petId":1,"quantity":1,"status":"sold"}]', json);
+    const stubs = new HttpStubs();
+    stubs.on("GET", "/v1/inventory").reply(200, '[{"petId":1,"quantity":1,"status":"sold"}]', json);
     const stdout = new Writable({
       write() {
         throw new Error("disk on fire");
@@ -283,13 +294,13 @@ describe("unexpected failures", () => {
     });
     return {
       stderr: stderr.text,
+      stubs,
       deps: {
         stdout,
         stderr: stderr.stream,
         stdoutIsTTY: false,
         env: { PETSTORE_BASE_URL: `${ORIGIN}/v1`, PETSTORE_API_KEY: KEY },
         readFile: () => Promise.reject(new Error("unused")),
-        dispatcher: agent,
         sleep: () => Promise.resolve(),
         random: () => 0,
         newIdempotencyKey: () => "00000000-0000-4000-8000-000000000000",
@@ -298,9 +309,20 @@ describe("unexpected failures", () => {
     };
   }
 
+  /** run() itself (not runFake), its requests answered by `stubs`. */
+  async function runOn(argv: string[], deps: Deps, stubs: HttpStubs): Promise<number> {
+    answerFrom(stubs);
+    try {
+      return await run(argv, deps);
+    } finally {
+      answerFrom(undefined);
+      stubs.verify();
+    }
+  }
+
   it("says a failure it did not expect is a bug (exit 1), without a stack trace", async () => {
-    const { deps, stderr } = brokenStdout();
-    const code = await run(["inventory", "list"], deps);
+    const { deps, stderr, stubs } = brokenStdout();
+    const code = await runOn(["inventory", "list"], deps, stubs);
     expect(code).toBe(1);
     expect(stderr()).toBe(
       "error: unexpected failure: disk on fire\n" +
@@ -309,8 +331,8 @@ describe("unexpected failures", () => {
   });
 
   it("prints the stack trace of a bug with --verbose", async () => {
-    const { deps, stderr } = brokenStdout();
-    const code = await run(["--verbose", "inventory", "list"], deps);
+    const { deps, stderr, stubs } = brokenStdout();
+    const code = await runOn(["--verbose", "inventory", "list"], deps, stubs);
     expect(code).toBe(1);
     expect(stderr()).toContain("error: unexpected failure: disk on fire\n");
     expect(stderr()).toMatch(/\n {4}at /);

@@ -4,7 +4,7 @@
  * a proxy variable takes (node:http), never an injected dispatcher unless a test asks for one.
  */
 import { Readable, Writable } from "node:stream";
-import { MockAgent, type Dispatcher } from "undici";
+import type { Dispatcher } from "undici";
 import type { Deps } from "../../src/program/deps.js";
 import type { InterruptSource } from "../../src/program/interrupts.js";
 import { run } from "../../src/run.js";
@@ -54,8 +54,8 @@ export interface FakeOptions {
    * must match one (the run throws otherwise). None: any request fails the test.
    */
   stubs?: HttpStubs;
-  /** Being replaced by `stubs`: a MockAgent to send through (the undici transport). */
-  agent?: MockAgent;
+  /** The same as `stubs`, under the name test/program/*.test.ts still pass (see `mockAgent`). */
+  agent?: HttpStubs;
   /**
    * An undici dispatcher to send through (the proxy transport, client/dispatcher.ts), in place
    * of the connections the run opens itself: only for the tests of that path.
@@ -77,25 +77,19 @@ export interface FakeOptions {
    * it ends: the test acts between two attempts (a server goes away, or comes back).
    */
   onSleep?: (ms: number, sleeps: readonly number[]) => void | Promise<void>;
-  /** Being replaced by `stubs`: no MockAgent, the connections the run opens itself. */
-  realNetwork?: boolean;
 }
 
-/** Being replaced by `new HttpStubs()`: a MockAgent that refuses real connections. */
-export function mockAgent(): MockAgent {
-  const agent = new MockAgent({ enableCallHistory: true });
-  agent.disableNetConnect();
-  return agent;
+/**
+ * An empty registry of stubs, under the name test/program/{arguments,verb-suggestions}.test.ts
+ * still call it (they check that a run sends nothing): new tests use `new HttpStubs()`.
+ */
+export function mockAgent(): HttpStubs {
+  return new HttpStubs();
 }
 
-/** Being replaced by `stubs.calls()`: the calls the agent received, as "METHOD path". */
-export function callsOf(agent: MockAgent): string[] {
-  return (agent.getCallHistory()?.calls() ?? []).map((call) => `${call.method} ${call.path}`);
-}
-
-/** Being replaced by HttpStubs' reset(): an error as a socket raises it, for replyWithError. */
-export function socketError(code: string, message: string): Error {
-  return Object.assign(new Error(message), { code });
+/** `stubs.calls()`, under the name test/program/*.test.ts still call it. */
+export function callsOf(stubs: HttpStubs): string[] {
+  return stubs.calls();
 }
 
 /**
@@ -111,8 +105,7 @@ export async function runFake(
   const stdout = captureStream();
   const stderr = captureStream();
   const sleeps: number[] = [];
-  const stubs = options.stubs ?? new HttpStubs();
-
+  const stubs = options.stubs ?? options.agent ?? new HttpStubs();
   let uuids = 0;
   let over = false;
   const deps: Deps = {
@@ -126,7 +119,7 @@ export async function runFake(
         : options.stdin,
     env: options.env ?? CONFIGURED_ENV,
     readFile: readFileFrom(options.files),
-    dispatcher: options.dispatcher ?? options.agent,
+    dispatcher: options.dispatcher,
     sleep: async (ms) => {
       // After the run, a request an interrupt left out (dropped by the run's close) would be
       // retried in the background and reach the stubs of a later test; the real process has
@@ -149,7 +142,6 @@ export async function runFake(
     answerFrom(undefined);
   }
   stubs.verify();
-  options.agent?.assertNoPendingInterceptors();
   return { code, stdout: stdout.text(), stderr: stderr.text(), sleeps };
 }
 

@@ -1,6 +1,7 @@
 /**
  * Failures below HTTP against REAL local sockets: a proxy that never answers CONNECT, a
- * proxy that is down, NO_PROXY, and an https server whose certificate is not trusted.
+ * proxy that is down, NO_PROXY (these three through undici, as every run with a proxy
+ * variable), a refused connection, and an https server whose certificate is not trusted.
  */
 import { once } from "node:events";
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
@@ -12,7 +13,8 @@ import {
   type LocalHttpsServer,
   type SelfSigned,
 } from "../support/local-tls.js";
-import { KEY, mockAgent, runFake, socketError } from "./fake-deps.js";
+import { connectingTo } from "../support/undici-redirect.js";
+import { closedPort, KEY, runFake } from "./fake-deps.js";
 
 const LIST = '[{"petId":1,"quantity":2,"status":"available"}]';
 
@@ -20,14 +22,6 @@ async function listen(server: Server | HttpServer): Promise<number> {
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
   return (server.address() as AddressInfo).port;
-}
-
-/** A port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  const port = await listen(server);
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** A "proxy" that accepts connections, records what it is sent, and never answers. */
@@ -73,7 +67,7 @@ describe("through a proxy", () => {
     async (_name, baseUrl, variable, port) => {
       const result = await runFake(
         ["--base-url", baseUrl, "--timeout", "500", "--retries", "0", "inventory", "list"],
-        { realNetwork: true, env: env({ [variable]: proxy.url }) },
+        { env: env({ [variable]: proxy.url }) },
       );
       expect(proxy.received()).toContain(`CONNECT petstore.invalid${port} HTTP/1.1`);
       expect(result.code).toBe(3);
@@ -90,7 +84,7 @@ describe("through a proxy", () => {
     const port = await closedPort();
     const result = await runFake(
       ["--base-url", "https://petstore.invalid/v1", "--retries", "1", "inventory", "list"],
-      { realNetwork: true, env: env({ https_proxy: `http://user:secret@127.0.0.1:${port}` }) },
+      { env: env({ https_proxy: `http://user:secret@127.0.0.1:${port}` }) },
     );
     expect(result.code).toBe(3);
     expect(result.stderr).toBe(
@@ -110,7 +104,6 @@ describe("through a proxy", () => {
       const result = await runFake(
         ["--base-url", `http://127.0.0.1:${port}/v1`, "--retries", "0", "inventory", "list"],
         {
-          realNetwork: true,
           env: env({ HTTP_PROXY: `http://127.0.0.1:${await closedPort()}`, NO_PROXY: "127.0.0.1" }),
         },
       );
@@ -124,17 +117,13 @@ describe("through a proxy", () => {
 
 describe("a refused connection on this machine, where petstore serve could listen", () => {
   it("--env local says how to start the bundled server, with the key the CLI sends", async () => {
-    // Port 4010 may be in use on this machine (a demo): its refusal is faked.
-    const agent = mockAgent();
-    agent
-      .get("http://127.0.0.1:4010")
-      .intercept({ path: "/v1/inventory", method: "GET" })
-      .replyWithError(socketError("ECONNREFUSED", "connect ECONNREFUSED 127.0.0.1:4010"))
-      .times(3);
+    // Port 4010 may be in use on this machine (a demo): the run's connections to it go to a
+    // closed port instead, through an undici dispatcher (the proxy transport), and are refused.
+    const dispatcher = connectingTo(await closedPort());
     const result = await runFake(["--env", "local", "inventory", "list"], {
-      agent,
+      dispatcher,
       env: env({}),
-    });
+    }).finally(() => dispatcher.close());
     expect(result).toMatchObject({
       code: 3,
       stdout: "",
@@ -150,7 +139,6 @@ describe("a refused connection on this machine, where petstore serve could liste
     const result = await runFake(
       ["--base-url", baseUrl, "--retries", "0", "inventory", "set", "42", "7"],
       {
-        realNetwork: true,
         env: { PETSTORE_API_KEY_FILE: "/run/secrets/petstore-key" },
         files: { "/run/secrets/petstore-key": `${KEY}\n` },
       },
@@ -181,7 +169,6 @@ describe("an https server whose certificate is not trusted", () => {
   it("is refused at once, not retried: exit 3 with how to trust a private CA", async () => {
     const before = server.connections();
     const result = await runFake(["--base-url", server.baseUrl, "inventory", "list"], {
-      realNetwork: true,
       env: env({}),
     });
     const host = new URL(server.baseUrl).host;
@@ -214,7 +201,6 @@ describe("an https URL at a server that speaks plain HTTP", () => {
     const before = connections;
     const baseUrl = `https://127.0.0.1:${port}/v1`;
     const result = await runFake(["--retries", "2", "inventory", "list"], {
-      realNetwork: true,
       env: env({ PETSTORE_BASE_URL: baseUrl }),
     });
     expect(result).toMatchObject({
