@@ -383,7 +383,7 @@ export async function startStubServer(): Promise<StubServer> {
       }
       await current.serve(received, response);
     })().catch((error: unknown) => {
-      // A bug in a stub's answer: the test sees a 599 carrying it.
+      // The request could not be read whole (the client went away): nothing to answer but this.
       send(response, { status: UNMATCHED_STATUS, body: `the stub failed: ${String(error)}` });
     });
   });
