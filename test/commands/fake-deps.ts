@@ -54,8 +54,6 @@ export interface FakeOptions {
    * must match one (the run throws otherwise). None: any request fails the test.
    */
   stubs?: HttpStubs;
-  /** The same as `stubs`, under the name test/program/*.test.ts still pass (see `mockAgent`). */
-  agent?: HttpStubs;
   /**
    * An undici dispatcher to send through (the proxy transport, client/dispatcher.ts), in place
    * of the connections the run opens itself: only for the tests of that path.
@@ -80,19 +78,6 @@ export interface FakeOptions {
 }
 
 /**
- * An empty registry of stubs, under the name test/program/{arguments,verb-suggestions}.test.ts
- * still call it (they check that a run sends nothing): new tests use `new HttpStubs()`.
- */
-export function mockAgent(): HttpStubs {
-  return new HttpStubs();
-}
-
-/** `stubs.calls()`, under the name test/program/*.test.ts still call it. */
-export function callsOf(stubs: HttpStubs): string[] {
-  return stubs.calls();
-}
-
-/**
  * Runs the CLI in-process on fakes and returns what it printed and its exit code. Its requests
  * go to the stub server through node:http; every stub must have been used and every request
  * must have matched one (an unused HTTP stub is a test bug, as with gh's httpmock registry), so
@@ -105,7 +90,7 @@ export async function runFake(
   const stdout = captureStream();
   const stderr = captureStream();
   const sleeps: number[] = [];
-  const stubs = options.stubs ?? options.agent ?? new HttpStubs();
+  const stubs = options.stubs ?? new HttpStubs();
   let uuids = 0;
   let over = false;
   const deps: Deps = {

@@ -8,7 +8,8 @@ import {
   quantityArgument,
   wholeNumberOption,
 } from "../../src/program/arguments.js";
-import { callsOf, mockAgent, runFake } from "../commands/fake-deps.js";
+import { HttpStubs } from "../support/http-stubs.js";
+import { runFake } from "../commands/fake-deps.js";
 import { MAX_ID } from "../support/ids.js";
 
 describe("readWholeNumber: the one rule", () => {
@@ -152,11 +153,11 @@ describe("the rule on the command line", () => {
     ],
     [["inventory", "apply", "--max-changes", "-1", "c.csv"], "expected a whole number of entries"],
   ])("%j is exit 2: %s", async (argv, message) => {
-    const agent = mockAgent();
-    const result = await runFake(argv, { agent });
+    const stubs = new HttpStubs();
+    const result = await runFake(argv, { stubs });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(message);
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it.each([
@@ -181,21 +182,21 @@ describe("the rule on the command line", () => {
         "hint: a quantity is the new number in stock, a whole number such as 7: petstore inventory set 42 7\n",
     ],
   ])("%j is exit 2 with a hint saying what is valid, and sends nothing", async (argv, stderr) => {
-    const agent = mockAgent();
-    const result = await runFake(argv, { agent });
+    const stubs = new HttpStubs();
+    const result = await runFake(argv, { stubs });
     expect(result).toMatchObject({ code: 2, stdout: "", stderr });
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("inventory set 042 1 is exit 2 saying why, and sends nothing", async () => {
-    const agent = mockAgent();
-    const result = await runFake(["inventory", "set", "042", "1"], { agent });
+    const stubs = new HttpStubs();
+    const result = await runFake(["inventory", "set", "042", "1"], { stubs });
     expect(result).toMatchObject({
       code: 2,
       stdout: "",
       stderr: 'error: invalid petId "042": leading zeros are not allowed; write 42\n',
     });
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 });
 

@@ -1,12 +1,13 @@
 /** Suggestions for unknown verbs never turn a read into a write. */
 import { describe, expect, it } from "vitest";
 import { editDistance, suggestGroupFor, suggestVerb } from "../../src/program/verb-suggestions.js";
-import { callsOf, mockAgent, runFake } from "../commands/fake-deps.js";
+import { HttpStubs } from "../support/http-stubs.js";
+import { runFake } from "../commands/fake-deps.js";
 
 describe("unknown verbs, through the real program", () => {
   it("answers inventory view 1 with the read verbs, never with set, adjust or apply (exit 2)", async () => {
-    const agent = mockAgent();
-    const result = await runFake(["inventory", "view", "1"], { agent });
+    const stubs = new HttpStubs();
+    const result = await runFake(["inventory", "view", "1"], { stubs });
     expect(result).toMatchObject({
       code: 2,
       stdout: "",
@@ -15,7 +16,7 @@ describe("unknown verbs, through the real program", () => {
         "(to read, use: petstore inventory list, petstore inventory get, petstore inventory history or petstore inventory changes)\n" +
         "hint: see petstore inventory --help\n",
     });
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it.each([
@@ -33,13 +34,13 @@ describe("unknown verbs, through the real program", () => {
     [["pets", "gte", "1"], "(Did you mean get?)"],
     [["orders", "lits"], "(Did you mean list?)"],
   ])("answers %j with %s (exit 2)", async (argv, suggestion) => {
-    const agent = mockAgent();
-    const result = await runFake(argv, { agent });
+    const stubs = new HttpStubs();
+    const result = await runFake(argv, { stubs });
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(
       `error: unknown command '${argv[1] ?? ""}'\n${suggestion}\nhint: see petstore ${argv[0] ?? ""} --help\n`,
     );
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("suggests nothing for a word close to no verb", async () => {
@@ -75,15 +76,15 @@ describe("a verb typed without its group, through the real program", () => {
       "(to read, use: petstore inventory list, petstore inventory get, petstore inventory history, petstore inventory changes, petstore pets get or petstore orders list)",
     ],
   ])("answers petstore %j with %s, sending nothing (exit 2)", async (argv, suggestion) => {
-    const agent = mockAgent();
+    const stubs = new HttpStubs();
     const word = argv[0] === "--env" ? argv[2] : argv[0];
-    const result = await runFake(argv, { agent });
+    const result = await runFake(argv, { stubs });
     expect(result).toMatchObject({
       code: 2,
       stdout: "",
       stderr: `error: unknown command '${word ?? ""}'\n${suggestion}\nhint: see petstore --help\n`,
     });
-    expect(callsOf(agent)).toEqual([]);
+    expect(stubs.calls()).toEqual([]);
   });
 
   it("says nothing more for a word close to no command or verb", async () => {
