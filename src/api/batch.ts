@@ -21,7 +21,7 @@ import type { BatchChange, BatchRequest } from "./types.js";
 export type BatchReading = { ok: true; request: BatchRequest } | { ok: false; problem: string };
 
 const BATCH_FIELDS = new Set(["atomic", "dryRun", "changes"]);
-const CHANGE_FIELDS = new Set(["petId", "quantity", "delta", "ifQuantity", "ref"]);
+const CHANGE_FIELDS = new Set(["petId", "quantity", "delta", "count", "asOf", "ifQuantity", "ref"]);
 
 class Refusal extends Error {}
 
@@ -62,7 +62,7 @@ function readChange(value: unknown, path: string): BatchChange {
   for (const field of Object.keys(value)) {
     if (!CHANGE_FIELDS.has(field)) {
       refuse(
-        `${path}.${field.slice(0, 40)} is not a field of a change (petId, quantity or delta, ifQuantity, ref)`,
+        `${path}.${field.slice(0, 40)} is not a field of a change (petId, quantity, delta or count with asOf, ifQuantity, ref)`,
       );
     }
   }
@@ -71,15 +71,15 @@ function readChange(value: unknown, path: string): BatchChange {
   if (petId === undefined || petId < 1n || petId > MAX_PET_ID) {
     refuse(`${path}.petId must be a whole number from 1 to ${MAX_PET_ID}`);
   }
-  const hasQuantity = value.quantity !== undefined;
-  const hasDelta = value.delta !== undefined;
-  if (hasQuantity === hasDelta) {
+  const kinds = ["quantity", "delta", "count"].filter((field) => value[field] !== undefined);
+  if (kinds.length !== 1) {
     refuse(
-      `${path} must have either quantity (a set) or delta (a relative change), not ${hasQuantity ? "both" : "neither"}`,
+      `${path} must have one of quantity (a set), delta (a relative change) or count (a count as of asOf), not ${kinds.length === 0 ? "none" : kinds.join(" and ")}`,
     );
   }
+  if (value.count !== undefined || value.asOf !== undefined) return readCount(value, petId, path);
   let change: BatchChange;
-  if (hasQuantity) {
+  if (value.quantity !== undefined) {
     change = { petId, quantity: quantityField(value.quantity, `${path}.quantity`) };
   } else {
     const delta = integerOf(value.delta);
@@ -98,6 +98,34 @@ function readChange(value: unknown, path: string): BatchChange {
   if (value.ifQuantity !== undefined) {
     change.ifQuantity = quantityField(value.ifQuantity, `${path}.ifQuantity`);
   }
+  if (value.ref !== undefined) {
+    if (typeof value.ref !== "string" || !isValidRef(value.ref)) {
+      refuse(`${path}.ref must be 1 to ${MAX_REF_LENGTH} visible ASCII characters (no spaces)`);
+    }
+    change.ref = value.ref;
+  }
+  return change;
+}
+
+/** A count: `count` as of the feed seq `asOf`, with an optional ref; nothing else. */
+function readCount(
+  value: Readonly<Record<string, unknown>>,
+  petId: bigint,
+  path: string,
+): BatchChange {
+  if (value.count === undefined) refuse(`${path}.asOf goes with count: a count as of that seq`);
+  const count = quantityField(value.count, `${path}.count`);
+  if (value.asOf === undefined) {
+    refuse(`${path}.asOf is required with count: the feed seq the count is true as of`);
+  }
+  const asOf = integerOf(value.asOf);
+  if (asOf === undefined || asOf < 0n || asOf > MAX_PET_ID) {
+    refuse(`${path}.asOf must be a whole number from 0 to ${MAX_PET_ID}`);
+  }
+  if (value.ifQuantity !== undefined) {
+    refuse(`${path}.ifQuantity does not go with count: a count holds whatever moved since asOf`);
+  }
+  const change: BatchChange = { petId, count, asOf };
   if (value.ref !== undefined) {
     if (typeof value.ref !== "string" || !isValidRef(value.ref)) {
       refuse(`${path}.ref must be 1 to ${MAX_REF_LENGTH} visible ASCII characters (no spaces)`);
@@ -145,8 +173,9 @@ export function readBatchRequest(value: unknown): BatchReading {
 export function serializeBatchRequest(request: BatchRequest): string {
   const changes = request.changes.map((change) => {
     let text = `{"petId":${change.petId}`;
-    text +=
-      change.delta === undefined ? `,"quantity":${change.quantity}` : `,"delta":${change.delta}`;
+    if (change.count !== undefined) text += `,"count":${change.count},"asOf":${change.asOf}`;
+    else if (change.delta !== undefined) text += `,"delta":${change.delta}`;
+    else text += `,"quantity":${change.quantity}`;
     if (change.ifQuantity !== undefined) text += `,"ifQuantity":${change.ifQuantity}`;
     if (change.ref !== undefined) text += `,"ref":${JSON.stringify(change.ref)}`;
     return `${text}}`;

@@ -95,9 +95,23 @@ export interface Order {
  * non-zero integer), applied only when the entry holds `ifQuantity` (when given), and kept
  * with its business reference `ref` (when given): a `(petId, ref)` applies once, ever.
  */
-export type BatchChange = { petId: bigint; ifQuantity?: number; ref?: string } & (
-  { quantity: number; delta?: undefined } | { delta: number; quantity?: undefined }
+export type BatchChange = { petId: bigint; ref?: string } & (
+  | { quantity: number; delta?: undefined; count?: undefined; ifQuantity?: number }
+  | { delta: number; quantity?: undefined; count?: undefined; ifQuantity?: number }
+  | CountFields
 );
+
+/**
+ * A count: the pet held `count` as of the feed seq `asOf` (when its shelf was counted); its
+ * quantity becomes `count` plus the net of its changes committed after `asOf`.
+ */
+export interface CountFields {
+  count: number;
+  asOf: bigint;
+  quantity?: undefined;
+  delta?: undefined;
+  ifQuantity?: undefined;
+}
 
 /** Body of `POST /inventory/batch`. */
 export interface BatchRequest {
@@ -143,6 +157,14 @@ export interface BatchChangeResult {
   previous: number | null;
   quantity: number | null;
   status: PetStatus | null;
+  /** A count's: the quantity as of its `asOf` (null for `not_found`). */
+  book?: number | null | undefined;
+  /** A count's: the net of the pet's changes after its `asOf`. */
+  since?: number | null | undefined;
+  /** A count's: the count itself. */
+  counted?: number | undefined;
+  /** A count's: counted − book. */
+  variance?: number | null | undefined;
 }
 
 /** The 200 answer of `POST /inventory/batch` (`duplicate` counts as unchanged). */

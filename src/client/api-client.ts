@@ -43,6 +43,23 @@ export interface ApiClientOptions extends TransportOptions {
 export interface TaggedInventoryItem {
   item: InventoryItem;
   etag: string | undefined;
+  /**
+   * The feed seq the entry holds as of (`Inventory-Seq`); undefined from a server that does
+   * not say (never guessed).
+   */
+  seq: bigint | undefined;
+}
+
+/** The whole inventory and the seq it holds as of (undefined from a server that does not say). */
+export interface InventorySnapshot {
+  items: InventoryItem[];
+  seq: bigint | undefined;
+}
+
+/** `Inventory-Seq`, when the answer has a well-formed one. */
+function seqOf(headers: Readonly<Record<string, string>>): bigint | undefined {
+  const value = headers["inventory-seq"];
+  return value !== undefined && /^(0|[1-9][0-9]{0,18})$/.test(value) ? BigInt(value) : undefined;
 }
 
 /** How a PATCH is made conditional, and why it is made. */
@@ -70,6 +87,8 @@ export interface FeedRequestOptions {
 /** The operations of the service the CLI uses. */
 export interface ApiClient {
   listInventory(): Promise<InventoryItem[]>;
+  /** The same `GET /inventory`, with the seq its entries hold as of (a count sheet's). */
+  listInventorySnapshot(): Promise<InventorySnapshot>;
   /**
    * The same `GET /inventory`, read into each pet's quantity by petId: what `apply` plans
    * with, without an entry object per pet.
@@ -147,6 +166,16 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         path: "/inventory",
         decode: (body) => decodeInventoryList(body),
       }),
+    listInventorySnapshot: () =>
+      send({
+        operation: "listInventory",
+        method: "GET",
+        path: "/inventory",
+        decode: (body, response) => ({
+          items: decodeInventoryList(body),
+          seq: seqOf(response.headers),
+        }),
+      }),
     listInventoryQuantities: () =>
       send({
         operation: "listInventory",
@@ -162,6 +191,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         decode: (body, response) => ({
           item: decodeInventoryItem(body),
           etag: response.headers.etag,
+          seq: seqOf(response.headers),
         }),
       }),
     updateInventory: (petId, quantity, conditions = {}) =>
@@ -177,6 +207,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         decode: (body, response) => ({
           item: decodeInventoryItem(body),
           etag: response.headers.etag,
+          seq: seqOf(response.headers),
         }),
       }),
     applyBatch: (request, batchOptions = {}) =>

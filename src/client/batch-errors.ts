@@ -47,3 +47,16 @@ export function isMissingBatchRoute(error: unknown): error is ApiError {
     (error.status === 404 || error.status === 405)
   );
 }
+
+/**
+ * True when the server refused a batch for its count changes as a server without them does
+ * (400 `invalid_body` naming `count` or `asOf` as no field of a change): nothing was applied.
+ */
+export function isCountsRefusal(error: unknown): error is ApiError {
+  return (
+    error instanceof ApiError &&
+    error.operation === "applyInventoryBatch" &&
+    error.status === 400 &&
+    /\.(count|asOf) is not a field of a change/.test(error.message)
+  );
+}

@@ -280,13 +280,21 @@ export function decodeBatchResults(value: unknown, path: string): BatchChangeRes
     if (status !== null && (typeof status !== "string" || !STATUSES.has(status))) {
       throw new ShapeError(`${at}.status`, `null or one of ${PET_STATUSES.join(", ")}`);
     }
-    decoded[index] = {
+    const result: BatchChangeResult = {
       petId: int64(fields.petId, `${at}.petId`),
       outcome: outcome as BatchOutcome,
       previous: nullable(fields.previous, `${at}.previous`, safeInteger),
       quantity: nullable(fields.quantity, `${at}.quantity`, safeInteger),
       status: status as PetStatus | null,
     };
+    // A count's result says what it was reconciled with.
+    if (fields.counted !== undefined) {
+      result.counted = safeInteger(fields.counted, `${at}.counted`);
+      result.book = nullable(fields.book, `${at}.book`, safeInteger);
+      result.since = nullable(fields.since, `${at}.since`, safeInteger);
+      result.variance = nullable(fields.variance, `${at}.variance`, safeInteger);
+    }
+    decoded[index] = result;
   }
   return decoded;
 }

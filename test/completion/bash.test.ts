@@ -80,7 +80,7 @@ describe("bash completion", () => {
     ],
     [
       ["petstore", "inventory", ""],
-      ["list", "get", "set", "adjust", "apply", "history", "changes", "low"],
+      ["list", "get", "set", "adjust", "apply", "history", "changes", "low", "count"],
     ],
     [
       ["petstore", "--env", ""],

@@ -65,6 +65,7 @@ describe("describeProgram on the real program", () => {
       "history",
       "changes",
       "low",
+      "count",
     ]);
   });
 
@@ -204,6 +205,7 @@ describe("syntax of the zsh and fish scripts (only where those shells are instal
       "adjust",
       "apply",
       "changes",
+      "count",
       "get",
       "history",
       "list",

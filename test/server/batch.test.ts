@@ -267,9 +267,9 @@ describe("POST /v1/inventory/batch: refusals change nothing", () => {
     ],
     [
       { changes: [{ petId: 1, quantity: 2, delta: 1 }] },
-      /^changes\[0\] must have either quantity .* not both/,
+      /^changes\[0\] must have one of quantity .* not quantity and delta/,
     ],
-    [{ changes: [{ petId: 1 }] }, /^changes\[0\] must have either quantity .* not neither/],
+    [{ changes: [{ petId: 1 }] }, /^changes\[0\] must have one of quantity .* not none/],
     [{ changes: [{ quantity: 1 }] }, /^changes\[0\]\.petId is required/],
     [
       { changes: [{ petId: 0, quantity: 1 }] },

@@ -113,7 +113,9 @@ describe("backupSqliteStore", () => {
     backupSqliteStore(server.dbPath, out);
     const copy = openSqliteStore(out);
     try {
-      expect(await copy.listInventory()).toEqual(await server.store.listInventory());
+      expect((await copy.listInventory()).items).toEqual(
+        (await server.store.listInventory()).items,
+      );
     } finally {
       await copy.close();
     }

@@ -84,7 +84,9 @@ describe("PATCH /v1/inventory/{petId}", () => {
     const response = await patch("2", { quantity: 7 });
     expect(response.statusCode).toBe(200);
     expect(response.json()).toEqual({ petId: 2, quantity: 7, status: "sold" });
-    expect((await t.store.listInventory()).find((item) => item.petId === 2n)?.quantity).toBe(7);
+    expect((await t.store.listInventory()).items.find((item) => item.petId === 2n)?.quantity).toBe(
+      7,
+    );
   });
 
   it("accepts 0 and 2147483647", async () => {
@@ -114,7 +116,7 @@ describe("PATCH /v1/inventory/{petId}", () => {
   ])("rejects a quantity that is %s with 400 and changes nothing (rule 2)", async (_what, body) => {
     const response = await patch("1", body);
     expectError(response, 400, "invalid_body");
-    expect((await t.store.listInventory())[0]?.quantity).toBe(3);
+    expect((await t.store.listInventory()).items[0]?.quantity).toBe(3);
   });
 
   it.each([
@@ -220,7 +222,7 @@ describe("another process holds the database's lock", () => {
       "the database is locked by another process; nothing was changed, retry later",
     );
     locked.release();
-    expect((await locked.store.listInventory())[0]?.quantity).toBe(3);
+    expect((await locked.store.listInventory()).items[0]?.quantity).toBe(3);
     expectLoggedAsRefusal(
       locked.logs,
       "the database is locked by another process; nothing was changed, retry later",

@@ -30,7 +30,7 @@ function expectEnvelope(response: RawResponse, status: number, code: string): vo
 }
 
 async function quantityOf(petId: bigint): Promise<number | undefined> {
-  return (await t.store.listInventory()).find((item) => item.petId === petId)?.quantity;
+  return (await t.store.listInventory()).items.find((item) => item.petId === petId)?.quantity;
 }
 
 describe("requests Node's HTTP parser rejects", () => {

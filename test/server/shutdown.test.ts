@@ -67,7 +67,7 @@ describe("closing the server", () => {
     await closing;
     // The finished write is on disk.
     const reopened = openSqliteStore(t.dbPath);
-    expect((await reopened.listInventory())[0]?.quantity).toBe(9);
+    expect((await reopened.listInventory()).items[0]?.quantity).toBe(9);
     await reopened.close();
     await t.close();
   });

@@ -7,7 +7,8 @@ import {
 } from "../../apply/apply-errors.js";
 import { applyRows } from "../../apply/apply-batches.js";
 import { BATCH_SIZE } from "../../apply/batch-size.js";
-import type { CountRow, CountsFormat } from "../../apply/counts.js";
+import type { CountChange, CountResult } from "../../apply/count-rows.js";
+import { describeLocation, type CountRow, type CountsFormat } from "../../apply/counts.js";
 import { executePlan, type RowResult } from "../../apply/execute.js";
 import { planApply, type PlannedRow } from "../../apply/plan.js";
 import {
@@ -27,6 +28,7 @@ import { chooseRecordFormat } from "../../output/format.js";
 import { countOf } from "../../text/plural.js";
 import type { CommandContext } from "../../program/factory.js";
 import { runBatchJob, type BatchJob } from "./batch-job.js";
+import { countJob } from "./count-job.js";
 
 /** The options of `inventory apply`, as its command definition parses them. */
 export interface InventoryApplyOptions {
@@ -42,6 +44,8 @@ export interface InventoryApplyOptions {
   atomic?: boolean | undefined;
   /** Why, kept in each changed entry's history; default `apply <file name>`. */
   reason?: string | undefined;
+  /** Each row is a count true as of this feed seq (a filled count sheet). */
+  asOf?: bigint | undefined;
 }
 
 /**
@@ -80,7 +84,59 @@ export async function runInventoryApply(
   options: InventoryApplyOptions,
   context: CommandContext,
 ): Promise<void> {
-  await runBatchJob(applyJob(file, options, context), context);
+  if (options.asOf === undefined) {
+    await runBatchJob(applyJob(file, options, context), context);
+    return;
+  }
+  await runBatchJob(applyAsOfJob(file, options.asOf, options, context), context);
+}
+
+/**
+ * `inventory apply --as-of SEQ`: every row a count true as of SEQ (a filled count sheet), with
+ * the ref `count:SEQ:<petId>`, so that posting the same sheet again changes nothing.
+ */
+function applyAsOfJob(
+  file: string,
+  asOf: bigint,
+  options: InventoryApplyOptions,
+  context: CommandContext,
+): BatchJob<CountChange, CountChange, CountResult> {
+  for (const [flag, given] of [
+    ["--force", options.force],
+    ["--max-changes", options.maxChanges],
+  ] as const) {
+    if (given !== undefined && given !== false) {
+      throw new UsageError(
+        `--as-of posts counts, which the server reconciles with what moved since: not with ${flag}`,
+        "drop --as-of to set the quantities as they are in the file",
+      );
+    }
+  }
+  const name = sourceName(file);
+  return countJob(
+    async (beforeSending) => {
+      const text = await beforeSending(() => readCountsText(file, context.input));
+      const rows = parseCounts(text, detectCountsFormat(file, text, options.format), name, true);
+      return rows.map((row) => ({
+        petId: row.petId,
+        status: undefined,
+        counted: row.quantity,
+        asOf,
+        book: undefined,
+        uncounted: false,
+        ref: `count:${asOf}:${row.petId}`,
+        location: describeLocation(row.location),
+      }));
+    },
+    {
+      name,
+      dryRun: options.dryRun === true,
+      atomic: options.atomic === true,
+      reason: options.reason ?? defaultApplyReason(file),
+      json: options.json === true,
+    },
+    context.io,
+  );
 }
 
 /** `inventory apply` as a batch job: a counts file, planned against the stock it reads. */

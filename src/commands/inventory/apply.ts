@@ -3,7 +3,12 @@ import { Command, Option } from "commander";
 import { BATCH_SIZE } from "../../apply/batch-size.js";
 import { COUNTS_FORMATS } from "../../apply/counts.js";
 import { MAX_BATCH_CHANGES } from "../../api/limits.js";
-import { REASON_OPTION_HELP, reasonOption, wholeNumberOption } from "../../program/arguments.js";
+import {
+  REASON_OPTION_HELP,
+  reasonOption,
+  seqOption,
+  wholeNumberOption,
+} from "../../program/arguments.js";
 import type { Factory } from "../../program/factory.js";
 import { readGlobalOptions } from "../../program/global-options.js";
 // Only the type: the run function (CSV parser, progress bar) loads when apply runs.
@@ -41,6 +46,12 @@ export function inventoryApplyCommand(factory: Factory): Command {
     .option(
       "--atomic",
       `apply every change or none: one atomic batch (at most ${MAX_BATCH_CHANGES} changes); exit 7 and nothing changed if one fails`,
+    )
+    .addOption(
+      new Option(
+        "--as-of <seq>",
+        "post each row as a count true as of this change-feed seq (a filled count sheet's): the server adds every movement since",
+      ).argParser(seqOption),
     )
     .option(
       "--force",
@@ -83,6 +94,12 @@ A server that answers the batch endpoint 404 or 405 (one that implements only th
 one PATCH per row (If-Match), --concurrency at a time, said once on stderr; --atomic then
 exits 2 having changed nothing, and --dry-run shows only what differs from the stock read.
 
+--as-of SEQ posts each row as a count (inventory count --sheet prints a sheet to fill in, headed
+by its seq): the pet's quantity becomes the row's plus every change of that pet after SEQ, so
+sales made since the sheet was printed are kept. A row whose quantity (or counted) cell is blank
+is a pet not counted, left out. Each count carries the ref count:SEQ:<petId>: posting the same
+sheet again changes nothing. Not with --force or --max-changes.
+
 Interrupted (Ctrl-C, SIGTERM), it prints the report and exits 130 or 143: while reading the
 file or fetching the stock it stops at once, having sent nothing; while sending, it lets the
 batch (or the PATCHes) in flight finish and starts no more. Rows not sent are "not
@@ -96,6 +113,7 @@ Examples:
   petstore inventory apply counts.csv
   petstore inventory apply counts.csv --atomic
   petstore inventory apply counts.csv --reason "stocktake 2026-11"
+  petstore inventory apply sheet.csv --as-of 1234
   petstore inventory apply --max-changes 500 --json counts.csv >> /var/log/petstore-apply.log
   export-counts | petstore inventory apply --format csv -`,
     )

@@ -5,6 +5,7 @@ import { guardVerbSuggestions } from "../../program/verb-suggestions.js";
 import { inventoryAdjustCommand } from "./adjust.js";
 import { inventoryApplyCommand } from "./apply.js";
 import { inventoryChangesCommand } from "./changes.js";
+import { inventoryCountCommand } from "./count.js";
 import { inventoryGetCommand } from "./get.js";
 import { inventoryHistoryCommand } from "./history.js";
 import { inventoryListCommand } from "./list.js";
@@ -23,6 +24,7 @@ export function inventoryCommand(factory: Factory): Command {
     .addCommand(inventoryHistoryCommand(factory))
     .addCommand(inventoryChangesCommand(factory))
     .addCommand(inventoryLowCommand(factory))
+    .addCommand(inventoryCountCommand(factory))
     .addHelpText(
       "after",
       `
@@ -37,7 +39,8 @@ Examples:
   petstore inventory apply counts.csv --dry-run
   petstore inventory history 42
   petstore inventory changes --follow
-  petstore inventory low --below 3`,
+  petstore inventory low --below 3
+  petstore inventory count`,
     );
   return guardVerbSuggestions(group, ["list", "get", "history", "changes"]);
 }

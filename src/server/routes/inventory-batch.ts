@@ -18,15 +18,19 @@ import {
   answerUnwritten,
   changeAuthorOf,
   headerValue,
+  INVENTORY_SEQ_HEADER,
   send,
 } from "./inventory.js";
 import { rejectOtherMethods } from "./method-not-allowed.js";
 
 function serializeResult(result: BatchChangeResult): string {
-  return (
+  const head =
     `{"petId":${result.petId},"outcome":"${result.outcome}","previous":${result.previous},` +
-    `"quantity":${result.quantity},"status":${result.status === null ? "null" : `"${result.status}"`}}`
-  );
+    `"quantity":${result.quantity},"status":${result.status === null ? "null" : `"${result.status}"`}`;
+  // A count's result says what it was reconciled with: the book as of its asOf, the net since.
+  return result.counted === undefined
+    ? `${head}}`
+    : `${head},"book":${result.book ?? null},"since":${result.since ?? null},"counted":${result.counted},"variance":${result.variance ?? null}}`;
 }
 
 /**
@@ -99,9 +103,13 @@ export const inventoryBatchRoutes: FastifyPluginAsync<InventoryRouteOptions> = a
       };
     }
     const result = await store.applyBatch(batch, options);
+    if (result.kind === "refused") {
+      throw new HttpError(400, ERROR_CODES.invalidBody, `${result.problem}; nothing was changed`);
+    }
     if (result.kind !== "evaluated") {
       return answerUnwritten(reply, result, "another batch", "batch");
     }
+    if (result.seq !== undefined) void reply.header(INVENTORY_SEQ_HEADER, result.seq.toString());
     if (!batch.dryRun && !result.rejected) {
       countChanges?.(result.results.filter(({ outcome }) => outcome === "changed").length);
     }

@@ -127,6 +127,12 @@ export function send(reply: FastifyReply, response: StoredResponse): FastifyRepl
   return reply.code(response.status).type("application/json; charset=utf-8").send(response.body);
 }
 
+/**
+ * `Inventory-Seq`: the change-feed seq of the last change an inventory answer reflects (a
+ * count as of it is reconciled with every change after it). A replayed answer has none.
+ */
+export const INVENTORY_SEQ_HEADER = "inventory-seq";
+
 /** What the inventory routes take: the store, the clock, and where applied changes are counted. */
 export interface InventoryRouteOptions {
   store: Store;
@@ -139,15 +145,20 @@ export const inventoryRoutes: FastifyPluginAsync<InventoryRouteOptions> = async 
   app,
   { store, clock, countChanges },
 ) => {
-  // The serialized inventory, reused until the store's revision changes.
-  let cached: { revision: string; body: Buffer } | undefined;
+  // The serialized inventory and its seq (read in one snapshot), reused until the store's
+  // revision changes.
+  let cached: { revision: string; body: Buffer; seq: string } | undefined;
 
   app.get("/inventory", async (_request, reply) => {
     const revision = await store.revision();
     if (cached?.revision !== revision) {
-      cached = { revision, body: Buffer.from(serializeInventory(await store.listInventory())) };
+      const { items, seq } = await store.listInventory();
+      cached = { revision, body: Buffer.from(serializeInventory(items)), seq: seq.toString() };
     }
-    return reply.type("application/json; charset=utf-8").send(cached.body);
+    return reply
+      .header(INVENTORY_SEQ_HEADER, cached.seq)
+      .type("application/json; charset=utf-8")
+      .send(cached.body);
   });
 
   app.get<{ Params: { petId: string } }>(
@@ -157,9 +168,12 @@ export const inventoryRoutes: FastifyPluginAsync<InventoryRouteOptions> = async 
     },
     async (request, reply) => {
       const petId = petIdOf(request);
-      const item = await store.getInventoryItem(petId);
-      if (!item) throw new HttpError(404, ERROR_CODES.petNotFound, `no pet with petId ${petId}`);
-      return reply.header("etag", entityTagOf(item.quantity)).send(item);
+      const read = await store.getInventoryItem(petId);
+      if (!read) throw new HttpError(404, ERROR_CODES.petNotFound, `no pet with petId ${petId}`);
+      return reply
+        .header("etag", entityTagOf(read.item.quantity))
+        .header(INVENTORY_SEQ_HEADER, read.seq.toString())
+        .send(read.item);
     },
   );
 
@@ -196,9 +210,14 @@ export const inventoryRoutes: FastifyPluginAsync<InventoryRouteOptions> = async 
       switch (result.kind) {
         case "updated":
           countChanges?.(1);
+          if (result.seq !== undefined)
+            void reply.header(INVENTORY_SEQ_HEADER, result.seq.toString());
+          return send(reply, renderOutcome(petId, result));
+        case "precondition_failed":
+          if (result.seq !== undefined)
+            void reply.header(INVENTORY_SEQ_HEADER, result.seq.toString());
           return send(reply, renderOutcome(petId, result));
         case "not_found":
-        case "precondition_failed":
           return send(reply, renderOutcome(petId, result));
         default:
           return answerUnwritten(reply, result, "another petId, body or If-Match", "change");

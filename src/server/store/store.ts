@@ -49,9 +49,9 @@ export type UpdateCondition =
 
 /** What a write did, and what an idempotency record keeps the answer to. */
 export type WriteOutcome =
-  | { kind: "updated"; item: InventoryItem }
+  | { kind: "updated"; item: InventoryItem; seq?: bigint | undefined }
   | { kind: "not_found" }
-  | { kind: "precondition_failed"; current: InventoryItem };
+  | { kind: "precondition_failed"; current: InventoryItem; seq?: bigint | undefined };
 
 /** The answer to a write as sent and as kept for replays: status, body text, ETag. */
 export interface StoredResponse {
@@ -143,6 +143,17 @@ export interface BatchEvaluation {
   kind: "evaluated";
   results: BatchChangeResult[];
   rejected: boolean;
+  /**
+   * The seq of the last change the answer reflects (Inventory-Seq): the batch's last change's,
+   * else the latest the transaction read. Set by the store once committed.
+   */
+  seq?: bigint | undefined;
+}
+
+/** A snapshot of the whole inventory and the seq of the last change it reflects. */
+export interface InventorySnapshot {
+  items: InventoryItem[];
+  seq: bigint;
 }
 
 /** Optional parts of a batch: an idempotency claim for the whole batch, and its author. */
@@ -156,8 +167,18 @@ export interface BatchOptions {
  * What a batch came to, as updateQuantity's results: `evaluated` (written unless rejected or
  * a dry run), or a replay, a reused key or `busy`, with nothing written.
  */
+/**
+ * A batch refused whole, nothing written, a 400 (`problem` names the change): a count as of a
+ * seq later than any committed.
+ */
+export interface BatchRefusal {
+  kind: "refused";
+  problem: string;
+}
+
 export type BatchResult =
   | BatchEvaluation
+  | BatchRefusal
   | { kind: "replayed"; response: StoredResponse }
   | { kind: "key_reused" }
   | { kind: "busy" };
@@ -189,10 +210,13 @@ export type UpdateResult =
  * database.
  */
 export interface Store {
-  /** All stock entries, ordered by `petId`. */
-  listInventory(): Promise<InventoryItem[]>;
-  /** One stock entry; undefined when no pet has this id. */
-  getInventoryItem(petId: bigint): Promise<InventoryItem | undefined>;
+  /**
+   * All stock entries, ordered by `petId`, and the seq of the last change they reflect, read
+   * in one snapshot: no change with a later seq is in it, none with an earlier one missing.
+   */
+  listInventory(): Promise<InventorySnapshot>;
+  /** One stock entry and the seq it holds as of (one snapshot); undefined for no such pet. */
+  getInventoryItem(petId: bigint): Promise<{ item: InventoryItem; seq: bigint } | undefined>;
   /**
    * Sets the stock of one pet durably (a quantity that is not an integer from 0 to
    * MAX_QUANTITY rejects with RangeError, failing that update alone); `not_found` (and nothing written) when no pet has this

@@ -27,6 +27,7 @@ import {
   authorOf,
   type BatchEvaluation,
   type BatchOptions,
+  type BatchRefusal,
   type BatchResult,
   type BatchWrite,
   type ChangeAuthor,
@@ -58,6 +59,13 @@ export type KeyRecord =
 export interface WriteState {
   /** Every existing entry the writes name, as read under the transaction's lock. */
   entries: ReadonlyMap<bigint, InventoryItem>;
+  /**
+   * For every `(petId, asOf)` a count of the writes asks (sinceId), the net of that pet's
+   * changes committed after `asOf`, read once the pet is locked. Empty without counts.
+   */
+  since?: ReadonlyMap<string, number> | undefined;
+  /** The seq of the last change committed when the transaction read (a count's asOf bound). */
+  latestSeq?: bigint | undefined;
   /** The record of every key the writes claim, by keyId. */
   keys: ReadonlyMap<string, KeyRecord>;
   /** Of the `(petId, ref)` pairs the writes carry (refId), those a history record holds. */
@@ -86,6 +94,12 @@ export interface PlannedChange {
 export interface WritePlan {
   /** Each write's result, in the writes' order. */
   results: PlannedResult[];
+  /**
+   * For each write, how many of `changes` were planned up to and including it: its answer
+   * reflects those, so its Inventory-Seq is the seq of the last of them (or, when none, the
+   * latest seq the transaction read).
+   */
+  changesThrough: number[];
   /** Every change, in the writes' order: one history record each. */
   changes: PlannedChange[];
   /** The final quantity of every entry the plan writes, in the order first written. */
@@ -102,6 +116,50 @@ export function keyId(owner: string, key: string): string {
 /** How a plan names a business reference of a pet (a ref holds no NUL). */
 export function refId(petId: bigint, ref: string): string {
   return `${petId}\0${ref}`;
+}
+
+/** How a plan names a count's `(petId, asOf)`: what a store reads the net since for. */
+export function sinceId(petId: bigint, asOf: bigint): string {
+  return `${petId}\0${asOf}`;
+}
+
+/** Every `(petId, asOf)` the writes' counts ask, each once: what a store reads `since` for. */
+export function countsOf(writes: readonly PlannedWrite[]): { petId: bigint; asOf: bigint }[] {
+  const seen = new Set<string>();
+  const counts: { petId: bigint; asOf: bigint }[] = [];
+  for (const write of writes) {
+    if (write.kind !== "batch") continue;
+    for (const change of write.batch.changes) {
+      if (change.count === undefined || seen.has(sinceId(change.petId, change.asOf))) continue;
+      seen.add(sinceId(change.petId, change.asOf));
+      counts.push({ petId: change.petId, asOf: change.asOf });
+    }
+  }
+  return counts;
+}
+
+/**
+ * The plan's results with the seq each answer holds as of (Inventory-Seq): the seq of the last
+ * change planned up to it (`seqOfChange`, by its index in `plan.changes`, once written), else
+ * `latestRead`, the latest seq the transaction read.
+ */
+export function withSeqs(
+  plan: WritePlan,
+  seqOfChange: (index: number) => bigint,
+  latestRead: bigint,
+): PlannedResult[] {
+  return plan.results.map((result, index) => {
+    const through = plan.changesThrough[index] ?? 0;
+    const seq = through > 0 ? seqOfChange(through - 1) : latestRead;
+    switch (result.kind) {
+      case "updated":
+      case "precondition_failed":
+      case "evaluated":
+        return { ...result, seq };
+      default:
+        return result;
+    }
+  });
 }
 
 /** Whether a record made at `recordedAt` still answers for its key at `at` (both Unix ms). */
@@ -154,6 +212,8 @@ interface ChangeStep {
   ref: string | undefined;
   /** A set to the quantity held is a change too (a PATCH), not `unchanged`. */
   recordUnchanged: boolean;
+  /** A count: `counted` as of the seq `asOf`; `quantity` and `delta` are then unused. */
+  count?: { counted: number; asOf: bigint } | undefined;
 }
 
 function conditionHolds(condition: UpdateCondition | undefined, quantity: number): boolean {
@@ -167,6 +227,8 @@ interface Evaluation {
   written: Map<bigint, InventoryItem>;
   changes: PlannedChange[];
   refs: string[];
+  /** The net change of each pet by this evaluation's changes so far (a count's `since`). */
+  net: Map<bigint, number>;
 }
 
 /** Plans `writes` in order on what the transaction read. */
@@ -174,7 +236,16 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
   const entries = new Map(state.entries);
   const keys = new Map(state.keys);
   const refs = new Set(state.refs);
-  const plan: WritePlan = { results: [], changes: [], quantities: new Map(), answers: [] };
+  const plan: WritePlan = {
+    results: [],
+    changesThrough: [],
+    changes: [],
+    quantities: new Map(),
+    answers: [],
+  };
+  // The net change of each pet by the writes kept before, in this group: committed after any
+  // seq a count of this group can name.
+  const groupNet = new Map<bigint, number>();
 
   /** The rule for one change, on the entries as the writes before (and `evaluation`) left them. */
   const decideChange = (
@@ -184,13 +255,19 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
   ): BatchChangeResult => {
     const entry = evaluation.written.get(step.petId) ?? entries.get(step.petId);
     if (!entry) {
-      return {
-        petId: step.petId,
-        outcome: "not_found",
-        previous: null,
-        quantity: null,
-        status: null,
-      };
+      return step.count === undefined
+        ? { petId: step.petId, outcome: "not_found", previous: null, quantity: null, status: null }
+        : {
+            petId: step.petId,
+            outcome: "not_found",
+            previous: null,
+            quantity: null,
+            status: null,
+            book: null,
+            since: null,
+            counted: step.count.counted,
+            variance: null,
+          };
     }
     const result = (outcome: BatchChangeResult["outcome"], quantity = entry.quantity) => ({
       petId: step.petId,
@@ -203,11 +280,27 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
     if (ref !== undefined && (refs.has(ref) || evaluation.refs.includes(ref))) {
       return result("duplicate");
     }
+    if (step.count !== undefined) {
+      return decideCount(step, step.count, entry, evaluation, author, ref);
+    }
     if (!conditionHolds(step.condition, entry.quantity)) return result("conflict");
     const quantity = step.quantity ?? entry.quantity + step.delta;
     if (quantity < 0) return result("below_zero");
     if (quantity > MAX_QUANTITY) return result("too_large");
     if (quantity === entry.quantity && !step.recordUnchanged) return result("unchanged");
+    record(step, entry, quantity, evaluation, author, ref);
+    return result("changed", quantity);
+  };
+
+  /** Writes a change into the evaluation (its entry, history record, ref and net). */
+  const record = (
+    step: ChangeStep,
+    entry: InventoryItem,
+    quantity: number,
+    evaluation: Evaluation,
+    author: ChangeAuthor,
+    ref: string | undefined,
+  ): void => {
     evaluation.written.set(step.petId, { ...entry, quantity });
     evaluation.changes.push({
       petId: step.petId,
@@ -217,11 +310,60 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
       ref: step.ref ?? null,
     });
     if (ref !== undefined) evaluation.refs.push(ref);
+    evaluation.net.set(
+      step.petId,
+      (evaluation.net.get(step.petId) ?? 0) + quantity - entry.quantity,
+    );
+  };
+
+  /**
+   * A count: the pet held `counted` as of `asOf`, so it holds `counted` plus every change of
+   * it committed after `asOf` (read by the store, and those of the writes before it in this
+   * group and this batch). A count with nothing since and equal to the book is `unchanged`.
+   */
+  const decideCount = (
+    step: ChangeStep,
+    count: { counted: number; asOf: bigint },
+    entry: InventoryItem,
+    evaluation: Evaluation,
+    author: ChangeAuthor,
+    ref: string | undefined,
+  ): BatchChangeResult => {
+    const since =
+      (state.since?.get(sinceId(step.petId, count.asOf)) ?? 0) +
+      (groupNet.get(step.petId) ?? 0) +
+      (evaluation.net.get(step.petId) ?? 0);
+    const book = entry.quantity - since;
+    const result = (outcome: BatchChangeResult["outcome"], quantity = entry.quantity) => ({
+      petId: step.petId,
+      outcome,
+      previous: entry.quantity,
+      quantity,
+      status: entry.status,
+      book,
+      since,
+      counted: count.counted,
+      variance: count.counted - book,
+    });
+    if (ref !== undefined && (refs.has(ref) || evaluation.refs.includes(ref))) {
+      return { ...result("duplicate"), book: null, since: null, variance: null };
+    }
+    const quantity = count.counted + since;
+    if (quantity < 0) return result("below_zero");
+    if (quantity > MAX_QUANTITY) return result("too_large");
+    if (quantity === entry.quantity) return result("unchanged");
+    record(step, entry, quantity, evaluation, author, ref);
     return result("changed", quantity);
   };
 
   const evaluate = (steps: readonly ChangeStep[], author: ChangeAuthor): Evaluation => {
-    const evaluation: Evaluation = { results: [], written: new Map(), changes: [], refs: [] };
+    const evaluation: Evaluation = {
+      results: [],
+      written: new Map(),
+      changes: [],
+      refs: [],
+      net: new Map(),
+    };
     for (const step of steps) evaluation.results.push(decideChange(step, evaluation, author));
     return evaluation;
   };
@@ -233,6 +375,8 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
     }
     plan.changes.push(...evaluation.changes);
     for (const ref of evaluation.refs) refs.add(ref);
+    for (const [petId, net] of evaluation.net)
+      groupNet.set(petId, (groupNet.get(petId) ?? 0) + net);
   };
 
   const decideUpdate = (write: Extract<PlannedWrite, { kind: "update" }>): WriteOutcome => {
@@ -255,8 +399,19 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
       : { kind: "updated", item };
   };
 
-  const decideBatch = (write: Extract<PlannedWrite, { kind: "batch" }>): BatchEvaluation => {
+  const decideBatch = (
+    write: Extract<PlannedWrite, { kind: "batch" }>,
+  ): BatchEvaluation | BatchRefusal => {
     const { batch, options } = write;
+    const latest = state.latestSeq ?? 0n;
+    for (const [index, change] of batch.changes.entries()) {
+      if (change.count !== undefined && change.asOf > latest) {
+        return {
+          kind: "refused",
+          problem: `changes[${index}].asOf ${change.asOf} is after the latest change (seq ${latest}): a count is as of a seq a read of the inventory gave (Inventory-Seq)`,
+        };
+      }
+    }
     const steps = batch.changes.map((change): ChangeStep => ({
       petId: change.petId,
       quantity: change.quantity,
@@ -267,6 +422,7 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
           : { kind: "quantity_in", quantities: [change.ifQuantity] },
       ref: change.ref,
       recordUnchanged: false,
+      count: change.count === undefined ? undefined : { counted: change.count, asOf: change.asOf },
     }));
     const evaluation = evaluate(steps, options.author ?? authorOf({}));
     const rejected =
@@ -287,6 +443,7 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
           ? { kind: "replayed", response: record.response }
           : { kind: "key_reused" },
       );
+      plan.changesThrough.push(plan.changes.length);
       continue;
     }
     let response: StoredResponse | undefined;
@@ -296,10 +453,13 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
       plan.results.push(outcome);
     } else {
       const outcome = decideBatch(write);
-      // A dry run keeps nothing, its answer included.
-      if (!write.batch.dryRun) response = write.options.idempotency?.render(outcome);
+      // A dry run keeps nothing, its answer included; nor does a refused batch.
+      if (!write.batch.dryRun && outcome.kind === "evaluated") {
+        response = write.options.idempotency?.render(outcome);
+      }
       plan.results.push(outcome);
     }
+    plan.changesThrough.push(plan.changes.length);
     if (claim && response) {
       const answer: KeptAnswer = {
         owner: claim.owner,
@@ -317,7 +477,9 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
 
 /** The result of an update from a group commit's results (a batch's would be a bug). */
 export function asUpdateResult(result: PlannedResult): UpdateResult {
-  if (result.kind === "evaluated") throw new Error("an update was given a batch's result");
+  if (result.kind === "evaluated" || result.kind === "refused") {
+    throw new Error("an update was given a batch's result");
+  }
   return result;
 }
 
@@ -325,6 +487,7 @@ export function asUpdateResult(result: PlannedResult): UpdateResult {
 export function asBatchResult(result: PlannedResult): BatchResult {
   switch (result.kind) {
     case "evaluated":
+    case "refused":
     case "replayed":
     case "key_reused":
     case "busy":

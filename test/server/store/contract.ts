@@ -16,6 +16,9 @@ import {
 } from "../../../src/server/store/store.js";
 import { PETS } from "../fixture.js";
 
+/** Any seq: where the test is not about which (a seq test pins them). */
+const ANY_SEQ: unknown = expect.any(BigInt);
+
 /** Opens stores for one test; every store it opens is closed by the suite. */
 export interface StoreHarness {
   /**
@@ -111,14 +114,14 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
 
     it("starts empty", async () => {
       const store = await open();
-      expect(await store.listInventory()).toEqual([]);
+      expect((await store.listInventory()).items).toEqual([]);
       expect(await store.listOrders()).toEqual([]);
     });
 
     it("lists the inventory ordered by petId, int64 ids exact", async () => {
       const store = await open();
       await store.seedIfEmpty([...PETS].reverse());
-      expect(await store.listInventory()).toEqual(SEEDED_INVENTORY);
+      expect((await store.listInventory()).items).toEqual(SEEDED_INVENTORY);
     });
 
     it("keeps pets, orders and quantities across a reopen", async () => {
@@ -127,10 +130,11 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
       expect(await first.updateQuantity(9223372036854775807n, 12)).toEqual({
         kind: "updated",
         item: { petId: 9223372036854775807n, quantity: 12, status: "pending" },
+        seq: ANY_SEQ,
       });
       await close(first);
       const second = await open();
-      expect(await second.listInventory()).toEqual([
+      expect((await second.listInventory()).items).toEqual([
         { petId: 1n, quantity: 3, status: "available" },
         { petId: 2n, quantity: 0, status: "sold" },
         { petId: 9223372036854775807n, quantity: 12, status: "pending" },
@@ -159,11 +163,11 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
       const store = await open();
       expect(await store.seedIfEmpty(PETS)).toBe(true);
       expect(await store.seedIfEmpty([{ ...pet, id: 50n }])).toBe(false);
-      expect(await store.listInventory()).toEqual(SEEDED_INVENTORY);
+      expect((await store.listInventory()).items).toEqual(SEEDED_INVENTORY);
 
       const other = await openOther();
       await expect(other.seedIfEmpty([pet, pet])).rejects.toThrow();
-      expect(await other.listInventory()).toEqual([]);
+      expect((await other.listInventory()).items).toEqual([]);
     });
 
     it("answers not_found for an unknown pet and changes nothing", async () => {
@@ -173,7 +177,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
       expect(await store.updateQuantity(404n, 1)).toEqual({ kind: "not_found" });
       expect(await store.getPet(404n)).toBeUndefined();
       expect(await store.revision()).toBe(revision);
-      expect(await store.listInventory()).toEqual(SEEDED_INVENTORY);
+      expect((await store.listInventory()).items).toEqual(SEEDED_INVENTORY);
     });
 
     it("changes its revision at once on its own writes", async () => {
@@ -195,7 +199,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
       await other.updateQuantity(1n, 10);
       await close(other);
       expect(await store.revision()).not.toBe(before);
-      expect((await store.listInventory())[0]).toEqual({
+      expect((await store.listInventory()).items[0]).toEqual({
         petId: 1n,
         quantity: 10,
         status: "available",
@@ -213,8 +217,8 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         await reader.listInventory();
         expect(await writer.updateQuantity(1n, round)).toMatchObject({ kind: "updated" });
         expect(await reader.revision()).not.toBe(before);
-        expect((await reader.listInventory())[0]?.quantity).toBe(round);
-        expect((await reader.getInventoryItem(1n))?.quantity).toBe(round);
+        expect((await reader.listInventory()).items[0]?.quantity).toBe(round);
+        expect((await reader.getInventoryItem(1n))?.item.quantity).toBe(round);
         expect((await reader.listChanges(1n, 1))?.[0]?.quantity).toBe(round);
       }
     });
@@ -228,15 +232,18 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         store.updateQuantity(404n, 30),
         store.updateQuantity(1n, 11),
       ]);
+      // The seed's three records are seqs 1 to 3; each write answers as of its own change.
       expect(results).toEqual([
-        { kind: "updated", item: { petId: 1n, quantity: 10, status: "available" } },
-        { kind: "updated", item: { petId: 2n, quantity: 20, status: "sold" } },
+        { kind: "updated", item: { petId: 1n, quantity: 10, status: "available" }, seq: 4n },
+        { kind: "updated", item: { petId: 2n, quantity: 20, status: "sold" }, seq: 5n },
         { kind: "not_found" },
-        { kind: "updated", item: { petId: 1n, quantity: 11, status: "available" } },
+        { kind: "updated", item: { petId: 1n, quantity: 11, status: "available" }, seq: 6n },
       ]);
       await close(store);
       const reopened = await open();
-      expect((await reopened.listInventory()).map((item) => item.quantity)).toEqual([11, 20, 5]);
+      expect((await reopened.listInventory()).items.map((item) => item.quantity)).toEqual([
+        11, 20, 5,
+      ]);
     });
 
     it("refuses an out-of-range quantity itself, failing only that update", async () => {
@@ -249,11 +256,11 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
       ]);
       expect(good).toEqual({
         status: "fulfilled",
-        value: { kind: "updated", item: { petId: 1n, quantity: 5, status: "available" } },
+        value: { kind: "updated", item: { petId: 1n, quantity: 5, status: "available" }, seq: 4n },
       });
       expect(negative.status).toBe("rejected");
       expect(tooLarge.status).toBe("rejected");
-      expect((await store.listInventory()).map((item) => item.quantity)).toEqual([5, 0, 5]);
+      expect((await store.listInventory()).items.map((item) => item.quantity)).toEqual([5, 0, 5]);
     });
 
     it("commits updates still pending when it closes", async () => {
@@ -264,22 +271,23 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
       expect(await pending).toEqual({
         kind: "updated",
         item: { petId: 1n, quantity: 77, status: "available" },
+        seq: ANY_SEQ,
       });
       const reopened = await open();
-      expect((await reopened.listInventory())[0]?.quantity).toBe(77);
+      expect((await reopened.listInventory()).items[0]?.quantity).toBe(77);
     });
 
     describe("reading one entry", () => {
       it("gives one entry, int64 exact, or undefined", async () => {
         const store = await open();
         await store.seedIfEmpty(PETS);
-        expect(await store.getInventoryItem(9223372036854775807n)).toEqual({
+        expect((await store.getInventoryItem(9223372036854775807n))?.item).toEqual({
           petId: 9223372036854775807n,
           quantity: 5,
           status: "pending",
         });
         await store.updateQuantity(1n, 8);
-        expect(await store.getInventoryItem(1n)).toEqual({
+        expect((await store.getInventoryItem(1n))?.item).toEqual({
           petId: 1n,
           quantity: 8,
           status: "available",
@@ -296,7 +304,11 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
           await store.updateQuantity(1n, 4, {
             condition: { kind: "quantity_in", quantities: [3] },
           }),
-        ).toEqual({ kind: "updated", item: { petId: 1n, quantity: 4, status: "available" } });
+        ).toEqual({
+          kind: "updated",
+          item: { petId: 1n, quantity: 4, status: "available" },
+          seq: 4n,
+        });
         const revision = await store.revision();
         expect(
           await store.updateQuantity(1n, 9, {
@@ -305,17 +317,19 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         ).toEqual({
           kind: "precondition_failed",
           current: { petId: 1n, quantity: 4, status: "available" },
+          // As of the last change it reflects: the one before it.
+          seq: 4n,
         });
         expect(
           await store.updateQuantity(1n, 9, { condition: { kind: "quantity_in", quantities: [] } }),
         ).toMatchObject({ kind: "precondition_failed" });
         expect(await store.revision()).toBe(revision);
-        expect((await store.getInventoryItem(1n))?.quantity).toBe(4);
+        expect((await store.getInventoryItem(1n))?.item.quantity).toBe(4);
         expect(
           await store.updateQuantity(1n, 6, {
             condition: { kind: "quantity_in", quantities: [9, 4] },
           }),
-        ).toMatchObject({ kind: "updated", item: { quantity: 6 } });
+        ).toMatchObject({ kind: "updated", item: { quantity: 6 }, seq: ANY_SEQ });
       });
 
       it("`exists` matches any entry; an unknown pet is not_found whatever the condition", async () => {
@@ -324,6 +338,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         expect(await store.updateQuantity(2n, 1, { condition: { kind: "exists" } })).toEqual({
           kind: "updated",
           item: { petId: 2n, quantity: 1, status: "sold" },
+          seq: 4n,
         });
         expect(await store.updateQuantity(404n, 1, { condition: { kind: "exists" } })).toEqual({
           kind: "not_found",
@@ -346,18 +361,20 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
           store.updateQuantity(1n, 13, onThree),
         ]);
         expect(results).toEqual([
-          { kind: "updated", item: { petId: 1n, quantity: 10, status: "available" } },
+          { kind: "updated", item: { petId: 1n, quantity: 10, status: "available" }, seq: 4n },
           {
             kind: "precondition_failed",
             current: { petId: 1n, quantity: 10, status: "available" },
+            seq: 4n,
           },
-          { kind: "updated", item: { petId: 1n, quantity: 12, status: "available" } },
+          { kind: "updated", item: { petId: 1n, quantity: 12, status: "available" }, seq: 5n },
           {
             kind: "precondition_failed",
             current: { petId: 1n, quantity: 12, status: "available" },
+            seq: 5n,
           },
         ]);
-        expect((await store.getInventoryItem(1n))?.quantity).toBe(12);
+        expect((await store.getInventoryItem(1n))?.item.quantity).toBe(12);
       });
 
       it("lets only one of two connections' writes conditional on one quantity pass", async () => {
@@ -374,7 +391,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
           "updated",
         ]);
         const winner = results.find((result) => result.kind === "updated");
-        expect((await store.getInventoryItem(1n))?.quantity).toBe(
+        expect((await store.getInventoryItem(1n))?.item.quantity).toBe(
           winner?.kind === "updated" ? winner.item.quantity : -1,
         );
       });
@@ -387,6 +404,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         expect(await store.updateQuantity(1n, 7, claim("k1", "f1"))).toEqual({
           kind: "updated",
           item: { petId: 1n, quantity: 7, status: "available" },
+          seq: ANY_SEQ,
         });
         await store.updateQuantity(1n, 8);
         const revision = await store.revision();
@@ -395,7 +413,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
           response: { status: 200, body: "q=7", etag: '"7"' },
         });
         expect(await store.revision()).toBe(revision);
-        expect((await store.getInventoryItem(1n))?.quantity).toBe(8);
+        expect((await store.getInventoryItem(1n))?.item.quantity).toBe(8);
       });
 
       it("refuses the same key for a different request, writing nothing", async () => {
@@ -405,7 +423,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         expect(await store.updateQuantity(1n, 9, claim("k1", "f2"))).toEqual({
           kind: "key_reused",
         });
-        expect((await store.getInventoryItem(1n))?.quantity).toBe(7);
+        expect((await store.getInventoryItem(1n))?.item.quantity).toBe(7);
       });
 
       it("keeps keys apart per owner", async () => {
@@ -415,6 +433,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         expect(await store.updateQuantity(1n, 9, claim("k1", "f2", { owner: "bob" }))).toEqual({
           kind: "updated",
           item: { petId: 1n, quantity: 9, status: "available" },
+          seq: ANY_SEQ,
         });
       });
 
@@ -428,6 +447,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         expect(await store.updateQuantity(1n, 1, { ...onZero, ...claim("b", "fb") })).toEqual({
           kind: "precondition_failed",
           current: { petId: 1n, quantity: 3, status: "available" },
+          seq: ANY_SEQ,
         });
         await store.updateQuantity(1n, 0);
         expect(await store.updateQuantity(404n, 1, claim("a", "fa"))).toEqual({
@@ -439,7 +459,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
           kind: "replayed",
           response: { status: 412, body: "now=3", etag: '"3"' },
         });
-        expect((await store.getInventoryItem(1n))?.quantity).toBe(0);
+        expect((await store.getInventoryItem(1n))?.item.quantity).toBe(0);
       });
 
       it("applies one of two writes with one new key in a batch, and replays it to the other", async () => {
@@ -451,7 +471,11 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
           store.updateQuantity(1n, 31, claim("same", "other")),
         ]);
         expect(results).toEqual([
-          { kind: "updated", item: { petId: 1n, quantity: 30, status: "available" } },
+          {
+            kind: "updated",
+            item: { petId: 1n, quantity: 30, status: "available" },
+            seq: ANY_SEQ,
+          },
           { kind: "replayed", response: { status: 200, body: "q=30", etag: '"30"' } },
           { kind: "key_reused" },
         ]);
@@ -498,6 +522,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         expect(await store.updateQuantity(1n, 63, claim("old1", "g", { at: expiry }))).toEqual({
           kind: "updated",
           item: { petId: 1n, quantity: 63, status: "available" },
+          seq: ANY_SEQ,
         });
         // old1 now has a new record (at `expiry`); old2 remains expired, young does not.
         expect(await store.purgeIdempotencyRecords(T0 + 10, 1)).toBe(1);
@@ -505,6 +530,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         expect(await store.updateQuantity(1n, 64, claim("old2", "h", { at: T0 + 2 }))).toEqual({
           kind: "updated",
           item: { petId: 1n, quantity: 64, status: "available" },
+          seq: ANY_SEQ,
         });
         expect(await store.updateQuantity(1n, 62, claim("young", "f", { at: T0 + 11 }))).toEqual({
           kind: "replayed",
@@ -664,7 +690,11 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         ]);
         expect(patched).toMatchObject({ kind: "updated" });
         expect(outcomes(batched)).toEqual(["changed", "changed"]);
-        expect(after).toMatchObject({ kind: "updated", item: { quantity: 1 } });
+        expect(after).toMatchObject({
+          kind: "updated",
+          item: { quantity: 1 },
+          seq: ANY_SEQ,
+        });
         expect((await store.listChanges(2n, 1))?.[0]).toMatchObject({ quantity: 7, ref: "r" });
       });
 
@@ -682,7 +712,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         await close(store);
         const reopened = await open();
         expect(outcomes(await reopened.applyBatch(sale))).toEqual(["duplicate"]);
-        expect((await reopened.getInventoryItem(1n))?.quantity).toBe(2);
+        expect((await reopened.getInventoryItem(1n))?.item.quantity).toBe(2);
       });
 
       it("applies the same refs sent through two stores at once exactly once", async () => {
@@ -707,7 +737,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
           "duplicate",
           "duplicate",
         ]);
-        expect((await store.getInventoryItem(9223372036854775807n))?.quantity).toBe(2);
+        expect((await store.getInventoryItem(9223372036854775807n))?.item.quantity).toBe(2);
         expect(await store.listChanges(9223372036854775807n, 20)).toHaveLength(4);
       });
 
@@ -724,7 +754,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         const dry = await store.applyBatch({ atomic: false, dryRun: true, changes });
         expect(dry).toMatchObject({ kind: "evaluated", rejected: false });
         expect(outcomes(dry)).toEqual(["changed", "below_zero"]);
-        expect(await store.listInventory()).toEqual(SEEDED_INVENTORY);
+        expect((await store.listInventory()).items).toEqual(SEEDED_INVENTORY);
         expect(await store.listChanges(1n, 20)).toHaveLength(1);
         // Neither kept the ref.
         const real = await store.applyBatch({ atomic: false, dryRun: false, changes });
@@ -765,7 +795,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         expect(
           await other.applyBatch({ atomic: false, dryRun: false, changes }, batchClaim("k", "g")),
         ).toEqual({ kind: "key_reused" });
-        expect((await store.getInventoryItem(1n))?.quantity).toBe(5);
+        expect((await store.getInventoryItem(1n))?.item.quantity).toBe(5);
       });
 
       it("applies 10,000 changes of one batch in one transaction, with a history record each", async () => {
@@ -778,7 +808,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         }));
         const result = await store.applyBatch({ atomic: true, dryRun: false, changes });
         expect(result).toMatchObject({ kind: "evaluated", rejected: false });
-        expect(await store.listInventory()).toEqual([
+        expect((await store.listInventory()).items).toEqual([
           { petId: 1n, quantity: 5003, status: "available" },
           { petId: 2n, quantity: 0, status: "sold" },
           { petId: 9223372036854775807n, quantity: 5005, status: "pending" },
@@ -786,6 +816,146 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         expect(await store.listChanges(1n, 1000)).toHaveLength(1000);
       });
     });
+    describe("the seq an answer holds as of, and counts", () => {
+      const count = (petId: bigint, counted: number, asOf: bigint, ref?: string) =>
+        ref === undefined ? { petId, count: counted, asOf } : { petId, count: counted, asOf, ref };
+
+      it("reads the inventory and one entry with the seq of the last change they reflect", async () => {
+        const store = await open();
+        expect(await store.listInventory()).toEqual({ items: [], seq: 0n });
+        await store.seedIfEmpty(PETS);
+        expect(await store.listInventory()).toEqual({ items: SEEDED_INVENTORY, seq: 3n });
+        await store.updateQuantity(2n, 4);
+        expect(await store.getInventoryItem(1n)).toEqual({ item: SEEDED_INVENTORY[0], seq: 4n });
+        expect((await store.listInventory()).seq).toBe(4n);
+      });
+
+      it("sets a count plus every change committed after its seq, and says what it reconciled", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        // The shelf of pet 1 is counted as of seq 3 (it held 3); a sale and a delivery follow.
+        await store.applyBatch({
+          atomic: false,
+          dryRun: false,
+          changes: [
+            { petId: 1n, delta: -1 },
+            { petId: 1n, delta: 5 },
+          ],
+        });
+        const result = await store.applyBatch({
+          atomic: true,
+          dryRun: false,
+          changes: [count(1n, 2, 3n, "count:s:1")],
+        });
+        expect(result).toEqual({
+          kind: "evaluated",
+          rejected: false,
+          results: [
+            {
+              petId: 1n,
+              outcome: "changed",
+              previous: 7,
+              quantity: 6,
+              status: "available",
+              book: 3,
+              since: 4,
+              counted: 2,
+              variance: -1,
+            },
+          ],
+          seq: 6n,
+        });
+        // Posted again: its ref was applied, nothing changes.
+        const again = await store.applyBatch({
+          atomic: true,
+          dryRun: false,
+          changes: [count(1n, 2, 3n, "count:s:1")],
+        });
+        expect(again).toMatchObject({ results: [{ outcome: "duplicate", quantity: 6 }], seq: 6n });
+        expect((await store.getInventoryItem(1n))?.item.quantity).toBe(6);
+      });
+
+      it("counts a count's own group and batch: changes before it in either are after its seq", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        const [sale, counted] = await Promise.all([
+          store.updateQuantity(1n, 2),
+          store.applyBatch({
+            atomic: false,
+            dryRun: false,
+            changes: [{ petId: 1n, delta: -1 }, count(1n, 3, 3n)],
+          }),
+        ]);
+        expect(sale).toMatchObject({ kind: "updated", seq: 4n });
+        // 3 counted as of seq 3; since then 3 → 2 (the PATCH, seq 4) and −1 (the batch's first
+        // change, seq 5): 3 − 2 is what the entry holds, so the count changes nothing.
+        expect(counted).toMatchObject({
+          results: [
+            { outcome: "changed", quantity: 1 },
+            { outcome: "unchanged", book: 3, since: -2, counted: 3, variance: 0, quantity: 1 },
+          ],
+          seq: 5n,
+        });
+      });
+
+      it("is unchanged when nothing moved and it equals the book; fails below 0 and above the maximum", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        await store.updateQuantity(2n, 1);
+        const result = await store.applyBatch({
+          atomic: false,
+          dryRun: false,
+          changes: [count(1n, 3, 3n), count(2n, 0, 3n), count(2n, 0, 4n), count(404n, 1, 3n)],
+        });
+        expect(result).toMatchObject({
+          results: [
+            { outcome: "unchanged", book: 3, since: 0, variance: 0 },
+            // Sold out when counted (0, as the book), 1 received since: it holds 1, unchanged.
+            { outcome: "unchanged", book: 0, since: 1, variance: 0, quantity: 1 },
+            // Counted 0 after the delivery (as of seq 4): the 1 is not there, so 0.
+            { outcome: "changed", book: 1, since: 0, variance: -1, quantity: 0 },
+            { outcome: "not_found", book: null, counted: 1 },
+          ],
+        });
+        await store.updateQuantity(1n, 0);
+        // Counted 1 as of seq 3 (it held 3), then set to 0: 1 − 3 is below 0.
+        const below = await store.applyBatch({
+          atomic: true,
+          dryRun: false,
+          changes: [count(1n, 1, 3n), count(9223372036854775807n, 2_147_483_647, 3n)],
+        });
+        expect(below).toMatchObject({
+          rejected: true,
+          results: [{ outcome: "below_zero", book: 3, since: -3 }, { outcome: "changed" }],
+        });
+        await store.updateQuantity(9223372036854775807n, 10);
+        expect(
+          await store.applyBatch({
+            atomic: false,
+            dryRun: true,
+            changes: [count(9223372036854775807n, 2_147_483_647, 3n)],
+          }),
+        ).toMatchObject({ results: [{ outcome: "too_large", since: 5 }] });
+      });
+
+      it("refuses a count as of a seq no change has yet, writing nothing", async () => {
+        const store = await open();
+        await store.seedIfEmpty(PETS);
+        expect(
+          await store.applyBatch({
+            atomic: false,
+            dryRun: false,
+            changes: [{ petId: 2n, delta: 1 }, count(1n, 1, 4n)],
+          }),
+        ).toEqual({
+          kind: "refused",
+          problem:
+            "changes[1].asOf 4 is after the latest change (seq 3): a count is as of a seq a read of the inventory gave (Inventory-Seq)",
+        });
+        expect(await store.listInventory()).toEqual({ items: SEEDED_INVENTORY, seq: 3n });
+      });
+    });
+
     describe("the change feed", () => {
       it("lists every history record once, in seq order, paged by after and limit", async () => {
         const store = await open();

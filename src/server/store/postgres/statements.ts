@@ -6,8 +6,13 @@ import type pg from "pg";
 
 /** Named statements: each connection prepares one the first time it runs it. */
 export const SQL = {
-  list: "SELECT id, quantity, status FROM pets ORDER BY id",
-  item: "SELECT id, quantity, status FROM pets WHERE id = $1",
+  // The entries with the revision (the latest seq), in one statement: one snapshot. A writer
+  // raises the revision in the transaction that writes its changes, so a snapshot holds every
+  // change up to it and none after. Without pets, one row with the revision alone.
+  list: `SELECT r.revision, p.id, p.quantity, p.status
+    FROM inventory_revision r LEFT JOIN pets p ON true WHERE r.id = 1 ORDER BY p.id`,
+  item: `SELECT r.revision, p.id, p.quantity, p.status
+    FROM pets p CROSS JOIN inventory_revision r WHERE p.id = $1 AND r.id = 1`,
   revision: "SELECT revision FROM inventory_revision WHERE id = 1",
   purgeKeys: `DELETE FROM idempotency_records WHERE (owner, key) IN
     (SELECT owner, key FROM idempotency_records WHERE created_at < $1 ORDER BY created_at LIMIT $2

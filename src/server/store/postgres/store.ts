@@ -40,6 +40,7 @@ import {
   type BatchWrite,
   type ChangeAuthor,
   type FeedRecord,
+  type InventorySnapshot,
   type SeedPet,
   type Store,
   type UpdateOptions,
@@ -103,6 +104,11 @@ export async function openPostgresStore(
   return new PostgresStore(pool, url, connectTimeoutMs);
 }
 
+/** A row of the inventory snapshot: the revision, and an entry (null without pets). */
+type SnapshotRow = { revision: bigint } & (
+  InventoryRow | { id: null; quantity: null; status: null }
+);
+
 class PostgresStore implements Store {
   readonly #pool: pg.Pool;
   readonly #url: string;
@@ -148,13 +154,17 @@ class PostgresStore implements Store {
     );
   }
 
-  async listInventory(): Promise<InventoryItem[]> {
-    return (await this.#read<InventoryRow>("list")).map(toItem);
+  async listInventory(): Promise<InventorySnapshot> {
+    const rows = await this.#read<SnapshotRow>("list");
+    return {
+      items: rows.flatMap((row) => (row.id === null ? [] : [toItem(row as InventoryRow)])),
+      seq: rows[0]?.revision ?? 0n,
+    };
   }
 
-  async getInventoryItem(petId: bigint): Promise<InventoryItem | undefined> {
-    const [row] = await this.#read<InventoryRow>("item", [petId]);
-    return row && toItem(row);
+  async getInventoryItem(petId: bigint): Promise<{ item: InventoryItem; seq: bigint } | undefined> {
+    const [row] = await this.#read<InventoryRow & { revision: bigint }>("item", [petId]);
+    return row && { item: toItem(row), seq: row.revision };
   }
 
   async getPet(petId: bigint): Promise<Pet | undefined> {

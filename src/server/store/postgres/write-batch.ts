@@ -17,11 +17,14 @@
 import type pg from "pg";
 import {
   claimOf,
+  countsOf,
   keyId,
   petIdsOf,
   planWrites,
   refId,
   refsOf,
+  sinceId,
+  withSeqs,
   type KeyRecord,
   type PlannedChange,
   type PlannedResult,
@@ -52,6 +55,15 @@ const SQL = {
     JOIN unnest($1::bigint[], $2::text[]) AS wanted (pet_id, ref)
       ON c.pet_id = wanted.pet_id AND c.ref = wanted.ref
     WHERE c.ref IS NOT NULL`,
+  // The latest seq, read once the pets are locked: no change of a locked pet can commit after
+  // it until this transaction has (an answer without changes of its own holds as of it).
+  latest: "SELECT revision FROM inventory_revision WHERE id = 1",
+  // For each count's (pet, asOf), the net of the pet's changes after asOf; read once the pets
+  // are locked, so every change of them that will ever have a seq up to the latest is seen.
+  since: `SELECT w.pet_id, w.as_of, coalesce(sum(c.quantity - coalesce(c.previous, 0)), 0)::bigint AS net
+    FROM unnest($1::bigint[], $2::bigint[]) AS w (pet_id, as_of)
+      LEFT JOIN inventory_changes c ON c.pet_id = w.pet_id AND c.seq > w.as_of
+    GROUP BY w.pet_id, w.as_of`,
   // Keys and pets are locked already; the revision row, raised when anything was written, last.
   // History records are inserted in the batch's order, so their ids order them.
   writePlanned: `WITH answered AS (
@@ -78,12 +90,16 @@ const SQL = {
         WHERE id = 1 AND cardinality($10::bigint[]) > 0
         RETURNING revision - cardinality($10::bigint[]) AS base
     )
-    INSERT INTO inventory_changes (pet_id, at, previous, quantity, key_name, request_id, reason, ref, seq)
-      SELECT pet_id, at, previous, quantity, key_name, request_id, reason, ref, revised.base + ord
-      FROM unnest($10::bigint[], $11::bigint[], $12::integer[], $13::integer[], $14::text[], $15::text[], $16::text[], $17::text[])
-          WITH ORDINALITY AS change (pet_id, at, previous, quantity, key_name, request_id, reason, ref, ord),
-        revised
-      ORDER BY ord`,
+    , recorded AS (
+      INSERT INTO inventory_changes (pet_id, at, previous, quantity, key_name, request_id, reason, ref, seq)
+        SELECT pet_id, at, previous, quantity, key_name, request_id, reason, ref, revised.base + ord
+        FROM unnest($10::bigint[], $11::bigint[], $12::integer[], $13::integer[], $14::text[], $15::text[], $16::text[], $17::text[])
+            WITH ORDINALITY AS change (pet_id, at, previous, quantity, key_name, request_id, reason, ref, ord),
+          revised
+        ORDER BY ord
+    )
+    -- The seq before this group's first change (null without changes): change i has base + i.
+    SELECT (SELECT base FROM revised) AS base`,
 } as const;
 
 interface KeyRow {
@@ -94,6 +110,12 @@ interface KeyRow {
 interface RefRow {
   pet_id: bigint;
   ref: string;
+}
+
+interface SinceRow {
+  pet_id: bigint;
+  as_of: bigint;
+  net: bigint;
 }
 
 /** Where a batch got to, so a lost connection can say whether the batch may have committed. */
@@ -169,13 +191,16 @@ export async function writeBatch(
   const claiming = claims.keys.length > 0;
   const petIds = petIdsOf(writes);
   const wantedRefs = refsOf(writes);
-  const [, claimed, recorded, locked, found] = await allSucceeded<
+  const counts = countsOf(writes);
+  const [, claimed, recorded, locked, found, latest, sinceRows] = await allSucceeded<
     [
       pg.QueryResult,
       pg.QueryResult<KeyRow> | undefined,
       pg.QueryResult<IdempotencyRow> | undefined,
       pg.QueryResult<InventoryRow>,
       pg.QueryResult<RefRow> | undefined,
+      pg.QueryResult<{ revision: bigint }>,
+      pg.QueryResult<SinceRow> | undefined,
     ]
   >([
     client.query("BEGIN"),
@@ -195,6 +220,13 @@ export async function writeBatch(
           wantedRefs.map((wanted) => wanted.ref),
         ])
       : NO_ROWS,
+    run<{ revision: bigint }>(client, "latest", []),
+    counts.length > 0
+      ? run<SinceRow>(client, "since", [
+          counts.map((count) => count.petId),
+          counts.map((count) => count.asOf),
+        ])
+      : NO_ROWS,
   ]);
 
   // A key this transaction claimed has no record yet (the row is its placeholder); so has one
@@ -210,7 +242,11 @@ export async function writeBatch(
   }
   const entries = new Map(locked.rows.map((row) => [row.id, toItem(row)]));
   const refs = new Set(found?.rows.map((row) => refId(row.pet_id, row.ref)));
-  const plan = planWrites(writes, { entries, keys, refs });
+  const latestSeq = latest.rows[0]?.revision ?? 0n;
+  const since = new Map(
+    sinceRows?.rows.map((row) => [sinceId(row.pet_id, row.as_of), Number(row.net)]),
+  );
+  const plan = planWrites(writes, { entries, keys, refs, since, latestSeq });
 
   const written = [...plan.quantities];
   const { answers } = plan;
@@ -223,8 +259,10 @@ export async function writeBatch(
     return ours.has(id) && !answered.has(id) ? [{ owner, key }] : [];
   });
   progress.commitSent = true;
-  const [, commit] = await allSucceeded<[pg.QueryResult, pg.QueryResult]>([
-    run(client, "writePlanned", [
+  const [planned, commit] = await allSucceeded<
+    [pg.QueryResult<{ base: bigint | null }>, pg.QueryResult]
+  >([
+    run<{ base: bigint | null }>(client, "writePlanned", [
       written.map(([petId]) => petId),
       written.map(([, quantity]) => quantity),
       answers.map((answer) => answer.owner),
@@ -243,5 +281,6 @@ export async function writeBatch(
   // A COMMIT of a transaction that failed is answered ROLLBACK, not an error.
   if (commit.command !== "COMMIT")
     throw new Error(`PostgreSQL answered ${commit.command} to COMMIT`);
-  return plan.results;
+  const base = planned.rows[0]?.base ?? latestSeq;
+  return withSeqs(plan, (index) => base + BigInt(index + 1), latestSeq);
 }

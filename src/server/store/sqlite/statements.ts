@@ -42,6 +42,8 @@ export interface SqliteStatements {
   pet: Database.Statement<[bigint], PetRow>;
   orders: Database.Statement<[], OrderRow>;
   count: Database.Statement<[], { n: bigint }>;
+  latestSeq: Database.Statement<[], bigint>;
+  since: Database.Statement<[{ pet: bigint; asOf: bigint }], bigint>;
   dataVersion: Database.Statement<[], bigint>;
   insertPet: Database.Statement<
     [bigint, string, string, bigint, bigint | null, string | null, string, string, bigint]
@@ -107,6 +109,22 @@ export function prepareStatements(db: Database.Database): SqliteStatements {
       "SELECT id, pet_id, quantity, ship_date, status, complete FROM orders ORDER BY id",
     ),
     count: db.prepare("SELECT count(*) AS n FROM pets"),
+    // The feed's seq is the history record's id: the last one is the latest change.
+    latestSeq: db.prepare<[], bigint>("SELECT coalesce(max(id), 0) FROM inventory_changes").pluck(),
+    // The net of a pet's changes after a seq: its chain walked back from its last change, as
+    // far as that seq, so a count costs what moved since, not the pet's whole history.
+    since: db
+      .prepare<[{ pet: bigint; asOf: bigint }], bigint>(
+        `WITH RECURSIVE chain(id) AS (
+           SELECT last_change FROM pets WHERE id = @pet
+           UNION ALL
+           SELECT c.earlier_change FROM chain JOIN inventory_changes c ON c.id = chain.id
+             WHERE chain.id > @asOf
+         )
+         SELECT coalesce(sum(c.quantity - coalesce(c.previous, 0)), 0)
+           FROM chain JOIN inventory_changes c ON c.id = chain.id WHERE c.id > @asOf`,
+      )
+      .pluck(),
     dataVersion: db.prepare<[], bigint>("PRAGMA data_version").pluck(),
     insertPet: db.prepare(
       `INSERT INTO pets

@@ -15,6 +15,7 @@ import {
   type BatchResult,
   type BatchWrite,
   type FeedRecord,
+  type InventorySnapshot,
   type SeedPet,
   type Store,
   type UpdateOptions,
@@ -26,9 +27,12 @@ import {
   claimOf,
   keyId,
   petIdsOf,
+  countsOf,
   planWrites,
   refId,
   refsOf,
+  sinceId,
+  withSeqs,
   type KeyRecord,
   type PlannedResult,
   type PlannedWrite,
@@ -87,13 +91,21 @@ class SqliteStore implements Store {
     );
   }
 
-  async listInventory(): Promise<InventoryItem[]> {
-    return this.#whenUnlocked(() => this.#sql.list.all().map(toItem));
+  /** One read transaction: the entries and the latest seq as of one moment. */
+  async listInventory(): Promise<InventorySnapshot> {
+    const read = this.#db.transaction(() => ({
+      items: this.#sql.list.all().map(toItem),
+      seq: this.#sql.latestSeq.get() ?? 0n,
+    }));
+    return this.#whenUnlocked(() => read.deferred());
   }
 
-  async getInventoryItem(petId: bigint): Promise<InventoryItem | undefined> {
-    const row = await this.#whenUnlocked(() => this.#sql.item.get(petId));
-    return row && toItem(row);
+  async getInventoryItem(petId: bigint): Promise<{ item: InventoryItem; seq: bigint } | undefined> {
+    const read = this.#db.transaction(() => {
+      const row = this.#sql.item.get(petId);
+      return row && { item: toItem(row), seq: this.#sql.latestSeq.get() ?? 0n };
+    });
+    return this.#whenUnlocked(() => read.deferred());
   }
 
   async listChanges(petId: bigint, limit: number): Promise<FeedRecord[] | undefined> {
@@ -178,9 +190,16 @@ class SqliteStore implements Store {
         keys.set(keyId(claim.owner, claim.key), row ? toKeyRecord(row) : { kind: "absent" });
       }
     }
-    const plan = planWrites(writes, { entries, keys, refs });
+    // The transaction is the file's only writer: nothing commits between these reads and it.
+    const latestSeq = this.#sql.latestSeq.get() ?? 0n;
+    const since = new Map<string, number>();
+    for (const { petId, asOf } of countsOf(writes)) {
+      since.set(sinceId(petId, asOf), Number(this.#sql.since.get({ pet: petId, asOf }) ?? 0n));
+    }
+    const plan = planWrites(writes, { entries, keys, refs, since, latestSeq });
     // Counted before the commit: a commit that then fails only costs a cached list.
     if (plan.changes.length > 0) this.#writes++;
+    const seqs: bigint[] = [];
     for (const change of plan.changes) {
       const { author } = change;
       const added = this.#sql.addChange.run(
@@ -195,6 +214,7 @@ class SqliteStore implements Store {
         change.ref,
       );
       lastChange.set(change.petId, BigInt(added.lastInsertRowid));
+      seqs.push(BigInt(added.lastInsertRowid));
     }
     for (const [petId, quantity] of plan.quantities) {
       this.#sql.update.run(BigInt(quantity), lastChange.get(petId) ?? null, petId);
@@ -210,7 +230,7 @@ class SqliteStore implements Store {
         answer.response.etag,
       );
     }
-    return plan.results;
+    return withSeqs(plan, (index) => seqs[index] ?? latestSeq, latestSeq);
   }
 
   async getPet(petId: bigint): Promise<Pet | undefined> {

@@ -116,8 +116,8 @@ describe.skipIf(whyNot !== undefined)(
       for (const settled of group) {
         expect((settled as PromiseRejectedResult).reason).toBeInstanceOf(StoreFullError);
       }
-      expect((await opened.getInventoryItem(1n))?.quantity).toBe(acknowledged);
-      expect((await opened.getInventoryItem(2n))?.quantity).toBe(0);
+      expect((await opened.getInventoryItem(1n))?.item.quantity).toBe(acknowledged);
+      expect((await opened.getInventoryItem(2n))?.item.quantity).toBe(0);
 
       rmSync(filler);
       const resumed = await opened.updateQuantity(2n, 77);

@@ -64,7 +64,7 @@ describe("PostgreSQL store: engine-specific behaviour", () => {
     await query("INSERT INTO pets (id, name, status, quantity) VALUES (1, 'Rex', 'available', 4)");
     await query("INSERT INTO inventory_instances VALUES ('old', now())");
     const store = await open();
-    expect(await store.getInventoryItem(1n)).toEqual({
+    expect((await store.getInventoryItem(1n))?.item).toEqual({
       petId: 1n,
       quantity: 4,
       status: "available",
@@ -102,7 +102,7 @@ describe("PostgreSQL store: engine-specific behaviour", () => {
   it("migrates once when instances start together on an empty database", async () => {
     const [first, , , last] = await Promise.all([open(), open(), open(), open()]);
     await first.seedIfEmpty(PETS);
-    expect(await last.listInventory()).toHaveLength(PETS.length);
+    expect((await last.listInventory()).items).toHaveLength(PETS.length);
     expect(await query("SELECT count(*)::int AS n FROM petstore_schema")).toEqual([{ n: 1 }]);
   });
 

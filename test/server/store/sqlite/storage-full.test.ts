@@ -75,7 +75,7 @@ describe.skipIf(whyNot !== undefined)(
           `^the SQLite database ${dbPath} cannot grow: .*\\((SQLITE_FULL|SQLITE_IOERR_SHMSIZE)\\)$`,
         ),
       );
-      const held = (await store.getInventoryItem(1n))?.quantity;
+      const held = (await store.getInventoryItem(1n))?.item.quantity;
 
       // Writes arriving together are one group commit, tried again one by one: each is refused
       // as full, none turns into another error.
@@ -89,7 +89,7 @@ describe.skipIf(whyNot !== undefined)(
         expect(settled.status).toBe("rejected");
         expect((settled as PromiseRejectedResult).reason).toBeInstanceOf(StoreFullError);
       }
-      expect(await store.listInventory()).toEqual([
+      expect((await store.listInventory()).items).toEqual([
         { petId: 1n, quantity: held, status: "available" },
         { petId: 2n, quantity: 0, status: "sold" },
         { petId: 9223372036854775807n, quantity: 5, status: "pending" },
@@ -102,7 +102,7 @@ describe.skipIf(whyNot !== undefined)(
         store.applyBatch({ changes: [{ petId: 2n, delta: 4 }], atomic: false, dryRun: false }),
       ]);
       expect(resumed.map((result) => result.kind)).toEqual(["updated", "updated", "evaluated"]);
-      expect((await store.getInventoryItem(2n))?.quantity).toBe(606);
+      expect((await store.getInventoryItem(2n))?.item.quantity).toBe(606);
       const history = (await store.listChanges(2n, 10))?.map((record) => record.quantity);
       expect(history).toEqual([606, 602, 0]);
 

@@ -9,6 +9,9 @@ import { StoreBusyError } from "../../../../src/server/store/store-busy-error.js
 import { PETS, tempDir } from "../../fixture.js";
 import { describeStoreContract } from "../contract.js";
 
+/** Any seq: where the test is not about which (a seq test pins them). */
+const ANY_SEQ: unknown = expect.any(BigInt);
+
 /** An idempotency claim of owner "o" made now, rendering the outcome's kind. */
 function keyClaim(key: string, fingerprint: string) {
   return {
@@ -99,7 +102,7 @@ describe("SQLite store: engine-specific behaviour", () => {
     );
     db.close();
     const store = openSqliteStore(dbPath);
-    expect(await store.listInventory()).toEqual([
+    expect((await store.listInventory()).items).toEqual([
       { petId: 9223372036854775807n, quantity: 5, status: "pending" },
     ]);
     const claim = {
@@ -142,7 +145,7 @@ describe("SQLite store: engine-specific behaviour", () => {
       render: () => ({ status: 200, body: "x", etag: null }),
     };
     await expect(store.updateQuantity(1n, 9, { idempotency: claim })).rejects.toThrow(/refused/);
-    expect((await store.getInventoryItem(1n))?.quantity).toBe(3);
+    expect((await store.getInventoryItem(1n))?.item.quantity).toBe(3);
     expect(await store.listChanges(1n, 20)).toHaveLength(1);
     await store.close();
     const check = new Database(dbPath);
@@ -217,7 +220,7 @@ describe("SQLite store: engine-specific behaviour", () => {
     });
     expect(await store.listChanges(1n, 20)).toEqual([
       {
-        seq: expect.any(BigInt) as bigint,
+        seq: ANY_SEQ as bigint,
         petId: 1n,
         at: 1,
         previous: 4,
@@ -250,7 +253,7 @@ describe("SQLite store: engine-specific behaviour", () => {
     expect(await a.updateQuantity(1n, 7, { idempotency: keyClaim("from-b", "f") })).toMatchObject({
       kind: "replayed",
     });
-    expect((await a.getInventoryItem(1n))?.quantity).toBe(7);
+    expect((await a.getInventoryItem(1n))?.item.quantity).toBe(7);
     await a.close();
     await b.close();
   });
@@ -274,7 +277,7 @@ describe("SQLite store: engine-specific behaviour", () => {
     expect(failed.status).toBe("rejected");
     // Nothing of "lost" was kept: the key starts a new request.
     expect(await store.updateQuantity(1n, 8, { idempotency: keyClaim("lost", "g") })).toMatchObject(
-      { kind: "updated", item: { quantity: 8 } },
+      { kind: "updated", item: { quantity: 8 }, seq: ANY_SEQ },
     );
     expect(await store.updateQuantity(1n, 5, { idempotency: keyClaim("kept", "f") })).toMatchObject(
       { kind: "replayed" },
@@ -371,7 +374,7 @@ describe("SQLite store: another process holds the database's lock", () => {
     await pause(100);
     expect(await hasSettled(update)).toBe(false);
     // WAL readers are not blocked by a writer: reads go on meanwhile.
-    expect((await store.listInventory()).map((item) => item.quantity)).toEqual([3, 0, 5]);
+    expect((await store.listInventory()).items.map((item) => item.quantity)).toEqual([3, 0, 5]);
     expect((await store.getPet(1n))?.name).toBe("Rex");
     now = 4999;
     await pause(60);
@@ -381,7 +384,7 @@ describe("SQLite store: another process holds the database's lock", () => {
     expect(loop.stop()).toBeLessThan(100);
     locker.exec("COMMIT");
     expect(quantitiesOnDisk()).toEqual([3, 0, 5]);
-    expect((await store.listInventory()).map((item) => item.quantity)).toEqual([3, 0, 5]);
+    expect((await store.listInventory()).items.map((item) => item.quantity)).toEqual([3, 0, 5]);
     await store.close();
   });
 
@@ -399,14 +402,27 @@ describe("SQLite store: another process holds the database's lock", () => {
     expect(await hasSettled(waiting)).toBe(false);
     locker.exec("COMMIT");
     expect(await waiting).toEqual([
-      { kind: "updated", item: { petId: 1n, quantity: 10, status: "available" } },
-      { kind: "updated", item: { petId: 1n, quantity: 11, status: "available" } },
-      { kind: "updated", item: { petId: 2n, quantity: 20, status: "sold" } },
+      {
+        kind: "updated",
+        item: { petId: 1n, quantity: 10, status: "available" },
+        seq: ANY_SEQ,
+      },
+      {
+        kind: "updated",
+        item: { petId: 1n, quantity: 11, status: "available" },
+        seq: ANY_SEQ,
+      },
+      {
+        kind: "updated",
+        item: { petId: 2n, quantity: 20, status: "sold" },
+        seq: ANY_SEQ,
+      },
       { kind: "not_found" },
     ]);
     expect(await late).toEqual({
       kind: "updated",
       item: { petId: 2n, quantity: 21, status: "sold" },
+      seq: ANY_SEQ,
     });
     // Settled means committed: another connection sees every write, the last of each pet.
     expect(quantitiesOnDisk()).toEqual([11, 21, 5]);
@@ -426,6 +442,7 @@ describe("SQLite store: another process holds the database's lock", () => {
     expect(await second).toEqual({
       kind: "updated",
       item: { petId: 1n, quantity: 11, status: "available" },
+      seq: ANY_SEQ,
     });
     expect(quantitiesOnDisk()).toEqual([11, 0, 5]);
     await store.close();
@@ -450,7 +467,7 @@ describe("SQLite store: another process holds the database's lock", () => {
     await expect(seeding).rejects.toThrow(StoreBusyError);
     await expect(seeding).rejects.toThrow(/locked by another process \(waited 5000 ms\)/);
     locker.exec("COMMIT");
-    expect(await store.listInventory()).toEqual([]);
+    expect((await store.listInventory()).items).toEqual([]);
     expect(await store.seedIfEmpty(PETS)).toBe(true);
     await store.close();
   });
@@ -470,7 +487,7 @@ describe("SQLite store: another process holds the database's lock", () => {
       await pause(50);
       expect(await hasSettled(read)).toBe(false);
       all.mockRestore();
-      expect((await read).map((item) => item.quantity)).toEqual([3, 0, 5]);
+      expect((await read).items.map((item) => item.quantity)).toEqual([3, 0, 5]);
 
       vi.spyOn(statement, "all").mockImplementation(() => {
         throw busy;

@@ -1,0 +1,507 @@
+/**
+ * `inventory count`: a counting session. Lines come from a terminal (a person or a barcode
+ * scanner) or from stdin; a pet's first line reads its book and the feed seq it is true as of;
+ * every accepted line is journaled and flushed before it is echoed; the review shows each
+ * pet's variance; posting sends one atomic batch of counts, each as of its pet's read, which
+ * the server adds every later movement to.
+ */
+import { createInterface, type Interface } from "node:readline";
+import type { CountChange } from "../../apply/count-rows.js";
+import { RunInterruptedError } from "../../apply/run-errors.js";
+import { fittedReason } from "../../api/change-reason.js";
+import { MAX_BATCH_CHANGES } from "../../api/limits.js";
+import type { InventoryItem, PetStatus } from "../../api/types.js";
+import type { ApiClient } from "../../client/api-client.js";
+import { ApiError } from "../../client/errors.js";
+import {
+  Journal,
+  JournalError,
+  journalPaths,
+  readJournal,
+  sessionsDirectory,
+} from "../../count/journal.js";
+import { readCountLine } from "../../count/lines.js";
+import {
+  CountSession,
+  type LineEntry,
+  type PetRead,
+  type SessionHeader,
+} from "../../count/session.js";
+import { UsageError } from "../../errors.js";
+import type { InterruptSignal } from "../../exit-codes.js";
+import {
+  countEcho,
+  reviewText,
+  totalsLine,
+  writeCountSheet,
+  writeSessions,
+  type SessionListing,
+} from "../../output/count.js";
+import type { CommandContext } from "../../program/factory.js";
+import { claimRun } from "../../program/interrupts.js";
+import { countOf } from "../../text/plural.js";
+import { runBatchJob } from "./batch-job.js";
+import { countJob } from "./count-job.js";
+
+/** The options of `inventory count`, as its command definition parses them. */
+export interface InventoryCountOptions {
+  /** `--resume`: the unfinished session for this server; `--resume ID`: that session. */
+  resume?: string | boolean | undefined;
+  sessions?: boolean | undefined;
+  full?: boolean | undefined;
+  status?: PetStatus | undefined;
+  dryRun?: boolean | undefined;
+  yes?: boolean | undefined;
+  json?: boolean | undefined;
+  reason?: string | undefined;
+  sheet?: boolean | undefined;
+  csv?: boolean | undefined;
+}
+
+const BELL = "\u0007";
+
+/** A new session's id: its start in UTC, then 4 random hex digits (time-ordered, unique). */
+export function newSessionId(now: number, random: () => number): string {
+  const stamp = new Date(now).toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  const suffix = Math.floor(random() * 0x10000)
+    .toString(16)
+    .padStart(4, "0");
+  return `${stamp}-${suffix}`;
+}
+
+/** The ref of a pet's count in a session: posting the session twice applies it once. */
+export function countRef(sessionId: string, petId: bigint): string {
+  return `count:${sessionId}:${petId}`;
+}
+
+function refuseCombinations(options: InventoryCountOptions): void {
+  const given = (flags: [string, unknown][]) =>
+    flags.filter(([, value]) => value !== undefined && value !== false).map(([flag]) => flag);
+  if (options.sessions === true) {
+    const others = given([
+      ["--resume", options.resume],
+      ["--full", options.full],
+      ["--status", options.status],
+      ["--sheet", options.sheet],
+      ["--dry-run", options.dryRun],
+      ["--yes", options.yes],
+    ]);
+    if (others.length > 0)
+      throw new UsageError(`--sessions lists sessions: not with ${others.join(", ")}`);
+  }
+  if (options.sheet === true) {
+    const others = given([
+      ["--resume", options.resume],
+      ["--full", options.full],
+      ["--dry-run", options.dryRun],
+      ["--yes", options.yes],
+      ["--reason", options.reason],
+    ]);
+    if (others.length > 0) {
+      throw new UsageError(
+        `--sheet prints a count sheet and posts nothing: not with ${others.join(", ")}`,
+        "post a filled sheet with petstore inventory apply FILE --as-of SEQ (the sheet's heading names its seq)",
+      );
+    }
+  } else if (options.csv === true) {
+    throw new UsageError("--csv is for --sheet: the count sheet as CSV");
+  }
+  if (options.status !== undefined && options.full !== true && options.sheet !== true) {
+    throw new UsageError(
+      "--status names the pets of a full stocktake (--full) or of a sheet (--sheet)",
+      "count any pet without it; with --full, the pets of that status not counted are counted 0",
+    );
+  }
+  if (options.resume !== undefined && options.full === true) {
+    throw new UsageError(
+      "--full starts a new stocktake: a resumed session keeps the scope it started with",
+    );
+  }
+}
+
+/** Runs `inventory count` as `options` say. */
+export async function runInventoryCount(
+  options: InventoryCountOptions,
+  context: CommandContext,
+): Promise<void> {
+  refuseCombinations(options);
+  const directory = sessionsDirectory(context.env);
+  if (options.sessions === true) {
+    writeSessions(listSessions(directory), context.io);
+    return;
+  }
+  if (options.sheet === true) {
+    await printSheet(options, context);
+    return;
+  }
+  const interactive = context.input.terminal !== undefined;
+  if (!interactive && options.yes !== true && options.dryRun !== true) {
+    throw new UsageError(
+      "not on a terminal, counts are posted only with --yes: nothing was read or posted",
+      "add --yes to post the counts read from stdin, or --dry-run to see what they would do",
+    );
+  }
+  const { baseUrl } = await context.target();
+  const client = await context.apiClient();
+  const { session, journal } = await openSession(options, context, directory, baseUrl, client);
+  try {
+    const ended = await countLines(session, journal, client, context);
+    if (ended !== undefined) {
+      throw new RunInterruptedError(
+        ended,
+        `interrupted by ${ended}: session ${session.header.id} saved, ${countOf(session.counted().length, "pet")} counted, nothing posted`,
+        `continue it with petstore inventory count --resume ${session.header.id}`,
+      );
+    }
+    await review(session, journal, options, context);
+  } finally {
+    journal.close();
+  }
+}
+
+/** Every session in `directory`, oldest first. */
+function listSessions(directory: string): SessionListing[] {
+  return journalPaths(directory).map((path) => {
+    const session = CountSession.replay(readJournal(path));
+    const { id, server, startedAt } = session.header;
+    return {
+      id,
+      server,
+      startedAt,
+      pets: session.counted().length,
+      state: session.posted ? "posted" : "open",
+    };
+  });
+}
+
+async function printSheet(options: InventoryCountOptions, context: CommandContext): Promise<void> {
+  const client = await context.apiClient();
+  const { items, seq } = await readSnapshot(client);
+  const scope =
+    options.status === undefined ? items : items.filter((item) => item.status === options.status);
+  writeCountSheet(scope, seq, options.csv === true, context.io);
+}
+
+/** A new session (its journal made, and with --full its scope read), or the one resumed. */
+async function openSession(
+  options: InventoryCountOptions,
+  context: CommandContext,
+  directory: string,
+  server: string,
+  client: ApiClient,
+): Promise<{ session: CountSession; journal: Journal }> {
+  const { io } = context;
+  if (options.resume !== undefined && options.resume !== false) {
+    const path = findSession(directory, server, options.resume);
+    let session: CountSession;
+    try {
+      session = CountSession.replay(readJournal(path));
+    } catch (error) {
+      if (error instanceof JournalError) {
+        throw new UsageError(
+          `cannot resume: ${error.message}`,
+          "the journal is one JSON object a line; a line edited by hand must keep its shape",
+        );
+      }
+      throw error;
+    }
+    const journal = Journal.reopen(path);
+    io.err.write(
+      `resuming session ${session.header.id}${session.posted ? " (posted already: posting it again changes nothing)" : ""}: ${countOf(session.counted().length, "pet")} counted\n`,
+    );
+    return { session, journal };
+  }
+  const header: SessionHeader = {
+    type: "session",
+    id: newSessionId(context.now(), context.random),
+    server,
+    startedAt: new Date(context.now()).toISOString(),
+    full: options.full === true,
+    status: options.status ?? null,
+  };
+  const session = new CountSession(header);
+  const journal = Journal.create(directory, header.id);
+  journal.append(header);
+  if (header.full) {
+    const { items, seq } = await readSnapshot(client);
+    const scope = {
+      type: "scope" as const,
+      asOf: seq,
+      pets: items
+        .filter((item) => header.status === null || item.status === header.status)
+        .map((item) => ({ petId: item.petId, status: item.status, book: item.quantity })),
+    };
+    journal.append(scope);
+    session.apply(scope);
+  }
+  io.err.write(
+    `count session ${header.id} on ${server}${header.full ? `: a full stocktake of ${countOf(session.scope?.pets.length ?? 0, "pet")}${header.status === null ? "" : ` (${header.status})`}, as of seq ${session.scope?.asOf}` : ""}\n` +
+      `journal: ${journal.path}\n`,
+  );
+  if (context.input.terminal !== undefined) {
+    io.err.write(
+      "scan or type: ID (one more), ID xN (N more), ID =N (exactly N), undo, ? (summary), done (or Ctrl-D)\n",
+    );
+  }
+  return { session, journal };
+}
+
+/** The journal of the session to resume: the one named, or this server's latest unposted. */
+function findSession(directory: string, server: string, resume: string | true): string {
+  const paths = journalPaths(directory);
+  if (typeof resume === "string") {
+    const path = paths.find((candidate) => candidate.endsWith(`/${resume}.jsonl`));
+    if (path === undefined) {
+      throw new UsageError(
+        `no count session ${resume} in ${directory}`,
+        "list them with petstore inventory count --sessions",
+      );
+    }
+    return path;
+  }
+  for (const path of [...paths].reverse()) {
+    const session = CountSession.replay(readJournal(path));
+    if (!session.posted && session.header.server === server) return path;
+  }
+  throw new UsageError(
+    `no unfinished count session for ${server}`,
+    "start one with petstore inventory count; petstore inventory count --sessions lists every session",
+  );
+}
+
+/** Reads a pet for its first line: its status, its quantity (the book) and the seq they hold at. */
+async function readPet(client: ApiClient, petId: bigint): Promise<PetRead | "not_found"> {
+  try {
+    const { item, seq } = await client.getInventoryItem(petId);
+    if (seq === undefined) throw new CountsUnsupportedError();
+    return { status: item.status, book: item.quantity, asOf: seq };
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404) return "not_found";
+    throw error;
+  }
+}
+
+/** The inventory and its seq; a server that does not say is refused (no seq is guessed). */
+async function readSnapshot(client: ApiClient): Promise<{ items: InventoryItem[]; seq: bigint }> {
+  const { items, seq } = await client.listInventorySnapshot();
+  if (seq === undefined) throw new CountsUnsupportedError();
+  return { items, seq };
+}
+
+/** A server that does not say as of which seq its answers hold cannot take counts. */
+class CountsUnsupportedError extends UsageError {
+  constructor() {
+    super(
+      "the server does not say as of which change its quantities hold (no Inventory-Seq header), so it cannot take counts; nothing was counted",
+      "use a server that has count changes (petstore serve of this version does)",
+    );
+  }
+}
+
+/**
+ * Reads the session's lines until `done`, the end of the input (Ctrl-D) or an interrupt;
+ * returns the interrupting signal, if one came.
+ */
+async function countLines(
+  session: CountSession,
+  journal: Journal,
+  client: ApiClient,
+  context: CommandContext,
+): Promise<InterruptSignal | undefined> {
+  const { io, input } = context;
+  const terminal = input.terminal;
+  if (input.stdin === undefined) return undefined;
+  const lines = createInterface({
+    input: input.stdin,
+    ...(terminal === undefined ? {} : { output: terminal, terminal: true, prompt: "count> " }),
+    crlfDelay: Infinity,
+  });
+  let interrupted: InterruptSignal | undefined;
+  // Ctrl-C at a terminal reaches readline as a key, not as a signal.
+  lines.on("SIGINT", () => {
+    interrupted = "SIGINT";
+    lines.close();
+  });
+  const run = claimRun(context.interrupts, (signal) => {
+    interrupted = signal;
+    lines.close();
+  });
+  const refuse = (lineNumber: number, reason: string) => {
+    io.err.write(
+      terminal === undefined
+        ? `line ${lineNumber}: ${reason}; nothing counted\n`
+        : `${BELL}${io.style.red(`${reason}; nothing counted`)}\n`,
+    );
+  };
+  const echo = (text: string) => {
+    if (terminal !== undefined) io.err.write(text);
+  };
+  try {
+    lines.prompt();
+    let lineNumber = 0;
+    for await (const text of lines) {
+      lineNumber += 1;
+      const line = readCountLine(text);
+      if (line.kind === "done") break;
+      switch (line.kind) {
+        case "blank":
+          break;
+        case "refused":
+          refuse(lineNumber, line.reason);
+          break;
+        case "summary":
+          io.err.write(totalsLine(session.totals()));
+          break;
+        case "undo": {
+          const last = session.lastLine();
+          if (last === undefined) {
+            refuse(lineNumber, "nothing to undo");
+            break;
+          }
+          journal.append({ type: "undo" });
+          session.apply({ type: "undo" });
+          const pet = session.pet(last.petId);
+          echo(
+            `undone: ${lineText(last)}; ${pet === undefined ? `pet ${last.petId} not counted` : countEcho(pet, io).trimEnd()}\n`,
+          );
+          break;
+        }
+        case "add":
+        case "set": {
+          let read: PetRead | undefined;
+          if (session.pet(line.petId) === undefined) {
+            let answer: PetRead | "not_found";
+            try {
+              answer = await run.until(() => readPet(client, line.petId));
+            } catch (error) {
+              if (interrupted !== undefined || error instanceof CountsUnsupportedError) throw error;
+              refuse(
+                lineNumber,
+                `pet ${line.petId}: cannot read it (${error instanceof Error ? error.message : String(error)}); scan it again`,
+              );
+              break;
+            }
+            if (answer === "not_found") {
+              refuse(lineNumber, `pet ${line.petId}: no such pet`);
+              break;
+            }
+            read = answer;
+          }
+          const entry: LineEntry =
+            line.kind === "add"
+              ? { type: "add", petId: line.petId, units: line.units, read }
+              : { type: "set", petId: line.petId, count: line.count, read };
+          // Flushed to disk before it is shown: what was shown survives a crash.
+          journal.append(entry);
+          session.apply(entry);
+          const pet = session.pet(line.petId);
+          if (pet !== undefined) echo(countEcho(pet, io));
+          break;
+        }
+      }
+      if (interrupted !== undefined) break;
+      lines.prompt();
+    }
+  } catch (error) {
+    if (interrupted === undefined) throw error;
+  } finally {
+    run.release();
+    lines.close();
+  }
+  if (terminal !== undefined && interrupted === undefined) io.err.write("\n");
+  return interrupted;
+}
+
+function lineText(line: LineEntry): string {
+  return line.type === "add"
+    ? `pet ${line.petId}${line.units === 1 ? "" : ` x${line.units}`}`
+    : `pet ${line.petId} =${line.count}`;
+}
+
+/** The review, the question, and the posting. */
+async function review(
+  session: CountSession,
+  journal: Journal,
+  options: InventoryCountOptions,
+  context: CommandContext,
+): Promise<void> {
+  const { io } = context;
+  const { id } = session.header;
+  const rows = session.review();
+  const interactive = context.input.terminal !== undefined;
+  if (rows.length === 0) {
+    io.err.write(
+      `nothing counted: session ${id} stays open (petstore inventory count --resume ${id})\n`,
+    );
+    return;
+  }
+  if (interactive || options.json !== true) {
+    (interactive ? io.out : io.err).write(reviewText(rows, session.totals(), io));
+  }
+  if (rows.length > MAX_BATCH_CHANGES) {
+    throw new UsageError(
+      `${countOf(rows.length, "pet")} to post, more than the ${MAX_BATCH_CHANGES} one session can post (one atomic batch); nothing was posted`,
+      "count the store in parts: one session per aisle or per status (--full --status S)",
+    );
+  }
+  const dryRun = options.dryRun === true;
+  if (interactive && options.yes !== true && !dryRun) {
+    const answer = await ask(context, `Post ${countOf(rows.length, "count")}? [y/N] `);
+    if (!/^y(es)?$/i.test(answer.trim())) {
+      io.err.write(
+        `not posted: session ${id} stays open (petstore inventory count --resume ${id})\n`,
+      );
+      return;
+    }
+  }
+  const counts: CountChange[] = rows.map(({ pet, uncounted }) => ({
+    petId: pet.petId,
+    status: pet.read.status,
+    counted: pet.counted,
+    asOf: pet.read.asOf,
+    book: pet.read.book,
+    uncounted,
+    ref: countRef(id, pet.petId),
+  }));
+  const reason = options.reason ?? fittedReason(`stocktake ${id}`);
+  const posted = { complete: false };
+  await runBatchJob(
+    countJob(
+      () => Promise.resolve(counts),
+      {
+        name: `session ${id}`,
+        dryRun,
+        atomic: true,
+        reason,
+        json: options.json === true,
+        sessionId: id,
+      },
+      io,
+      (report) => {
+        posted.complete =
+          !dryRun && report.rejected !== true && report.failed === 0 && report.notAttempted === 0;
+      },
+    ),
+    context,
+  );
+  if (posted.complete) {
+    journal.append({ type: "posted", at: new Date(context.now()).toISOString() });
+  }
+}
+
+/** Asks a question at the terminal and returns the line typed (empty at Ctrl-D). */
+async function ask(context: CommandContext, question: string): Promise<string> {
+  const { stdin, terminal } = context.input;
+  if (stdin === undefined || terminal === undefined) return "";
+  const rl: Interface = createInterface({ input: stdin, output: terminal, terminal: true });
+  try {
+    return await new Promise<string>((resolve) => {
+      rl.on("close", () => {
+        resolve("");
+      });
+      rl.question(question, resolve);
+    });
+  } finally {
+    rl.close();
+  }
+}

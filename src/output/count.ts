@@ -1,0 +1,238 @@
+/**
+ * What `inventory count` prints: each line's echo in a session, the review before posting, the
+ * report of the counts posted (also `apply --as-of`'s), the list of sessions, a count sheet.
+ */
+import type { BatchRunReport } from "../apply/batches.js";
+import type { CountResult } from "../apply/count-rows.js";
+import type { InventoryItem } from "../api/types.js";
+import type { CountedPet, SessionTotals } from "../count/session.js";
+import { countOf } from "../text/plural.js";
+import { csvLine, tsvLine } from "./delimited.js";
+import type { IoStreams } from "./io-streams.js";
+import { writeJsonReport } from "./json.js";
+import { notAttemptedSection, notAttemptedSummary, reportCountsJson } from "./not-attempted.js";
+import { renderTable } from "./table.js";
+
+function signed(value: number): string {
+  return value > 0 ? `+${value}` : value < 0 ? String(value) : "±0";
+}
+
+/** A variance, green when nil, red when off. */
+function varianceText(variance: number, io: IoStreams): string {
+  const text = signed(variance);
+  return variance === 0 ? io.style.green(text) : io.style.red(text);
+}
+
+/** The echo of an accepted line: `pet 42 (available): 3 counted; book 5 as of seq 1234`. */
+export function countEcho(pet: CountedPet, io: IoStreams): string {
+  const { read } = pet;
+  return `pet ${pet.petId} (${read.status}): ${io.style.bold(`${pet.counted} counted`)}; book ${read.book} as of seq ${read.asOf}\n`;
+}
+
+/** The totals line: the review's last, and the answer to `?`. */
+export function totalsLine(totals: SessionTotals): string {
+  return `${countOf(totals.pets, "pet")}, ${countOf(totals.units, "unit")} counted, net variance ${signed(totals.netVariance)}, ${countOf(totals.petsOff, "pet")} off\n`;
+}
+
+/** The review: every pet to post with its book, count and variance, then the totals. */
+export function reviewText(
+  rows: readonly { pet: CountedPet; uncounted: boolean }[],
+  totals: SessionTotals,
+  io: IoStreams,
+): string {
+  const table = renderTable(
+    {
+      head: ["petId", "status", "book", "counted", "variance", ""],
+      rows: rows.map(({ pet, uncounted }) => [
+        pet.petId.toString(),
+        pet.read.status,
+        String(pet.read.book),
+        String(pet.counted),
+        varianceText(pet.counted - pet.read.book, io),
+        uncounted ? io.style.yellow("not counted: 0") : "",
+      ]),
+      rightAligned: [0, 2, 3, 4],
+    },
+    io.style,
+  );
+  return `${table}${totalsLine(totals)}`;
+}
+
+/** A count's pet, as the report's lines name it. */
+function countName(result: CountResult): string {
+  const where = result.count.location === undefined ? "" : ` (${result.count.location})`;
+  return `pet ${result.count.petId}${where}`;
+}
+
+function resultJson(result: CountResult): unknown {
+  const { count } = result;
+  return {
+    petId: count.petId,
+    outcome: result.outcome,
+    asOf: count.asOf,
+    book: result.book,
+    since: result.since,
+    counted: count.counted,
+    variance: result.variance,
+    quantity: result.now,
+    ref: count.ref,
+    ...(result.failure === undefined ? {} : { reason: result.failure.reason }),
+  };
+}
+
+/**
+ * The report of counts posted (or, in a dry run, evaluated): JSON with `--json`, as apply's;
+ * else a summary line, a table of each count (book, since, counted, now), and every failure.
+ */
+export async function writeCountReport(
+  report: BatchRunReport<CountResult>,
+  format: "json" | "text",
+  name: string,
+  io: IoStreams,
+  dryRun: boolean,
+): Promise<void> {
+  if (format === "json") {
+    const counts = dryRun
+      ? {
+          dryRun: true,
+          wouldChange: report.changed,
+          unchanged: report.unchanged,
+          wouldFail: report.failed,
+        }
+      : { changed: report.changed, unchanged: report.unchanged, failed: report.failed };
+    await writeJsonReport(
+      io.out,
+      { ...counts, ...reportCountsJson(report) },
+      report.results,
+      resultJson,
+    );
+    return;
+  }
+  const { style } = io;
+  const duplicates = report.results.filter((result) => result.outcome === "duplicate").length;
+  const already = duplicates > 0 ? ` (${duplicates} posted before)` : "";
+  const rejected =
+    report.rejected === true
+      ? dryRun
+        ? " (the atomic batch would be rejected: nothing would change)"
+        : " (the atomic batch was rejected: nothing was changed)"
+      : "";
+  const head = dryRun
+    ? `dry run of ${name}: ${report.changed} would change, ${report.unchanged} unchanged${already}, ${report.failed} would fail${rejected}`
+    : `${name}: ${style.green(`${report.changed} changed`)}, ${report.unchanged} unchanged${already}, ${report.failed > 0 ? style.red(`${report.failed} failed`) : "0 failed"}${rejected}`;
+  let text = `${head}${notAttemptedSummary(report)}\n`;
+  const sent = report.results.filter((result) => result.book !== null);
+  if (sent.length > 0) {
+    text += renderTable(
+      {
+        head: ["petId", "book", "since", "counted", "variance", dryRun ? "would be" : "now", ""],
+        rows: sent.map((result) => [
+          result.count.petId.toString(),
+          String(result.book),
+          result.since === null ? "" : signed(result.since),
+          String(result.count.counted),
+          result.variance === null ? "" : varianceText(result.variance, io),
+          result.now === null ? "" : String(result.now),
+          result.outcome === "duplicate" ? "posted before" : "",
+        ]),
+        rightAligned: [0, 1, 2, 3, 4, 5],
+      },
+      style,
+    );
+  }
+  const failed = report.results.filter(
+    (result) => result.outcome === "failed" && result.failure?.batchRejected !== true,
+  );
+  if (failed.length > 0) {
+    text += `${dryRun ? "would fail" : "failed"}:\n`;
+    text += failed
+      .map((result) => `  ${countName(result)}: ${style.red(result.failure?.reason ?? "failed")}\n`)
+      .join("");
+  }
+  text += notAttemptedSection(
+    report,
+    {
+      interrupted: "post the same counts again",
+      serverFailing: "post the same counts again later",
+    },
+    (rows) => rows.map((result) => `  ${countName(result)}\n`).join(""),
+  );
+  io.out.write(text);
+}
+
+/** One session as `count --sessions` lists it. */
+export interface SessionListing {
+  id: string;
+  server: string;
+  startedAt: string;
+  pets: number;
+  state: "open" | "posted";
+}
+
+/** The sessions: a table at a terminal, tab-separated lines in a pipe. */
+export function writeSessions(sessions: readonly SessionListing[], io: IoStreams): void {
+  if (!io.isTTY) {
+    io.out.write(
+      sessions.map((s) => tsvLine([s.id, s.state, s.pets, s.startedAt, s.server])).join(""),
+    );
+    return;
+  }
+  if (sessions.length === 0) {
+    io.out.write("no count sessions\n");
+    return;
+  }
+  io.out.write(
+    renderTable(
+      {
+        head: ["session", "state", "pets", "started", "server"],
+        rows: sessions.map((s) => [s.id, s.state, String(s.pets), s.startedAt, s.server]),
+        rightAligned: [2],
+      },
+      io.style,
+    ),
+  );
+}
+
+/**
+ * A count sheet: its heading says as of which seq its books are and the command that posts it
+ * filled in; then petId, status, book and an empty `counted` column (CSV with `--csv`, else
+ * tab-separated in a pipe, a table at a terminal).
+ */
+export function writeCountSheet(
+  items: readonly InventoryItem[],
+  asOf: bigint,
+  csv: boolean,
+  io: IoStreams,
+): void {
+  const heading = [
+    `# count sheet as of seq ${asOf}: write each pet's count in the counted column, leave a pet not counted empty, then post it with`,
+    `# petstore inventory apply FILE --as-of ${asOf}`,
+  ];
+  if (csv || !io.isTTY) {
+    const line = csv ? csvLine : tsvLine;
+    io.out.write(
+      [
+        ...heading.map((text) => `${text}\n`),
+        line(["petId", "status", "book", "counted"]),
+        ...items.map((item) => line([item.petId, item.status, item.quantity, ""])),
+      ].join(""),
+    );
+    return;
+  }
+  io.out.write(
+    `${heading.join("\n")}\n` +
+      renderTable(
+        {
+          head: ["petId", "status", "book", "counted"],
+          rows: items.map((item) => [
+            item.petId.toString(),
+            item.status,
+            String(item.quantity),
+            "",
+          ]),
+          rightAligned: [0, 2],
+        },
+        io.style,
+      ),
+  );
+}

@@ -1,0 +1,329 @@
+/**
+ * `inventory count` end to end: the real binary against the real `petstore serve`. A session
+ * typed at a terminal at scanner speed; a session killed mid-way and resumed; sales made by
+ * other processes (through another instance, on PostgreSQL) while shelves are counted, every
+ * one after a pet's first scan kept and none before it counted twice; a session posted twice;
+ * a paper count sheet posted with apply --as-of.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { eventually } from "../support/eventually.js";
+import { tempDir } from "../support/temp-dir.js";
+import { runCli, spawnCli } from "./support/cli.js";
+import { startFakeServer, replyJson } from "./support/fake-server.js";
+import { API_KEY, serverForBlock, STORES, type SeedFileEntry } from "./support/servers.js";
+import { HAS_SCRIPT, spawnCliInTty } from "./support/tty.js";
+
+const SEED: SeedFileEntry[] = Array.from({ length: 20 }, (_, i) => ({
+  petId: i + 1,
+  name: `Pet ${i + 1}`,
+  status: i < 15 ? "available" : "sold",
+  quantity: 10,
+}));
+
+const states = tempDir("petstore-count-e2e-");
+afterAll(() => {
+  states.remove();
+});
+let stateNumber = 0;
+
+/** A new XDG_STATE_HOME: each test's sessions apart. */
+function newState(): string {
+  stateNumber += 1;
+  return join(states.dir, `state-${stateNumber}`);
+}
+
+/** The session's journal entries, from the one journal under `state`. */
+function journal(state: string, sessionId: string): { type: string }[] {
+  const text = readFileSync(join(state, "petstore", "counts", `${sessionId}.jsonl`), "utf8");
+  return text
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as { type: string });
+}
+
+function sessionIdIn(text: string): string {
+  const id = /count session (\d{8}-\d{6}-[0-9a-f]{4})/.exec(text)?.[1];
+  if (id === undefined) throw new Error(`no session id in:\n${text}`);
+  return id;
+}
+
+async function quantities(env: Record<string, string>): Promise<Map<number, number>> {
+  const listed = await runCli(["inventory", "list", "--json"], { env });
+  expect(listed).toMatchObject({ code: 0, stderr: "" });
+  const items = JSON.parse(listed.stdout) as { petId: number; quantity: number }[];
+  return new Map(items.map((item) => [item.petId, item.quantity]));
+}
+
+describe.runIf(HAS_SCRIPT)("a counting session at a terminal", () => {
+  const { env } = serverForBlock(SEED);
+
+  it("takes 200 lines typed at once, none lost or merged, and posts what the review showed", async () => {
+    const state = newState();
+    const session = spawnCliInTty(["inventory", "count"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+    });
+    await session.shows("count> ");
+    // Pets 1 to 10, twenty scans each, faster than any scanner: one write.
+    const scans = Array.from({ length: 200 }, (_, i) => `${(i % 10) + 1}\r`).join("");
+    session.type(`${scans}done\r`);
+    await session.shows("Post 10 counts? [y/N]");
+    session.type("y\r");
+    expect(await session.exited).toBe(0);
+    const output = session.output();
+    const id = sessionIdIn(output);
+    expect(journal(state, id).filter((entry) => entry.type === "add")).toHaveLength(200);
+    expect(output).toContain("10 pets, 200 units counted, net variance +100, 10 pets off");
+    const now = await quantities(env());
+    for (let petId = 1; petId <= 20; petId += 1) {
+      expect(now.get(petId)).toBe(petId <= 10 ? 20 : 10);
+    }
+    expect(journal(state, id).at(-1)).toMatchObject({ type: "posted" });
+  });
+
+  it("rings the bell for an unknown pet or a bad line, counting nothing; undo and ? answer", async () => {
+    const state = newState();
+    const session = spawnCliInTty(["inventory", "count"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+    });
+    await session.shows("count> ");
+    session.type("999\r");
+    await session.shows("pet 999: no such pet; nothing counted");
+    session.type("cat\r");
+    await session.shows('"cat" is not a line of a count');
+    session.type("12 x4\r12 =3\rundo\r?\r");
+    await session.shows("1 pet, 4 units counted, net variance -6, 1 pet off");
+    expect(session.output()).toContain("\u0007");
+    expect(session.output()).toContain("pet 12 (available): 4 counted; book 10 as of seq");
+    session.type("done\r");
+    await session.shows("Post 1 count? [y/N]");
+    session.type("n\r");
+    expect(await session.exited).toBe(0);
+    expect(session.output()).toContain("not posted: session");
+    expect((await quantities(env())).get(12)).toBe(10);
+  });
+
+  it("Ctrl-C leaves the session saved, and --resume goes on from where it was", async () => {
+    const state = newState();
+    const first = spawnCliInTty(["inventory", "count"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+    });
+    await first.shows("count> ");
+    first.type("13 x2\r");
+    await first.shows("pet 13 (available): 2 counted");
+    first.type("\u0003");
+    expect(await first.exited).toBe(130);
+    const id = sessionIdIn(first.output());
+    expect(first.output()).toContain(`session ${id} saved, 1 pet counted, nothing posted`);
+    const resumed = spawnCliInTty(["inventory", "count", "--resume"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+    });
+    await resumed.shows(`resuming session ${id}: 1 pet counted`);
+    resumed.type("13\rdone\r");
+    await resumed.shows("Post 1 count? [y/N]");
+    resumed.type("y\r");
+    expect(await resumed.exited).toBe(0);
+    expect((await quantities(env())).get(13)).toBe(3);
+  });
+});
+
+describe("a counting session from stdin", () => {
+  const { env } = serverForBlock(SEED);
+
+  it("needs --yes or --dry-run to post: exit 2 before reading anything", async () => {
+    const state = newState();
+    const result = await runCli(["inventory", "count"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+      input: "1\ndone\n",
+    });
+    expect(result).toEqual({
+      code: 2,
+      stdout: "",
+      stderr:
+        "error: not on a terminal, counts are posted only with --yes: nothing was read or posted\n" +
+        "hint: add --yes to post the counts read from stdin, or --dry-run to see what they would do\n",
+    });
+  });
+
+  it("killed with SIGKILL mid-way, resumes with nothing lost and nothing twice", async () => {
+    const state = newState();
+    const cli = spawnCli(["inventory", "count", "--yes"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+      openStdin: true,
+    });
+    await cli.stderrContains("journal: ");
+    const id = sessionIdIn(cli.stderr());
+    cli.process.stdin.write(Array.from({ length: 100 }, (_, i) => `${(i % 5) + 1}\n`).join(""));
+    await eventually("the 100 lines in the journal", () => {
+      return journal(state, id).filter((entry) => entry.type === "add").length === 100;
+    });
+    cli.process.kill("SIGKILL");
+    await cli.exited;
+    expect((await quantities(env())).get(1)).toBe(10);
+    const resumed = await runCli(["inventory", "count", "--resume", "--yes", "--json"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+      input: `${Array.from({ length: 100 }, (_, i) => `${(i % 5) + 1}\n`).join("")}done\n`,
+    });
+    expect(resumed.code).toBe(0);
+    const report = JSON.parse(resumed.stdout) as { changed: number };
+    expect(report.changed).toBe(5);
+    const now = await quantities(env());
+    for (let petId = 1; petId <= 5; petId += 1) expect(now.get(petId)).toBe(40);
+
+    // Posted once, the session posted again (resumed by its id) changes nothing.
+    const again = await runCli(["inventory", "count", "--resume", id, "--yes", "--json"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+      input: "done\n",
+    });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ changed: 0, unchanged: 5, failed: 0 });
+    expect((await quantities(env())).get(1)).toBe(40);
+  });
+
+  it("lists its sessions, open and posted", async () => {
+    const state = newState();
+    await runCli(["inventory", "count", "--yes"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+      input: "16 =0\ndone\n",
+    });
+    const listed = await runCli(["inventory", "count", "--sessions"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+    });
+    expect(listed.code).toBe(0);
+    expect(listed.stdout).toMatch(
+      /^\d{8}-\d{6}-[0-9a-f]{4}\tposted\t1\t\S+\thttp:\/\/127\.0\.0\.1:\d+\/v1\n$/,
+    );
+  });
+});
+
+describe.each(STORES)("sales while counting (%s)", (store) => {
+  // On PostgreSQL the sales go through a second instance, as behind a load balancer.
+  const instances = store === "postgres" ? 2 : 1;
+  const { server, env } = serverForBlock(SEED, { store, instances });
+
+  it("keeps every sale after a pet's first scan, and counts none before it twice", async () => {
+    const state = newState();
+    const seller = env(server(instances - 1).url);
+    const sell = (petId: number) =>
+      runCli(["inventory", "adjust", String(petId), "-1"], { env: seller });
+    // A sale before the count starts: the book the first scan reads is 9.
+    for (const result of await Promise.all([1, 2, 3, 4, 5].map(sell))) expect(result.code).toBe(0);
+    const cli = spawnCli(["inventory", "count", "--yes", "--json"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+      openStdin: true,
+    });
+    await cli.stderrContains("journal: ");
+    const id = sessionIdIn(cli.stderr());
+    cli.process.stdin.write("1 =7\n2 =7\n3 =7\n4 =7\n5 =7\n");
+    await eventually("the five first scans journaled", () => {
+      return journal(state, id).filter((entry) => entry.type === "set").length === 5;
+    });
+    // Two sales of each pet after its first scan, in parallel processes.
+    const sales = await Promise.all([1, 2, 3, 4, 5, 1, 2, 3, 4, 5].map(sell));
+    for (const result of sales) expect(result.code).toBe(0);
+    cli.process.stdin.end("done\n");
+    expect(await cli.exited).toBe(0);
+    const report = JSON.parse(cli.stdout()) as {
+      results: {
+        petId: number;
+        book: number;
+        since: number;
+        counted: number;
+        variance: number;
+        quantity: number;
+      }[];
+    };
+    expect(
+      report.results.map(({ petId, book, since, counted, variance, quantity }) => ({
+        petId,
+        book,
+        since,
+        counted,
+        variance,
+        quantity,
+      })),
+    ).toEqual(
+      [1, 2, 3, 4, 5].map((petId) => ({
+        petId,
+        book: 9,
+        since: -2,
+        counted: 7,
+        variance: -2,
+        quantity: 5,
+      })),
+    );
+    const now = await quantities(env());
+    for (let petId = 1; petId <= 5; petId += 1) expect(now.get(petId)).toBe(5);
+  });
+});
+
+describe("a paper count sheet", () => {
+  const { env } = serverForBlock(SEED);
+
+  it("is headed by its seq; posted with apply --as-of, the sales since are kept, and posting it again changes nothing", async () => {
+    const sheet = await runCli(["inventory", "count", "--sheet", "--csv", "--status", "sold"], {
+      env: env(),
+    });
+    expect(sheet.code).toBe(0);
+    const asOf = /--as-of (\d+)/.exec(sheet.stdout)?.[1];
+    expect(asOf).toBeDefined();
+    expect(sheet.stdout.split("\n").slice(2, 4)).toEqual([
+      "petId,status,book,counted",
+      "16,sold,10,",
+    ]);
+    const sold = await runCli(["inventory", "adjust", "17", "-3"], { env: env() });
+    expect(sold.code).toBe(0);
+    // Filled in: 16 counted 8, 17 counted 6, the rest not counted.
+    const filled = sheet.stdout
+      .replace("\n16,sold,10,\n", "\n16,sold,10,8\n")
+      .replace("\n17,sold,10,\n", "\n17,sold,10,6\n");
+    const path = join(states.dir, "sheet.csv");
+    writeFileSync(path, filled);
+    const posted = await runCli(["inventory", "apply", path, "--as-of", asOf ?? ""], {
+      env: env(),
+    });
+    expect(posted.code).toBe(0);
+    let now = await quantities(env());
+    expect([now.get(16), now.get(17), now.get(18)]).toEqual([8, 3, 10]);
+    const again = await runCli(["inventory", "apply", path, "--as-of", asOf ?? "", "--json"], {
+      env: env(),
+    });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ changed: 0, unchanged: 2 });
+    now = await quantities(env());
+    expect([now.get(16), now.get(17)]).toEqual([8, 3]);
+  });
+
+  it("refuses --as-of with --force: exit 2, nothing sent", async () => {
+    const result = await runCli(["inventory", "apply", "-", "--as-of", "1", "--force"], {
+      env: env(),
+      input: "petId,quantity\n1,1\n",
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("not with --force");
+  });
+});
+
+describe("a server that cannot take counts", () => {
+  it("says so, counts nothing: exit 2, and the session stays", async () => {
+    const fake = await startFakeServer((request, response) => {
+      if (request.url === "/v1/inventory/1") {
+        replyJson(response, 200, '{"petId":1,"quantity":3,"status":"available"}');
+        return;
+      }
+      replyJson(response, 404, '{"code":"not_found","message":"no route"}');
+    });
+    try {
+      const state = newState();
+      const result = await runCli(["inventory", "count", "--yes"], {
+        env: { PETSTORE_BASE_URL: fake.url, PETSTORE_API_KEY: API_KEY, XDG_STATE_HOME: state },
+        input: "1\ndone\n",
+      });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain("no Inventory-Seq header");
+    } finally {
+      await fake.stop();
+    }
+  });
+});
