@@ -267,9 +267,9 @@ export function describeBatchThroughProxy(): void {
               { petId: second, quantity: 4, delta: 1 },
             ],
           },
-          /^changes\[1\] must have either quantity .* not both/,
+          /^changes\[1\] must have one of quantity .* not quantity and delta/,
         ],
-        [{ changes: [{ petId: first }] }, /^changes\[0\] must have either quantity .* not neither/],
+        [{ changes: [{ petId: first }] }, /^changes\[0\] must have one of quantity .* not none/],
         [{ changes: [{ petId: 0, quantity: 4 }] }, /^changes\[0\]\.petId /],
         [{ changes: [{ petId: first, quantity: -1 }] }, /^changes\[0\]\.quantity /],
         [
