@@ -96,6 +96,15 @@ async function startWorld(): Promise<GuideWorld> {
   };
 }
 
+/**
+ * What a person types in a session a `console tty` transcript shows: the text after a prompt
+ * (`count> 42`, `Post 2 counts? [y/N] y`), in order.
+ */
+const TYPED = /^(count> |Post \d+ counts?\? \[y\/N\] )(.+)$/;
+
+/** The prompts of an interactive session, as a terminal shows them (each marks a line to type). */
+const PROMPT = /count> |\[y\/N\] /g;
+
 /** Runs one transcript command under /bin/sh, stdout and stderr in one stream as on a terminal. */
 async function runStep(
   world: GuideWorld,
@@ -103,21 +112,47 @@ async function runStep(
   tty: boolean,
 ): Promise<{ code: number | null; output: string }> {
   const script = `exec 2>&1\n${step.command}`;
+  const typed = tty ? step.output.flatMap((line) => TYPED.exec(line)?.[2] ?? []) : [];
   const [command, args] = tty
     ? ["script", ["-qec", `stty cols 100 rows 50; sh -c ${shellQuote(script)}`, "/dev/null"]]
     : ["sh", ["-c", script]];
   const child = spawn(command, args, {
     cwd: world.dir,
     env: { ...world.env, ...(tty ? { TERM: "xterm-256color" } : {}) },
-    stdio: ["ignore", "pipe", "pipe"],
+    // What is typed goes through `script` to the terminal the command reads, as keys do.
+    stdio: [typed.length > 0 ? "pipe" : "ignore", "pipe", "pipe"],
   });
   let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  let next = 0;
+  const received = (chunk: Buffer) => {
+    output += chunk.toString();
+    // Each line is typed once the terminal shows the prompt it answers.
+    const prompts = plain(output).match(PROMPT)?.length ?? 0;
+    while (next < typed.length && next < prompts) {
+      child.stdin?.write(`${typed[next] ?? ""}\r`);
+      next += 1;
+    }
+  };
+  child.stdout?.on("data", received);
+  child.stderr?.on("data", received);
   const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
   const [code] = (await once(child, "close")) as [number | null];
   clearTimeout(timer);
-  return { code, output: output.replaceAll("\r\n", "\n") };
+  const text = output.replaceAll("\r\n", "\n");
+  return { code, output: typed.length > 0 ? plain(text) : text };
+}
+
+/**
+ * What a person reads of an interactive session: without the escape sequences readline moves
+ * the cursor with, and the line it redraws after Enter.
+ */
+function plain(text: string): string {
+  return (
+    text
+      // eslint-disable-next-line no-control-regex -- the escape sequences are what it removes
+      .replace(/\u001b(\[[0-9;?]*[A-Za-z]|[78=>])/g, "")
+      .replace(/\r/g, "")
+  );
 }
 
 /** Parses a command line with the real program: it reaches a command, or asks for help or the version. */

@@ -26,6 +26,8 @@ export interface BatchJob<Input, Row, R extends { outcome: string }> {
   whileSending: string;
   dryRun: boolean;
   atomic: boolean;
+  /** Whether a progress bar is drawn while sending (none for one request); default true. */
+  progress?: boolean | undefined;
   /**
    * Reads and validates every input row; a bad one is a UsageError (nothing is sent). Reading
    * goes through `beforeSending`, so an interrupt then reports that the input was not read.
@@ -127,8 +129,11 @@ async function runClaimed<Input, Row, R extends { outcome: string }>(
   const refusal = job.refusal?.(rows);
   if (refusal !== undefined && !job.dryRun) throw refusal;
 
-  // A dry run changes nothing: it draws no progress bar.
-  const sending = job.dryRun ? 0 : rows.filter((row) => job.rows.change(row) !== undefined).length;
+  // A dry run changes nothing: it draws no progress bar; nor does a job of one request.
+  const sending =
+    job.dryRun || job.progress === false
+      ? 0
+      : rows.filter((row) => job.rows.change(row) !== undefined).length;
   const progress = startApplyProgress(sending, context.io.progress);
   state.progress = progress;
   state.sending = true;

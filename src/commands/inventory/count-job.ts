@@ -50,6 +50,8 @@ export function countJob(
     whileSending: "finishing the batch in flight",
     dryRun: posting.dryRun,
     atomic: posting.atomic,
+    // Counts go in one request (a session), or few (a sheet): nothing to show progress of.
+    progress: false,
     read,
     check(rows) {
       if (posting.atomic && rows.length > MAX_BATCH_CHANGES) {
