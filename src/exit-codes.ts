@@ -108,13 +108,13 @@ export const EXIT_CODE_TABLE: readonly ExitCodeMeaning[] = [
   {
     codes: [EXIT_CODES.partialFailure],
     help: [
-      "inventory apply or adjust --file finished with some rows failed or in",
-      "conflict (its report says which); a dry run in which some would fail",
+      "inventory apply, adjust --file or count finished with some rows failed or",
+      "in conflict (its report says which); a dry run in which some would fail",
     ],
     readme:
-      "`apply` or `adjust --file` finished with some rows failed or in conflict, or a dry run in which some would (the report says which)",
+      "`apply`, `adjust --file` or `count` finished with some rows failed or in conflict, or a dry run in which some would (the report says which)",
     scripts:
-      "`inventory apply` or `adjust --file` finished with some rows failed or in conflict (or a dry run in which some would fail); the report lists them",
+      "`inventory apply`, `adjust --file` or `count` finished with some rows failed or in conflict (or a dry run in which some would fail); the report lists them",
     scriptAction: "read the report; re-running retries only what still differs",
   },
   {
@@ -140,7 +140,7 @@ export const EXIT_CODE_TABLE: readonly ExitCodeMeaning[] = [
     codes: [EXIT_CODES.interruptedBySigint, EXIT_CODES.interruptedBySigterm],
     help: ["interrupted (SIGINT / SIGTERM)"],
     readme:
-      "interrupted by SIGINT / SIGTERM (`apply`, `adjust --file`: the report first, whatever the phase)",
+      "interrupted by SIGINT / SIGTERM (`apply`, `adjust --file`: the report first, whatever the phase; `count`: the session kept, to resume)",
     scripts:
       "interrupted by SIGINT / SIGTERM; `apply` and `adjust --file` first print their report (changed, unchanged, failed, not attempted)",
     scriptAction: "run it again: a re-run applies only what still differs",
