@@ -7,7 +7,7 @@ import type { AdjustReport, AdjustRowResult } from "../apply/adjust-batches.js";
 import { describeLocation } from "../apply/counts.js";
 import type { IoStreams } from "./io-streams.js";
 import { writeJsonReport } from "./json.js";
-import { notAttemptedSection, notAttemptedSummary, reportCountsJson } from "./not-attempted.js";
+import { notAttemptedSection, notAttemptedSummary, reportHeadJson } from "./not-attempted.js";
 import { countOf } from "../text/plural.js";
 
 /** How many changed (or not attempted) rows a terminal shows before pointing at --json. */
@@ -115,16 +115,9 @@ export async function writeAdjustReport(
   dryRun = false,
 ): Promise<void> {
   if (format === "json") {
-    const counts = dryRun
-      ? {
-          dryRun: true,
-          wouldChange: report.changed,
-          unchanged: report.unchanged,
-          wouldFail: report.failed,
-        }
-      : { changed: report.changed, unchanged: report.unchanged, failed: report.failed };
-    const head = { ...counts, ...reportCountsJson(report) };
-    await writeJsonReport(io.out, head, report.results, (result) => resultJson(result, dryRun));
+    await writeJsonReport(io.out, reportHeadJson(report, dryRun), report.results, (result) =>
+      resultJson(result, dryRun),
+    );
     return;
   }
   const { style } = io;

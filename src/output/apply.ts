@@ -5,7 +5,7 @@ import { tsvLine } from "./delimited.js";
 import type { OutputFormat } from "./format.js";
 import type { IoStreams } from "./io-streams.js";
 import { toJson, writeJsonReport } from "./json.js";
-import { notAttemptedSection, notAttemptedSummary, reportCountsJson } from "./not-attempted.js";
+import { notAttemptedSection, notAttemptedSummary, reportHeadJson } from "./not-attempted.js";
 import { countOf } from "../text/plural.js";
 import { renderTable } from "./table.js";
 
@@ -93,13 +93,7 @@ export async function writeApplyReport(
   io: IoStreams,
 ): Promise<void> {
   if (format === "json") {
-    const { changed, unchanged, failed } = report;
-    await writeJsonReport(
-      io.out,
-      { changed, unchanged, failed, ...reportCountsJson(report) },
-      report.results,
-      resultJson,
-    );
+    await writeJsonReport(io.out, reportHeadJson(report, false), report.results, resultJson);
     return;
   }
   const { style } = io;

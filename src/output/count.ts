@@ -10,7 +10,7 @@ import { countOf } from "../text/plural.js";
 import { csvLine, tsvLine } from "./delimited.js";
 import type { IoStreams } from "./io-streams.js";
 import { writeJsonReport } from "./json.js";
-import { notAttemptedSection, notAttemptedSummary, reportCountsJson } from "./not-attempted.js";
+import { notAttemptedSection, notAttemptedSummary, reportHeadJson } from "./not-attempted.js";
 import { renderTable } from "./table.js";
 
 function signed(value: number): string {
@@ -92,20 +92,7 @@ export async function writeCountReport(
   dryRun: boolean,
 ): Promise<void> {
   if (format === "json") {
-    const counts = dryRun
-      ? {
-          dryRun: true,
-          wouldChange: report.changed,
-          unchanged: report.unchanged,
-          wouldFail: report.failed,
-        }
-      : { changed: report.changed, unchanged: report.unchanged, failed: report.failed };
-    await writeJsonReport(
-      io.out,
-      { ...counts, ...reportCountsJson(report) },
-      report.results,
-      resultJson,
-    );
+    await writeJsonReport(io.out, reportHeadJson(report, dryRun), report.results, resultJson);
     return;
   }
   const { style } = io;

@@ -13,6 +13,25 @@ export interface NotAttemptedCounts {
 }
 
 /**
+ * A bulk run's JSON head: its counts (as a dry run words them: wouldChange, wouldFail), then
+ * what was not attempted and what interrupted it (reportCountsJson).
+ */
+export function reportHeadJson(
+  report: NotAttemptedCounts & { changed: number; unchanged: number; failed: number },
+  dryRun: boolean,
+): Record<string, unknown> {
+  const counts = dryRun
+    ? {
+        dryRun: true,
+        wouldChange: report.changed,
+        unchanged: report.unchanged,
+        wouldFail: report.failed,
+      }
+    : { changed: report.changed, unchanged: report.unchanged, failed: report.failed };
+  return { ...counts, ...reportCountsJson(report) };
+}
+
+/**
  * The counts of a report as JSON's head: `notAttempted` always (null when the file was not
  * read to its end, so its rows are not known), and what interrupted the run when something did.
  */

@@ -231,6 +231,16 @@ interface Evaluation {
   net: Map<bigint, number>;
 }
 
+/** A change's result on an entry: its quantity before, after (or now), and its status. */
+function changeResult(
+  petId: bigint,
+  entry: InventoryItem,
+  outcome: BatchChangeResult["outcome"],
+  quantity: number,
+): BatchChangeResult {
+  return { petId, outcome, previous: entry.quantity, quantity, status: entry.status };
+}
+
 /** Plans `writes` in order on what the transaction read. */
 export function planWrites(writes: readonly PlannedWrite[], state: WriteState): WritePlan {
   const entries = new Map(state.entries);
@@ -269,13 +279,8 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
             variance: null,
           };
     }
-    const result = (outcome: BatchChangeResult["outcome"], quantity = entry.quantity) => ({
-      petId: step.petId,
-      outcome,
-      previous: entry.quantity,
-      quantity,
-      status: entry.status,
-    });
+    const result = (outcome: BatchChangeResult["outcome"], quantity = entry.quantity) =>
+      changeResult(step.petId, entry, outcome, quantity);
     const ref = step.ref === undefined ? undefined : refId(step.petId, step.ref);
     if (ref !== undefined && (refs.has(ref) || evaluation.refs.includes(ref))) {
       return result("duplicate");
@@ -335,11 +340,7 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
       (evaluation.net.get(step.petId) ?? 0);
     const book = entry.quantity - since;
     const result = (outcome: BatchChangeResult["outcome"], quantity = entry.quantity) => ({
-      petId: step.petId,
-      outcome,
-      previous: entry.quantity,
-      quantity,
-      status: entry.status,
+      ...changeResult(step.petId, entry, outcome, quantity),
       book,
       since,
       counted: count.counted,
