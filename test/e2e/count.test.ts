@@ -181,6 +181,42 @@ describe("a counting session from stdin", () => {
     expect((await quantities(env())).get(1)).toBe(40);
   });
 
+  it("in a full stocktake counts the scope's pets not scanned as 0; a dry run changes nothing", async () => {
+    const state = newState();
+    // Pets 16 to 20 are sold (10 each on the books); 16 and 17 are found, the rest are not.
+    const args = ["inventory", "count", "--full", "--status", "sold", "--json"];
+    const dry = await runCli([...args, "--dry-run"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+      input: "16 =10\n17 =4\ndone\n",
+    });
+    expect(dry.code).toBe(0);
+    const evaluated = JSON.parse(dry.stdout) as {
+      dryRun: boolean;
+      wouldChange: number;
+      results: { petId: number; counted: number; quantity: number }[];
+    };
+    expect(evaluated.dryRun).toBe(true);
+    expect(
+      evaluated.results.map(({ petId, counted, quantity }) => [petId, counted, quantity]),
+    ).toEqual([
+      [16, 10, 10],
+      [17, 4, 4],
+      [18, 0, 0],
+      [19, 0, 0],
+      [20, 0, 0],
+    ]);
+    expect((await quantities(env())).get(18)).toBe(10);
+    const posted = await runCli([...args, "--yes"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+      input: "16 =10\n17 =4\ndone\n",
+    });
+    expect(posted.code).toBe(0);
+    expect(JSON.parse(posted.stdout)).toMatchObject({ changed: 4, unchanged: 1, failed: 0 });
+    const now = await quantities(env());
+    expect([16, 17, 18, 19, 20].map((petId) => now.get(petId))).toEqual([10, 4, 0, 0, 0]);
+    expect(posted.stderr).toContain("a full stocktake of 5 pets (sold), as of seq");
+  });
+
   it("lists its sessions, open and posted", async () => {
     const state = newState();
     await runCli(["inventory", "count", "--yes"], {
