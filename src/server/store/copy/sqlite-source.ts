@@ -125,8 +125,9 @@ export function openSqliteSource(path: string): SqliteSource {
 
 /**
  * The oldest schema version the copy reads. The tables it reads are the same from version 8
- * (the feed's seq) to the latest: SQLite's version 9 moved the number only (PostgreSQL's
- * renamed its idempotency table), so a store made by a petstore of version 8 is copied as is.
+ * (the feed's seq) to the latest: SQLite's versions 9 and 10 moved the number only
+ * (PostgreSQL's renamed its idempotency table, then indexed its changes by pet and seq), so a
+ * store made by a petstore of version 8 is copied as is.
  * A migration that changes a table the copy reads must raise this, or read both shapes.
  */
 export const OLDEST_COPIED_VERSION = 8;

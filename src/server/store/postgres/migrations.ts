@@ -121,6 +121,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   ALTER TABLE idempotency_records RENAME CONSTRAINT idempotency_keys_pkey TO idempotency_records_pkey;
   ALTER INDEX idempotency_keys_by_age RENAME TO idempotency_records_by_age;
   `,
+  // 10: a count sums a pet's changes after a seq (write-batch.ts, since): by pet and seq, it
+  // reads only those, not the pet's whole history. (SQLite walks the pet's chain back instead.)
+  `
+  CREATE INDEX inventory_changes_by_pet_seq ON inventory_changes (pet_id, seq);
+  `,
 ];
 
 /**

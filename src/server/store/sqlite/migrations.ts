@@ -119,6 +119,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   SELECT 1;
   `,
+  // 10: PostgreSQL's version 10 indexes its changes by pet and seq for a count's sum of what
+  // moved since; here a count walks the pet's chain back (earlier_change), which needs none.
+  `
+  SELECT 1;
+  `,
 ];
 
 /**
