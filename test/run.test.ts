@@ -53,8 +53,8 @@ describe("commander parsing", () => {
       "  4        authentication or permission failed (401, 403)\n" +
         "  5        not found (404)\n" +
         "  6        request rejected as invalid (400, other 4xx)\n" +
-        "  7        inventory apply or adjust --file finished with some rows failed or in\n" +
-        "           conflict (its report says which); a dry run in which some would fail\n" +
+        "  7        inventory apply, adjust --file or count finished with some rows failed or\n" +
+        "           in conflict (its report says which); a dry run in which some would fail\n" +
         "  8        conflict: set --if-quantity found the entry changed (412), or adjust gave up;\n" +
         "           nothing was changed\n" +
         "  9        inventory low found pets below their threshold (the list is on stdout)\n" +
