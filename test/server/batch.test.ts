@@ -407,3 +407,100 @@ describe("POST /v1/inventory/batch while another process holds the SQLite lock",
     expect(later.json()).toMatchObject({ changed: 1 });
   });
 });
+
+describe("Inventory-Seq and counts", () => {
+  const get = (url: string) => t.app.inject({ url, headers: AUTH });
+  const patch = (quantity: number, headers: Record<string, string> = {}) =>
+    t.app.inject({
+      method: "PATCH",
+      url: "/v1/inventory/1",
+      headers: { ...AUTH, "content-type": "application/json", ...headers },
+      payload: JSON.stringify({ quantity }),
+    });
+
+  it("says on every inventory answer the seq of the last change it reflects; a replay says none", async () => {
+    // The seed's three records are seqs 1 to 3.
+    expect((await get("/v1/inventory")).headers["inventory-seq"]).toBe("3");
+    expect((await get("/v1/inventory/1")).headers["inventory-seq"]).toBe("3");
+    const written = await patch(4, { "idempotency-key": "p-1" });
+    expect([written.statusCode, written.headers["inventory-seq"]]).toEqual([200, "4"]);
+    const conflict = await patch(9, { "if-match": '"3"' });
+    expect([conflict.statusCode, conflict.headers["inventory-seq"]]).toEqual([412, "4"]);
+    const batched = await batch({
+      changes: [
+        { petId: 2, delta: 1 },
+        { petId: 2, delta: 1 },
+      ],
+    });
+    expect(batched.headers["inventory-seq"]).toBe("6");
+    expect((await get("/v1/inventory")).headers["inventory-seq"]).toBe("6");
+    const replayed = await patch(4, { "idempotency-key": "p-1" });
+    expect(replayed.headers["idempotent-replayed"]).toBe("true");
+    expect(replayed.headers["inventory-seq"]).toBeUndefined();
+  });
+
+  it("sets a count plus what moved after its asOf, and answers book, since, counted and variance", async () => {
+    await batch({ changes: [{ petId: 1, delta: -1 }] });
+    const response = await batch(
+      { atomic: true, changes: [{ petId: 1, count: 5, asOf: 3, ref: "count:s:1" }] },
+      { "idempotency-key": "c-1" },
+    );
+    expect(response.statusCode).toBe(200);
+    expect(response.headers["inventory-seq"]).toBe("5");
+    expect(response.body).toBe(
+      '{"changed":1,"unchanged":0,"failed":0,"results":[' +
+        '{"petId":1,"outcome":"changed","previous":2,"quantity":4,"status":"available",' +
+        '"book":3,"since":-1,"counted":5,"variance":2}]}',
+    );
+    // A retry replays; the same key for another count is refused; the ref applies once.
+    const retry = await batch(
+      { atomic: true, changes: [{ petId: 1, count: 5, asOf: 3, ref: "count:s:1" }] },
+      { "idempotency-key": "c-1" },
+    );
+    expect([retry.headers["idempotent-replayed"], retry.body]).toEqual(["true", response.body]);
+    expectError(
+      await batch(
+        { atomic: true, changes: [{ petId: 1, count: 6, asOf: 3, ref: "count:s:1" }] },
+        { "idempotency-key": "c-1" },
+      ),
+      422,
+      "idempotency_key_reused",
+    );
+    const again = await batch({ changes: [{ petId: 1, count: 5, asOf: 3, ref: "count:s:1" }] });
+    expect(again.json()).toMatchObject({ unchanged: 1, results: [{ outcome: "duplicate" }] });
+    expect(JSON.parse(await quantities())).toContainEqual({
+      petId: 1,
+      quantity: 4,
+      status: "available",
+    });
+  });
+
+  it.each([
+    [{ changes: [{ petId: 1, count: 1 }] }, /^changes\[0\]\.asOf is required with count/],
+    [{ changes: [{ petId: 1, asOf: 1 }] }, /^changes\[0\] must have one of quantity .* not none/],
+    [
+      { changes: [{ petId: 1, count: 1, asOf: 1, ifQuantity: 3 }] },
+      /^changes\[0\]\.ifQuantity does not go with count/,
+    ],
+    [
+      { changes: [{ petId: 1, count: 1, delta: 1, asOf: 1 }] },
+      /^changes\[0\] must have one of quantity .* not delta and count/,
+    ],
+    [
+      { changes: [{ petId: 1, count: -1, asOf: 1 }] },
+      /^changes\[0\]\.count must be a whole number/,
+    ],
+    [{ changes: [{ petId: 1, count: 1, asOf: -1 }] }, /^changes\[0\]\.asOf must be a whole number/],
+    [
+      {
+        changes: [
+          { petId: 2, delta: 1 },
+          { petId: 1, count: 1, asOf: 4 },
+        ],
+      },
+      /^changes\[1\]\.asOf 4 is after the latest change \(seq 3\).*; nothing was changed$/,
+    ],
+  ])("refuses %j: 400, nothing changed", async (body, message) => {
+    await expectRefused(body, 400, "invalid_body", message);
+  });
+});
