@@ -11,9 +11,9 @@
  */
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "../support/eventually.js";
 import { TEST_CLUSTER_PASSWORD } from "../support/postgres-cluster.js";
 import {
   cannotMakeTmpfsDatabase,
@@ -67,13 +67,15 @@ async function batch(server: RunningServer, changes: unknown[]): Promise<Answer>
   };
 }
 
+/** The metrics listener's URL, from the line the server prints once it listens. */
 async function metricsUrlOf(server: RunningServer): Promise<string> {
-  for (let waited = 0; waited < 5000; waited += 10) {
-    const match = /^metrics on (http:\/\/\S+)$/m.exec(server.stdout());
-    if (match?.[1] !== undefined) return match[1];
-    await sleep(10);
-  }
-  throw new Error(`no metrics line in: ${server.stdout()}`);
+  const url = () => /^metrics on (http:\/\/\S+)$/m.exec(server.stdout())?.[1];
+  await eventually("the server's `metrics on URL` line", () => url() !== undefined).catch(
+    (error: unknown) => {
+      throw new Error(`${String(error)}; stdout:\n${server.stdout()}`);
+    },
+  );
+  return url() ?? "";
 }
 
 async function refusedWrites(metricsUrl: string, reason: string): Promise<number> {
@@ -90,10 +92,12 @@ interface LogLine {
   code?: string;
 }
 
+/** The log's complete lines (a line still being written, after the last newline, is left out). */
 function logLines(server: RunningServer): LogLine[] {
   return server
     .stderr()
     .split("\n")
+    .slice(0, -1)
     .filter((line) => line.startsWith("{"))
     .map((line) => JSON.parse(line) as LogLine);
 }
@@ -103,16 +107,15 @@ function logLines(server: RunningServer): LogLine[] {
  * log in batches, at least every half second): every line logged up to those refusals.
  */
 async function logAfterRefusals(server: RunningServer, count: number): Promise<LogLine[]> {
-  for (let waited = 0; waited < 5000; waited += 50) {
-    const lines = logLines(server);
-    if (
-      lines.filter((line) => line.msg === "request" && line.code === "storage_full").length >= count
-    ) {
-      return lines;
-    }
-    await sleep(50);
-  }
-  throw new Error(`fewer than ${count} storage_full request lines in:\n${server.stderr()}`);
+  const refusals = () =>
+    logLines(server).filter((line) => line.msg === "request" && line.code === "storage_full");
+  await eventually(
+    `${count} storage_full request lines in the log`,
+    () => refusals().length >= count,
+  ).catch((error: unknown) => {
+    throw new Error(`${String(error)}; stderr:\n${server.stderr()}`);
+  });
+  return logLines(server);
 }
 
 const isError = (line: LogLine) => line.level >= 50;
