@@ -6,6 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { expect, it } from "vitest";
+import { eventually } from "../support/eventually.js";
 import { createTestDatabase, queryDatabase } from "../support/postgres-database.js";
 import { API_KEY, startServer, type RunningServer, type SeedFileEntry } from "./support/servers.js";
 
@@ -59,16 +60,18 @@ it("never deadlocks when two instances write the same pets in opposite orders at
   }
   // A session counts a deadlock it was aborted for when it ends: wait for all to have ended.
   const admin = database.url;
-  for (let waited = 0; ; waited += 50) {
-    const [sessions] = await queryDatabase<{ n: number }>(
-      admin,
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
-      [database.name],
-    );
-    if (sessions?.n === 0) break;
-    if (waited > 10_000) throw new Error(`${sessions?.n} sessions still on the database`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await eventually(
+    "no session left on the database",
+    async () => {
+      const [sessions] = await queryDatabase<{ n: number }>(
+        admin,
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()",
+        [database.name],
+      );
+      return sessions?.n === 0;
+    },
+    { intervalMs: 50 },
+  );
   const [stats] = await queryDatabase<{ deadlocks: number }>(
     admin,
     "SELECT deadlocks::int AS deadlocks FROM pg_stat_database WHERE datname = $1",
