@@ -8,6 +8,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SCHEMA_VERSION } from "../../src/server/store/sqlite/backup.js";
+import { eventually } from "../support/eventually.js";
 import { tempDir } from "../support/temp-dir.js";
 import { runCli, spawnCli } from "./support/cli.js";
 import { API_KEY, startServer, type RunningServer } from "./support/servers.js";
@@ -30,7 +31,13 @@ interface Entry {
  * number), until `stop()`; `sent` lists the writes in the order sent (one at a time, so also
  * the order they committed), `acks` those the server answered 200 to.
  */
-function writeLoop(baseUrl: string): { sent: Ack[]; acks: Ack[]; stop: () => Promise<void> } {
+function writeLoop(baseUrl: string): {
+  sent: Ack[];
+  acks: Ack[];
+  /** Throws what stopped the loop early (a write not answered 200), if anything did. */
+  rethrow: () => void;
+  stop: () => Promise<void>;
+} {
   const sent: Ack[] = [];
   const acks: Ack[] = [];
   const stopped = new AbortController();
@@ -48,9 +55,14 @@ function writeLoop(baseUrl: string): { sent: Ack[]; acks: Ack[]; stop: () => Pro
       acks.push(write);
     }
   })();
+  let failure: { error: unknown } | undefined;
+  void done.catch((error: unknown) => (failure = { error }));
   return {
     sent,
     acks,
+    rethrow: () => {
+      if (failure) throw failure.error;
+    },
     stop: async () => {
       stopped.abort();
       await done;
@@ -85,7 +97,10 @@ describe("petstore db backup of a store a server is writing to", () => {
     let backup: ReturnType<typeof spawnCli>;
     let ackedAtExit: number;
     try {
-      while (loop.acks.length < 200) await new Promise((resolve) => setTimeout(resolve, 5));
+      await eventually("200 writes acknowledged", () => {
+        loop.rethrow();
+        return loop.acks.length >= 200;
+      });
       // Every write in acks up to here was answered 200 before the backup process existed.
       ackedBefore = loop.acks.length;
       backup = spawnCli(["db", "backup", "--db", server.dbPath, copy, "--json"]);
