@@ -10,7 +10,7 @@ import { closeSync, fstatSync, openSync, readFileSync, writeFileSync } from "nod
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { keysFileLine } from "../../src/api/api-keys.js";
-import { until } from "../server/raw-http.js";
+import { eventually } from "../support/eventually.js";
 import { tempDir } from "../support/temp-dir.js";
 import { assertBuilt, BIN } from "./support/binary.js";
 import { runCli } from "./support/cli.js";
@@ -72,7 +72,10 @@ async function serve(
   child.stdout?.on("data", (chunk: Buffer) => (out += chunk.toString()));
   const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
   const log = () => readFileSync(logPath, "utf8");
-  await until(() => /^listening on /.test(out) || child.exitCode !== null);
+  await eventually(
+    "the listening line, or the server's exit",
+    () => /^listening on /.test(out) || child.exitCode !== null,
+  );
   const url = /^listening on (\S+)\n/.exec(out)?.[1];
   if (url === undefined) throw new Error(`no listening line; log:\n${log()}`);
   return { url, stdout: () => out, log, signal: (signal) => child.kill(signal), exited };
@@ -95,7 +98,7 @@ function jsonLines(text: string): Record<string, unknown>[] {
 /** Sends SIGHUP and waits for the reload's log line. */
 async function hangUp(server: Served, message: RegExp): Promise<void> {
   server.signal("SIGHUP");
-  await until(() => message.test(server.log()));
+  await eventually(`a log line matching ${String(message)}`, () => message.test(server.log()));
 }
 
 describe("the server's log", () => {

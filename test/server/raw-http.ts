@@ -1,6 +1,5 @@
 /** Raw HTTP/1.1 over TCP, for requests no HTTP client would send. */
 import { connect, type Socket } from "node:net";
-import { eventually } from "../support/eventually.js";
 
 export interface RawResponse {
   status: number;
@@ -38,28 +37,37 @@ export function parseRawResponse(
   };
 }
 
+/** How long an answer, and the close its `Connection: close` promises, may take: a failure bound. */
+const ANSWER_WITHIN_MS = 5_000;
+
 /**
- * Sends `request` as bytes and reads one response. Waits up to `closeWithinMs` after the
- * answer to see whether the server closes the connection.
+ * Sends `request` as bytes and reads one response. An answer that says `Connection: close` is
+ * followed by the server closing the connection: that close is waited for (failing after 5 s
+ * without it), so `closed` is what the server did. Any other answer resolves once complete,
+ * `closed` saying whether the server had closed the connection by then (a kept-alive
+ * connection stays open; nothing here waits to see that it does).
  */
-export function rawRequest(
-  port: number,
-  request: string | Buffer,
-  closeWithinMs = 300,
-): Promise<RawResponse> {
+export function rawRequest(port: number, request: string | Buffer): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, "127.0.0.1");
     let received = "";
     const toHead = request.toString("latin1").startsWith("HEAD ");
     let answer: RawResponse | undefined;
-    let timer: NodeJS.Timeout | undefined;
     const failTimer = setTimeout(() => {
       socket.destroy();
-      reject(new Error(`no complete answer within 5 s; got ${JSON.stringify(received)}`));
-    }, 5_000);
+      reject(
+        new Error(
+          answer === undefined
+            ? `no complete answer within ${ANSWER_WITHIN_MS} ms; got ${JSON.stringify(received)}`
+            : `the answer said Connection: close, but the connection was still open ${ANSWER_WITHIN_MS} ms later`,
+        ),
+      );
+    }, ANSWER_WITHIN_MS);
+    let finished = false;
     const finish = (closed: boolean) => {
+      if (finished) return;
+      finished = true;
       clearTimeout(failTimer);
-      clearTimeout(timer);
       socket.destroy();
       const parsed = answer ?? parseRawResponse(received, closed, toHead);
       if (parsed === undefined) {
@@ -70,11 +78,10 @@ export function rawRequest(
     };
     socket.on("data", (chunk) => {
       received += chunk.toString("latin1");
-      answer ??= parseRawResponse(received, false, toHead);
-      if (answer !== undefined && timer === undefined) {
-        timer = setTimeout(() => {
-          finish(false);
-        }, closeWithinMs);
+      if (answer !== undefined) return;
+      answer = parseRawResponse(received, false, toHead);
+      if (answer !== undefined && !/\bclose\b/i.test(answer.headers.connection ?? "")) {
+        finish(socket.readableEnded);
       }
     });
     socket.on("error", () => undefined);
@@ -104,13 +111,4 @@ export function rawConnection(port: number): RawConnection {
     });
   });
   return { socket, received: () => received, closed };
-}
-
-/**
- * Waits until `condition` holds; fails after 10 s. Only an alias of test/support/eventually.ts
- * for the files that still import it here (shutdown.test.ts, e2e/server-log.test.ts): new
- * waits call `eventually`, naming what they wait for.
- */
-export function until(condition: () => boolean): Promise<void> {
-  return eventually("a condition on a raw connection", condition, { intervalMs: 5 });
 }

@@ -7,7 +7,8 @@ import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import { API_KEY, createTestApp } from "./fixture.js";
-import { parseRawResponse, rawConnection, until } from "./raw-http.js";
+import { eventually } from "../support/eventually.js";
+import { parseRawResponse, rawConnection } from "./raw-http.js";
 
 const auth = `Authorization: Bearer ${API_KEY}\r\n`;
 
@@ -31,7 +32,10 @@ describe("closing the server", () => {
     arriving.socket.write(
       `GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/inventory HTTP/1.1\r\nHost: x\r\n`,
     );
-    await until(() => idle.received().includes("ok") && arriving.received().includes("ok"));
+    await eventually(
+      "the idle and the arriving connections' first answers",
+      () => idle.received().includes("ok") && arriving.received().includes("ok"),
+    );
 
     let closed = false;
     const closing = t.app.close().then(() => (closed = true));
