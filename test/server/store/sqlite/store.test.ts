@@ -3,9 +3,10 @@ import { statSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { MIGRATIONS } from "../../../../src/server/store/sqlite/migrations.js";
-import { pause } from "../../../../src/server/store/sqlite/lock.js";
 import { openSqliteStore } from "../../../../src/server/store/sqlite/store.js";
 import { StoreBusyError } from "../../../../src/server/store/store-busy-error.js";
+import { eventually } from "../../../support/eventually.js";
+import { hasSettled } from "../../../support/settled.js";
 import { PETS, tempDir } from "../../fixture.js";
 import { describeStoreContract } from "../contract.js";
 
@@ -306,6 +307,8 @@ describe("SQLite store: engine-specific behaviour", () => {
 /**
  * Records the longest gap between ticks of a 1 ms interval while it runs: the longest time
  * the event loop was blocked (with busy_timeout=5000 a waiting write blocked it for 5 s).
+ * The one wall-time measure in these tests, on purpose: a busy_timeout is SQLite's own sleep
+ * inside a synchronous call, which no injected clock reaches, and blocking is what is claimed.
  */
 function watchEventLoop(): { stop(): number } {
   let last = performance.now();
@@ -323,27 +326,22 @@ function watchEventLoop(): { stop(): number } {
   };
 }
 
-/** Whether `promise` has settled by now (after the callbacks already queued have run). */
-async function hasSettled(promise: Promise<unknown>): Promise<boolean> {
-  let settled = false;
-  void promise.then(
-    () => (settled = true),
-    () => (settled = true),
-  );
-  await pause(0);
-  return settled;
-}
-
 describe("SQLite store: another process holds the database's lock", () => {
   let temp: ReturnType<typeof tempDir>;
   let dbPath: string;
   /** The store's clock: lock time-outs pass only when a test moves it. */
   let now: number;
+  /**
+   * How often the store has read its clock: once as an operation arrives (in the call), then
+   * once after each attempt at it, so each read after the call is an attempt made.
+   */
+  let clockReads: number;
   let locker: Database.Database;
   beforeEach(() => {
     temp = tempDir();
     dbPath = join(temp.dir, "store.db");
     now = 0;
+    clockReads = 0;
   });
   afterEach(() => {
     if (locker.open) locker.close();
@@ -352,12 +350,28 @@ describe("SQLite store: another process holds the database's lock", () => {
 
   /** A seeded store with a 5 s lock time-out on the test's clock, and a second connection. */
   async function openLocked(seed = true) {
-    const store = openSqliteStore(dbPath, { lockTimeoutMs: 5000, now: () => now });
+    const store = openSqliteStore(dbPath, {
+      lockTimeoutMs: 5000,
+      now: () => {
+        clockReads++;
+        return now;
+      },
+    });
     if (seed) await store.seedIfEmpty(PETS);
     // A second connection, as a backup or the sqlite3 shell in another process would hold it.
     locker = new Database(dbPath);
     locker.exec("BEGIN IMMEDIATE");
     return store;
+  }
+  /**
+   * Resolves once the store has made `count` more attempts at what it was asked (each reads its
+   * clock): it met the lock and tried again, asynchronously, without the test's clock moving.
+   */
+  async function attempts(count: number): Promise<void> {
+    const from = clockReads;
+    await eventually(`${count} more attempts by the store`, () => clockReads >= from + count, {
+      timeoutMs: 5_000,
+    });
   }
   const quantitiesOnDisk = () => {
     const reader = new Database(dbPath, { readonly: true });
@@ -370,14 +384,14 @@ describe("SQLite store: another process holds the database's lock", () => {
     const store = await openLocked();
     const loop = watchEventLoop();
     const update = store.updateQuantity(1n, 42);
-    // 100 ms of real time: the store has tried again and again, asynchronously.
-    await pause(100);
+    // The store has tried again and again, asynchronously, and answered nothing yet.
+    await attempts(3);
     expect(await hasSettled(update)).toBe(false);
     // WAL readers are not blocked by a writer: reads go on meanwhile.
     expect((await store.listInventory()).items.map((item) => item.quantity)).toEqual([3, 0, 5]);
     expect((await store.getPet(1n))?.name).toBe("Rex");
     now = 4999;
-    await pause(60);
+    await attempts(2);
     expect(await hasSettled(update)).toBe(false);
     now = 5000;
     expect(await update).toEqual({ kind: "busy" });
@@ -396,9 +410,10 @@ describe("SQLite store: another process holds the database's lock", () => {
       store.updateQuantity(2n, 20),
       store.updateQuantity(404n, 1),
     ]);
-    await pause(60);
+    // They met the lock and wait; one arriving meanwhile joins their next attempt.
+    await attempts(2);
     const late = store.updateQuantity(2n, 21);
-    await pause(20);
+    await attempts(2);
     expect(await hasSettled(waiting)).toBe(false);
     locker.exec("COMMIT");
     expect(await waiting).toEqual([
@@ -433,7 +448,7 @@ describe("SQLite store: another process holds the database's lock", () => {
     const store = await openLocked();
     const first = store.updateQuantity(1n, 10);
     now = 3000;
-    await pause(20);
+    await attempts(1);
     const second = store.updateQuantity(1n, 11);
     now = 5000;
     expect(await first).toEqual({ kind: "busy" });
@@ -451,7 +466,7 @@ describe("SQLite store: another process holds the database's lock", () => {
   it("answers busy at once to an update still waiting when it closes, writing nothing", async () => {
     const store = await openLocked();
     const update = store.updateQuantity(1n, 10);
-    await pause(20);
+    await attempts(1);
     await store.close();
     expect(await update).toEqual({ kind: "busy" });
     locker.exec("COMMIT");
@@ -461,7 +476,7 @@ describe("SQLite store: another process holds the database's lock", () => {
   it("rejects a seed with StoreBusyError after its time-out, seeding nothing", async () => {
     const store = await openLocked(false);
     const seeding = store.seedIfEmpty(PETS);
-    await pause(50);
+    await attempts(2);
     expect(await hasSettled(seeding)).toBe(false);
     now = 5000;
     await expect(seeding).rejects.toThrow(StoreBusyError);
@@ -484,7 +499,7 @@ describe("SQLite store: another process holds the database's lock", () => {
     });
     try {
       const read = store.listInventory();
-      await pause(50);
+      await attempts(2);
       expect(await hasSettled(read)).toBe(false);
       all.mockRestore();
       expect((await read).items.map((item) => item.quantity)).toEqual([3, 0, 5]);
@@ -493,7 +508,7 @@ describe("SQLite store: another process holds the database's lock", () => {
         throw busy;
       });
       const stuck = store.listOrders();
-      await pause(20);
+      await attempts(1);
       now = 5000;
       await expect(stuck).rejects.toThrow(StoreBusyError);
     } finally {
