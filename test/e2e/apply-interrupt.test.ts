@@ -8,6 +8,7 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { eventually } from "../support/eventually.js";
 import { tempDir } from "../support/temp-dir.js";
 import { runCli, spawnCli } from "./support/cli.js";
 import { startFakeServer } from "./support/fake-server.js";
@@ -189,7 +190,7 @@ describe("other commands on a signal", () => {
       const cli = spawnCli(["inventory", "list"], {
         env: { PETSTORE_BASE_URL: waiting.url, PETSTORE_API_KEY: API_KEY },
       });
-      while (waiting.requests.length === 0) await new Promise((resolve) => setImmediate(resolve));
+      await eventually("the list's GET at the server", () => waiting.requests.length > 0);
       cli.process.kill(signal);
       expect(await cli.exited).toBe(code);
       expect(cli.stdout()).toBe("");
