@@ -82,7 +82,8 @@ function resultJson(result: CountResult): unknown {
 
 /**
  * The report of counts posted (or, in a dry run, evaluated): JSON with `--json`, as apply's;
- * else a summary line, a table of each count (book, since, counted, now), and every failure.
+ * else a summary line, each count (book, since, counted, now: a table at a terminal, a
+ * tab-separated line each in a pipe), and every failure.
  */
 export async function writeCountReport(
   report: BatchRunReport<CountResult>,
@@ -109,7 +110,21 @@ export async function writeCountReport(
     : `${name}: ${style.green(`${report.changed} changed`)}, ${report.unchanged} unchanged${already}, ${report.failed > 0 ? style.red(`${report.failed} failed`) : "0 failed"}${rejected}`;
   let text = `${head}${notAttemptedSummary(report)}\n`;
   const sent = report.results.filter((result) => result.book !== null);
-  if (sent.length > 0) {
+  if (sent.length > 0 && !io.isTTY) {
+    // Piped: one tab-separated line a count (petId, book, since, counted, variance, now).
+    text += sent
+      .map((result) =>
+        tsvLine([
+          result.count.petId,
+          result.book ?? "",
+          result.since ?? "",
+          result.count.counted,
+          result.variance ?? "",
+          result.now ?? "",
+        ]),
+      )
+      .join("");
+  } else if (sent.length > 0) {
     text += renderTable(
       {
         head: ["petId", "book", "since", "counted", "variance", dryRun ? "would be" : "now", ""],
