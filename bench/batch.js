@@ -9,10 +9,12 @@ import { startBenchCluster } from "./postgres-cluster.js";
 const TIME = "/usr/bin/time";
 
 /**
- * Runs `node args` (on every core, in the bench's clean environment) and gives its wall time
- * in ms, its peak RSS in MB (from /usr/bin/time, when the machine has it) and its stdout.
+ * Runs `node args` (on every core, in the bench's clean environment plus `options.env`) and
+ * gives its wall time in ms, its peak RSS in MB (from /usr/bin/time, when the machine has it)
+ * and its stdout. `options.input`, when given, is written to its stdin through a pipe (as
+ * `printf … |` would) and the pipe closed; otherwise stdin is /dev/null.
  */
-function runMeasured(tools, args) {
+export function runMeasured(tools, args, options = {}) {
   const { onEveryCore, env, dir, join } = tools;
   const [command, argv] = onEveryCore(args);
   const rssFile = join(dir, "rss.txt");
@@ -21,8 +23,9 @@ function runMeasured(tools, args) {
     : [command, argv];
   const start = process.hrtime.bigint();
   const result = spawnSync(run, runArgv, {
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...env, ...options.env },
+    stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    ...(options.input === undefined ? {} : { input: options.input }),
     maxBuffer: 256 * 1024 * 1024,
   });
   const ms = Number(process.hrtime.bigint() - start) / 1e6;

@@ -13,6 +13,7 @@ import { join } from "node:path";
 import autocannon from "autocannon";
 import { buildCommit } from "./baseline.js";
 import { batchBenchmarks } from "./batch.js";
+import { countBenchmarks } from "./count.js";
 import { feedBenchmarks } from "./feed.js";
 import { metricsBenchmarks } from "./metrics.js";
 import { postgresBenchmarks } from "./postgres.js";
@@ -726,6 +727,14 @@ const runBatchBenchmarks = () =>
     ...{ log, median, fmt, spread },
   });
 
+/** The count rows (bench/count.js): `inventory count` posting, and count batches vs sets. */
+const runCountBenchmarks = () =>
+  countBenchmarks({
+    ...{ bin, dir, join, env, key: KEY, pinned, rounds: ROUNDS, onEveryCore },
+    ...{ seededDb, startOurs, startProcess, writeSeed, targets, figures },
+    ...{ log, median, fmt, spread },
+  });
+
 /** The change feed rows (bench/feed.js), with the helpers they share with the others. */
 const runFeedBenchmarks = () =>
   feedBenchmarks({
@@ -751,7 +760,8 @@ const runPostgresBenchmarks = () =>
 // BENCH_ONLY=server runs the server benchmarks alone (the CLI ones take minutes);
 // BENCH_ONLY=cli the CLI start-up rows alone; BENCH_ONLY=adjust the adjust figure alone;
 // BENCH_ONLY=feed the change feed rows (walking it, PATCH beside a follower) alone;
-// BENCH_ONLY=batch the batch rows (apply, adjust --file, one batch of sets) alone;
+// BENCH_ONLY=batch the batch rows (apply, adjust --file, one batch of sets) and the count
+// rows alone; BENCH_ONLY=count the count rows (inventory count, count batches vs sets) alone;
 // BENCH_ONLY=postgres the PostgreSQL rows alone; BENCH_ONLY=history PATCH before and after
 // history was kept; BENCH_ONLY=memory the server's RSS under sustained idempotent writes;
 // BENCH_ONLY=metrics GET and PATCH with metrics on against off.
@@ -761,6 +771,9 @@ try {
     await adjustBenchmark();
   } else if (only === "batch") {
     await runBatchBenchmarks();
+    await runCountBenchmarks();
+  } else if (only === "count") {
+    await runCountBenchmarks();
   } else if (only === "feed") {
     await runFeedBenchmarks();
   } else if (only === "postgres") {
@@ -783,6 +796,7 @@ try {
     await runPostgresBenchmarks();
     await cliBenchmarks();
     await runBatchBenchmarks();
+    await runCountBenchmarks();
     await runFeedBenchmarks();
     await adjustBenchmark();
   }
