@@ -19,6 +19,16 @@ const result = (
   status: PetStatus | null,
 ) => ({ petId, outcome, previous, quantity, status });
 
+/** A count's result: a result with what the count was reconciled with. */
+const countResult = (
+  base: ReturnType<typeof result>,
+  count: { book: number | null; since: number | null; counted: number },
+) => ({
+  ...base,
+  ...count,
+  variance: count.book === null ? null : count.counted - count.book,
+});
+
 const daySales = {
   changes: [
     { petId: 42, delta: -1, ref: "R-2026-11-22-0042/1" },
@@ -58,6 +68,17 @@ export const batchRequestExamples = {
     summary: "All or nothing: one change names a pet that does not exist",
     value: atomicRejected,
   },
+  stocktake: {
+    summary:
+      "Two shelves counted at a read that said `Inventory-Seq: 1042`, posted later as counts as of it",
+    value: {
+      atomic: true,
+      changes: [
+        { petId: 42, count: 5, asOf: 1042, ref: "count:0193e0c4:42" },
+        { petId: 1, count: 4, asOf: 1042, ref: "count:0193e0c4:1" },
+      ],
+    },
+  },
   dryRun: {
     summary: "A dry run: what the batch would do, nothing written",
     value: {
@@ -95,6 +116,19 @@ export const batchResponseExamples = {
         result(42, "changed", 8, 7, "sold"),
         result(1, "changed", 4, 2, "available"),
         result(42, "changed", 7, 6, "sold"),
+      ],
+    },
+  },
+  stocktake: {
+    summary:
+      "Pet 42 was sold once after the count (since −1): 5 counted, so it holds 4. Pet 1 did not move: 4 counted, 2 more than the book",
+    value: {
+      changed: 2,
+      unchanged: 0,
+      failed: 0,
+      results: [
+        countResult(result(42, "changed", 5, 4, "sold"), { book: 6, since: -1, counted: 5 }),
+        countResult(result(1, "changed", 2, 4, "available"), { book: 2, since: 0, counted: 4 }),
       ],
     },
   },
@@ -143,7 +177,13 @@ export const invalidBatchExamples = {
   unknownField: error("A change holds a field that is not one", {
     code: ERROR_CODES.invalidBody,
     message:
-      "changes[0].qty is not a field of a change (petId, quantity or delta, ifQuantity, ref); nothing was changed",
+      "changes[0].qty is not a field of a change (petId, quantity, delta or count with asOf, ifQuantity, ref); nothing was changed",
+    status: 400,
+  }),
+  countAfterLatest: error("A count as of a seq later than any change", {
+    code: ERROR_CODES.invalidBody,
+    message:
+      "changes[0].asOf 1100 is after the latest change (seq 1042): a count is as of a seq a read of the inventory gave (Inventory-Seq); nothing was changed",
     status: 400,
   }),
   tooManyChanges: error(`More than ${MAX_BATCH_CHANGES} changes`, {

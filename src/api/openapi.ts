@@ -50,6 +50,7 @@ import {
 } from "./openapi-header-patterns.js";
 import {
   batchChangeResultSchema,
+  batchCountChangeSchema,
   batchDeltaSchema,
   batchRejectionSchema,
   batchRequestSchema,
@@ -122,6 +123,19 @@ const etagHeader = (description: string) => ({
     description,
     required: true,
     schema: { type: "string", pattern: '^"(0|[1-9][0-9]*)"$', examples: ['"7"'] },
+  },
+});
+
+/**
+ * `Inventory-Seq`: the change-feed seq of the last change an inventory answer reflects, read
+ * in the same snapshot as its quantities. `required` where every answer of the status has it
+ * (a replayed answer has none: its seq is not kept with it).
+ */
+const inventorySeqHeader = (description: string, required: boolean) => ({
+  "Inventory-Seq": {
+    description: `${description}. The answer holds as of this seq: every change with a \`seq\` up to it is in it, none after it. Send it as a count's \`asOf\` when the shelf was counted at this read, and follow the change feed from it (\`after\`) for what changed since`,
+    required,
+    schema: { type: "string", pattern: "^(0|[1-9][0-9]*)$", examples: ["1042"] },
   },
 });
 
@@ -287,10 +301,11 @@ export function buildOpenApiDocument() {
           tags: ["inventory"],
           summary: "Returns the current stock levels for all pets in the store",
           description:
-            "Every pet's entry, in ascending `petId` order, in one array (no paging). A `petId` above 2^53 is written in exact digits: read it with a JSON parser that keeps int64. A GET that starts after a write was answered sees that write, whichever instance it went through. A read key (scope `read`) may use it.",
+            "Every pet's entry, in ascending `petId` order, in one array (no paging), and `Inventory-Seq`, the seq of the last change the entries reflect: all of them were read in one snapshot. A `petId` above 2^53 is written in exact digits: read it with a JSON parser that keeps int64. A GET that starts after a write was answered sees that write, whichever instance it went through. A read key (scope `read`) may use it.",
           responses: {
             "200": {
               description: "An array of inventory entries",
+              headers: inventorySeqHeader("The seq of the last change the entries reflect", true),
               content: json(ref("InventoryList"), inventoryListExamples),
             },
             "401": responses.unauthorized,
@@ -303,7 +318,7 @@ export function buildOpenApiDocument() {
           operationId: "applyInventoryBatch",
           tags: ["inventory"],
           summary: "Applies many changes of stock in one request and one transaction",
-          description: `Sets (\`quantity\`) and relative changes (\`delta\`), 1 to ${MAX_BATCH_CHANGES} in a body of up to 2 MiB, applied in the order given, each seeing the ones before it (two deltas on one pet both count). Each change may name the quantity it expects (\`ifQuantity\`) and carry a business reference (\`ref\`): a \`(petId, ref)\` applies once, ever, and comes back \`duplicate\` afterwards, so a file of sales run twice counts each sale once. Each applied change appends a history record carrying its \`ref\`. A 200 means every \`changed\` result is on disk. A number is read by its value, as JSON has it: \`4.0\` is 4; a \`petId\` above 2^53 must be written in digits. Any method but POST is 405 with \`Allow: POST\`.`,
+          description: `Sets (\`quantity\`), relative changes (\`delta\`) and counts (\`count\` with \`asOf\`), 1 to ${MAX_BATCH_CHANGES} in a body of up to 2 MiB, applied in the order given, each seeing the ones before it (two deltas on one pet both count). A set or a delta may name the quantity it expects (\`ifQuantity\`); any change may carry a business reference (\`ref\`): a \`(petId, ref)\` applies once, ever, and comes back \`duplicate\` afterwards, so a file of sales run twice counts each sale once. A count is true as of the feed seq \`asOf\` (the \`Inventory-Seq\` of the read made when the shelf was counted): the quantity becomes \`count\` plus the net of the pet's changes committed after \`asOf\`, computed in the transaction that writes it, so a sale that commits meanwhile is either in that net or applied on top, never lost and never twice; its result adds \`book\`, \`since\`, \`counted\` and \`variance\`. Each applied change appends a history record carrying its \`ref\`. A 200 means every \`changed\` result is on disk. A number is read by its value, as JSON has it: \`4.0\` is 4; a \`petId\` above 2^53 must be written in digits. Any method but POST is 405 with \`Allow: POST\`.`,
           parameters: batchHeaderParameters,
           requestBody: {
             required: true,
@@ -313,12 +328,18 @@ export function buildOpenApiDocument() {
             "200": {
               description:
                 "The batch was evaluated (and, unless `dryRun`, written): the counts and one result per change, in request order. Failed changes of a batch that is not atomic were not applied; the others were. Replayed, the answer an earlier request with the same `Idempotency-Key` got",
-              headers: replayedHeader,
+              headers: {
+                ...inventorySeqHeader(
+                  "The seq of the batch's own last change; when it changed nothing (a dry run, nothing applied), the latest seq its results reflect. Absent from a replayed answer",
+                  false,
+                ),
+                ...replayedHeader,
+              },
               content: json(ref("BatchResponse"), batchResponseExamples),
             },
             "400": errorResponse(
               400,
-              "A change breaks a rule (the message names it: `changes[3].delta`), the body is not a batch or not JSON (`invalid_json`), or Idempotency-Key or X-Change-Reason is malformed (`invalid_header`): nothing was changed",
+              "A change breaks a rule (the message names it: `changes[3].delta`), a count's `asOf` is later than the latest change (the message names the latest seq), the body is not a batch or not JSON (`invalid_json`), or Idempotency-Key or X-Change-Reason is malformed (`invalid_header`): nothing was changed. A server older than counts answers a count change 400 `invalid_body` too, naming `count` as no field of a change",
               { ...invalidBatchExamples, ...invalidHeaderExamples, ...invalidReasonExamples },
             ),
             "401": responses.unauthorized,
@@ -330,7 +351,13 @@ export function buildOpenApiDocument() {
             "409": {
               description:
                 "`batch_rejected`: the batch is atomic and a change failed, so nothing was written. The Error body with the results, the failed ones saying why (or, replayed, the answer an earlier request with the same `Idempotency-Key` got)",
-              headers: replayedHeader,
+              headers: {
+                ...inventorySeqHeader(
+                  "The latest seq the results reflect (nothing was written). Absent from a replayed answer",
+                  false,
+                ),
+                ...replayedHeader,
+              },
               content: json(ref("BatchRejection"), batchRejectedExamples),
             },
             "413": errorResponse(
@@ -394,13 +421,16 @@ export function buildOpenApiDocument() {
           tags: ["inventory"],
           summary: "Returns the stock entry of one pet, with its ETag",
           description:
-            'One pet\'s entry, and its quantity as the `ETag` (`"7"`): send it back as `If-Match` to write only if nobody changed the entry in between. A read key (scope `read`) may use it.',
+            "One pet's entry, and its quantity as the `ETag` (`\"7\"`): send it back as `If-Match` to write only if nobody changed the entry in between. `Inventory-Seq` says as of which change the entry holds (read in the same snapshot): a count of the pet's shelf made at this read is true as of it. A read key (scope `read`) may use it.",
           parameters: [petIdParameter("The ID of the pet")],
           responses: {
             "200": {
               description:
                 'The inventory entry; its `ETag` is the quantity as a quoted decimal (`"7"`), for `If-Match` on a later PATCH',
-              headers: etagHeader("The entry's quantity as a quoted decimal"),
+              headers: {
+                ...etagHeader("The entry's quantity as a quoted decimal"),
+                ...inventorySeqHeader("The seq of the last change the entry reflects", true),
+              },
               content: json(ref("InventoryItem"), inventoryEntryExamples),
             },
             "400": errorResponse(400, "The pet ID is not a positive int64", invalidPetIdExamples),
@@ -430,6 +460,10 @@ export function buildOpenApiDocument() {
                 "The updated inventory entry (or, replayed, the one an earlier request with the same `Idempotency-Key` answered)",
               headers: {
                 ...etagHeader("The entry's new quantity as a quoted decimal"),
+                ...inventorySeqHeader(
+                  "The seq of this write's own change. Absent from a replayed answer",
+                  false,
+                ),
                 ...replayedHeader,
               },
               content: json(ref("InventoryItem"), inventoryItemExamples),
@@ -454,6 +488,10 @@ export function buildOpenApiDocument() {
               ),
               headers: {
                 ...etagHeader("The entry's current quantity as a quoted decimal"),
+                ...inventorySeqHeader(
+                  "The latest seq the current entry reflects (nothing was written). Absent from a replayed answer",
+                  false,
+                ),
                 ...replayedHeader,
               },
             },
@@ -582,12 +620,13 @@ export function buildOpenApiDocument() {
             ...batchRequestSchema.properties,
             changes: {
               ...batchRequestSchema.properties.changes,
-              items: { oneOf: [ref("BatchSet"), ref("BatchDelta")] },
+              items: { oneOf: [ref("BatchSet"), ref("BatchDelta"), ref("BatchCount")] },
             },
           },
         },
         BatchSet: batchSetSchema,
         BatchDelta: batchDeltaSchema,
+        BatchCount: batchCountChangeSchema,
         BatchChangeResult: batchChangeResultSchema,
         BatchResponse: {
           ...batchResponseSchema,

@@ -180,6 +180,33 @@ export const batchDeltaSchema = {
 } as const;
 
 /**
+ * A change of a batch that is a count of the pet's shelf, true as of a feed seq: the quantity
+ * becomes the count plus the net of the pet's changes committed after that seq.
+ */
+export const batchCountChangeSchema = {
+  title: "Count",
+  type: "object",
+  required: ["petId", "count", "asOf"],
+  additionalProperties: false,
+  properties: {
+    petId: petIdSchema,
+    count: {
+      ...quantitySchema,
+      description:
+        "How many were on the shelf when it was counted. The pet's quantity becomes this plus the net of its changes committed after `asOf` (sales and deliveries since the count are kept)",
+    },
+    asOf: {
+      type: "integer",
+      format: "int64",
+      minimum: 0,
+      description:
+        "The feed seq the count is true as of: the `Inventory-Seq` of the read made when the shelf was counted. Later than the store's latest change: 400 `invalid_body`, naming the latest seq, nothing changed",
+    },
+    ref: refSchema,
+  },
+} as const;
+
+/**
  * Body of `POST /inventory/batch`, for the OpenAPI document. The server checks bodies with
  * readBatchRequest() (api/batch.ts), which keeps int64 petIds exact; a test checks that the
  * two agree.
@@ -206,7 +233,7 @@ export const batchRequestSchema = {
       minItems: 1,
       maxItems: MAX_BATCH_CHANGES,
       description: "The changes, applied in this order, each seeing the ones before it",
-      items: { oneOf: [batchSetSchema, batchDeltaSchema] },
+      items: { oneOf: [batchSetSchema, batchDeltaSchema, batchCountChangeSchema] },
     },
   },
 } as const;
@@ -217,10 +244,19 @@ const nullableQuantitySchema = {
   maximum: MAX_QUANTITY,
 } as const;
 
+/** A signed quantity: a difference of two quantities. */
+const quantityDifferenceSchema = {
+  type: ["integer", "null"],
+  minimum: -MAX_QUANTITY,
+  maximum: MAX_QUANTITY,
+} as const;
+
 /** What became of one change of a batch, in request order. */
 export const batchChangeResultSchema = {
   type: "object",
   required: ["petId", "outcome", "previous", "quantity", "status"],
+  // A count's result carries all four of its fields; any other result none of them.
+  dependentRequired: { counted: ["book", "since", "variance"] },
   additionalProperties: false,
   properties: {
     petId: petIdSchema,
@@ -228,7 +264,7 @@ export const batchChangeResultSchema = {
       type: "string",
       enum: [...BATCH_OUTCOMES],
       description:
-        "`changed`; `unchanged` (a set to the quantity the entry holds: no history record); `duplicate` (a change with this `ref` was applied to this pet before); the failures `conflict` (`ifQuantity` did not match), `not_found`, `below_zero` (a delta would go below 0), `too_large` (above 2147483647)",
+        "`changed`; `unchanged` (a set to the quantity the entry holds, or a count equal to the book with nothing moved since `asOf`: no history record); `duplicate` (a change with this `ref` was applied to this pet before); the failures `conflict` (`ifQuantity` did not match), `not_found`, `below_zero` (a delta, or a count plus what moved since, would go below 0), `too_large` (above 2147483647)",
     },
     previous: {
       ...nullableQuantitySchema,
@@ -243,6 +279,25 @@ export const batchChangeResultSchema = {
       type: ["string", "null"],
       enum: [...PET_STATUSES, null],
       description: "The pet's status; null for `not_found`",
+    },
+    book: {
+      ...nullableQuantitySchema,
+      description:
+        "A count's (absent from other results): the quantity the pet held as of `asOf`, its quantity now less `since`; null for `not_found`",
+    },
+    since: {
+      ...quantityDifferenceSchema,
+      description:
+        "A count's: the net of the pet's changes committed after `asOf` (sales negative, deliveries positive), kept on top of the count; null for `not_found`",
+    },
+    counted: {
+      ...quantitySchema,
+      description: "A count's: the `count` sent",
+    },
+    variance: {
+      ...quantityDifferenceSchema,
+      description:
+        "A count's: `counted` − `book`, what the shelf held beyond (or, negative, short of) the book; null for `not_found`",
     },
   },
 } as const;

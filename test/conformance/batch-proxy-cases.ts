@@ -182,6 +182,87 @@ export function describeBatchThroughProxy(): void {
       });
     });
 
+    it("200: counts as of a read's Inventory-Seq keep what moved since; book, since, counted, variance", async () => {
+      const [first, second] = pets();
+      const { unknownId } = proxySuite();
+      const read = await conforming("getInventoryItem", { path: `/inventory/${first}` }, 200);
+      const { quantity: book, status } = read.body as { quantity: number; status: string };
+      const asOf = Number(read.headers.get("inventory-seq"));
+      expect(read.headers.get("inventory-seq")).toMatch(/^[1-9][0-9]*$/);
+      // A sale after the shelf was counted.
+      const sale = await conforming(
+        OPERATION,
+        batch({ changes: [{ petId: first, delta: -1, ref: "conformance-count-sale/1" }] }),
+        200,
+      );
+      expect(Number(sale.headers.get("inventory-seq"))).toBeGreaterThan(asOf);
+      const q2 = await quantityOf(second);
+      const { body, headers } = await conforming(
+        OPERATION,
+        batch({
+          changes: [
+            { petId: first, count: book + 3, asOf, ref: "conformance-count/1" },
+            // Counted as the book with nothing moved since: unchanged, no record.
+            { petId: second, count: q2, asOf: Number(sale.headers.get("inventory-seq")) },
+            { petId: unknownId, count: 1, asOf },
+          ],
+        }),
+        200,
+      );
+      expect(body).toEqual({
+        changed: 1,
+        unchanged: 1,
+        failed: 1,
+        results: [
+          {
+            petId: first,
+            outcome: "changed",
+            previous: book - 1,
+            quantity: book + 2,
+            status,
+            book,
+            since: -1,
+            counted: book + 3,
+            variance: 3,
+          },
+          expect.objectContaining({ petId: second, outcome: "unchanged", since: 0, variance: 0 }),
+          {
+            petId: unknownId,
+            outcome: "not_found",
+            previous: null,
+            quantity: null,
+            status: null,
+            book: null,
+            since: null,
+            counted: 1,
+            variance: null,
+          },
+        ],
+      });
+      expect(Number(headers.get("inventory-seq"))).toBe(
+        Number(sale.headers.get("inventory-seq")) + 1,
+      );
+      expect(await quantityOf(first)).toBe(book + 2);
+    });
+
+    it("400: a count as of a seq later than any change, naming the latest, nothing changed", async () => {
+      const [first] = pets();
+      const latest = Number(
+        (await send(proxySuite().strict, { path: "/inventory" })).headers.get("inventory-seq"),
+      );
+      const before = await everything();
+      const { body } = await conforming(
+        OPERATION,
+        batch({ changes: [{ petId: first, count: 1, asOf: latest + 1 }] }),
+        400,
+      );
+      expect(body).toMatchObject({
+        code: "invalid_body",
+        message: `changes[0].asOf ${latest + 1} is after the latest change (seq ${latest}): a count is as of a seq a read of the inventory gave (Inventory-Seq); nothing was changed`,
+      });
+      expect(await everything()).toEqual(before);
+    });
+
     it("200: the same sales again come back duplicate, and change nothing", async () => {
       const [first, second] = pets();
       const before = await everything();
@@ -287,6 +368,21 @@ export function describeBatchThroughProxy(): void {
         ],
         [{ changes: [{ petId: first, delta: 1, ref: "r".repeat(129) }] }, /^changes\[0\]\.ref /],
         [{ changes: [{ petId: first, qty: 4 }] }, /^changes\[0\]\.qty is not a field of a change/],
+        [{ changes: [{ petId: first, count: 4 }] }, /^changes\[0\]\.asOf is required with count/],
+        [
+          { changes: [{ petId: first, count: 4, asOf: 1, ifQuantity: 4 }] },
+          /^changes\[0\]\.ifQuantity does not go with count/,
+        ],
+        [
+          { changes: [{ petId: first, count: 4, delta: -1, asOf: 1 }] },
+          /^changes\[0\] must have one of quantity .* not delta and count/,
+        ],
+        [
+          { changes: [{ petId: first, quantity: 4, asOf: 1 }] },
+          /^changes\[0\]\.asOf goes with count/,
+        ],
+        [{ changes: [{ petId: first, count: 2147483648, asOf: 1 }] }, /^changes\[0\]\.count /],
+        [{ changes: [{ petId: first, count: 1, asOf: -1 }] }, /^changes\[0\]\.asOf /],
         [{ changes: [] }, /^changes must hold 1 to 10000 changes, got 0/],
         [
           { changes: Array.from({ length: 10_001 }, () => ({ petId: first, delta: 1 })) },

@@ -221,6 +221,37 @@ describe("GET /v1/openapi.json", () => {
         batchCall({ changes: [{ petId: 1, delta: -1, ref: "a" }] }),
         200,
       ],
+      // Counts: applied, unchanged and not found; an atomic one rejected; one as of a seq to come.
+      [
+        "/inventory/batch",
+        "post",
+        batchCall({
+          changes: [
+            { petId: 1, count: 9, asOf: 1, ref: "count:doc:1" },
+            { petId: 2, count: 0, asOf: 4 },
+            { petId: 77, count: 1, asOf: 1 },
+          ],
+        }),
+        200,
+      ],
+      [
+        "/inventory/batch",
+        "post",
+        batchCall({
+          atomic: true,
+          changes: [
+            { petId: 2, count: 1, asOf: 1 },
+            { petId: 77, count: 1, asOf: 1 },
+          ],
+        }),
+        409,
+      ],
+      [
+        "/inventory/batch",
+        "post",
+        batchCall({ changes: [{ petId: 1, count: 1, asOf: 9_000_000 }] }),
+        400,
+      ],
       ["/inventory/batch", "post", batchCall({ changes: [{ petId: 1, delta: 0 }] }), 400],
       ["/inventory/batch", "post", batchCall({ changes: [{ petId: 1, delta: 1 }] }, {}), 401],
       [
@@ -328,6 +359,46 @@ describe("GET /v1/openapi.json", () => {
       expect(reason?.schema).toMatchObject({ minLength: 1, maxLength: 800 });
       expect(reason?.schema).toHaveProperty("pattern");
     }
+  });
+
+  it("documents Inventory-Seq on every inventory answer with the pattern the server's follow", async () => {
+    type Headers = Record<string, { required: boolean; schema: { pattern: string } }>;
+    const paths = served.paths as unknown as Record<
+      string,
+      Record<string, { responses: Record<string, { headers?: Headers }> }>
+    >;
+    const seqHeader = (path: string, method: string, status: string) =>
+      paths[path]?.[method]?.responses[status]?.headers?.["Inventory-Seq"];
+    // Every answer of a read has it; a write's but its replay.
+    expect(
+      [
+        seqHeader("/inventory", "get", "200"),
+        seqHeader("/inventory/{petId}", "get", "200"),
+        seqHeader("/inventory/{petId}", "patch", "200"),
+        seqHeader("/inventory/{petId}", "patch", "412"),
+        seqHeader("/inventory/batch", "post", "200"),
+        seqHeader("/inventory/batch", "post", "409"),
+      ].map((header) => header?.required),
+    ).toEqual([true, true, false, false, false, false]);
+    const pattern = new RegExp(seqHeader("/inventory", "get", "200")?.schema.pattern ?? "^$");
+    const answers = [
+      await t.app.inject({ url: "/v1/inventory", headers: AUTH }),
+      await t.app.inject({ url: "/v1/inventory/2", headers: AUTH }),
+      await t.app.inject({
+        method: "PATCH",
+        url: "/v1/inventory/2",
+        headers: AUTH,
+        payload: { quantity: 3 },
+      }),
+      await t.app.inject(batchCall({ changes: [{ petId: 2, delta: 1 }] })),
+    ];
+    for (const answer of answers) expect(answer.headers["inventory-seq"]).toMatch(pattern);
+    // The seq of the write's own change, then of the read that follows it.
+    const [, , patched, batched] = answers.map((answer) => answer.headers["inventory-seq"]);
+    expect(BigInt(String(batched))).toBe(BigInt(String(patched)) + 1n);
+    expect(
+      (await t.app.inject({ url: "/v1/inventory", headers: AUTH })).headers["inventory-seq"],
+    ).toBe(batched);
   });
 
   it("describes the 503 a PATCH gets while another process holds the database's lock", async () => {

@@ -10,7 +10,7 @@ export interface paths {
     };
     /**
      * Returns the current stock levels for all pets in the store
-     * @description Every pet's entry, in ascending `petId` order, in one array (no paging). A `petId` above 2^53 is written in exact digits: read it with a JSON parser that keeps int64. A GET that starts after a write was answered sees that write, whichever instance it went through. A read key (scope `read`) may use it.
+     * @description Every pet's entry, in ascending `petId` order, in one array (no paging), and `Inventory-Seq`, the seq of the last change the entries reflect: all of them were read in one snapshot. A `petId` above 2^53 is written in exact digits: read it with a JSON parser that keeps int64. A GET that starts after a write was answered sees that write, whichever instance it went through. A read key (scope `read`) may use it.
      */
     get: operations["listInventory"];
     put?: never;
@@ -32,7 +32,7 @@ export interface paths {
     put?: never;
     /**
      * Applies many changes of stock in one request and one transaction
-     * @description Sets (`quantity`) and relative changes (`delta`), 1 to 10000 in a body of up to 2 MiB, applied in the order given, each seeing the ones before it (two deltas on one pet both count). Each change may name the quantity it expects (`ifQuantity`) and carry a business reference (`ref`): a `(petId, ref)` applies once, ever, and comes back `duplicate` afterwards, so a file of sales run twice counts each sale once. Each applied change appends a history record carrying its `ref`. A 200 means every `changed` result is on disk. A number is read by its value, as JSON has it: `4.0` is 4; a `petId` above 2^53 must be written in digits. Any method but POST is 405 with `Allow: POST`.
+     * @description Sets (`quantity`), relative changes (`delta`) and counts (`count` with `asOf`), 1 to 10000 in a body of up to 2 MiB, applied in the order given, each seeing the ones before it (two deltas on one pet both count). A set or a delta may name the quantity it expects (`ifQuantity`); any change may carry a business reference (`ref`): a `(petId, ref)` applies once, ever, and comes back `duplicate` afterwards, so a file of sales run twice counts each sale once. A count is true as of the feed seq `asOf` (the `Inventory-Seq` of the read made when the shelf was counted): the quantity becomes `count` plus the net of the pet's changes committed after `asOf`, computed in the transaction that writes it, so a sale that commits meanwhile is either in that net or applied on top, never lost and never twice; its result adds `book`, `since`, `counted` and `variance`. Each applied change appends a history record carrying its `ref`. A 200 means every `changed` result is on disk. A number is read by its value, as JSON has it: `4.0` is 4; a `petId` above 2^53 must be written in digits. Any method but POST is 405 with `Allow: POST`.
      */
     post: operations["applyInventoryBatch"];
     delete?: never;
@@ -70,7 +70,7 @@ export interface paths {
     };
     /**
      * Returns the stock entry of one pet, with its ETag
-     * @description One pet's entry, and its quantity as the `ETag` (`"7"`): send it back as `If-Match` to write only if nobody changed the entry in between. A read key (scope `read`) may use it.
+     * @description One pet's entry, and its quantity as the `ETag` (`"7"`): send it back as `If-Match` to write only if nobody changed the entry in between. `Inventory-Seq` says as of which change the entry holds (read in the same snapshot): a count of the pet's shelf made at this read is true as of it. A read key (scope `read`) may use it.
      */
     get: operations["getInventoryItem"];
     put?: never;
@@ -221,7 +221,11 @@ export interface components {
        */
       dryRun?: boolean;
       /** @description The changes, applied in this order, each seeing the ones before it */
-      changes: (components["schemas"]["BatchSet"] | components["schemas"]["BatchDelta"])[];
+      changes: (
+        | components["schemas"]["BatchSet"]
+        | components["schemas"]["BatchDelta"]
+        | components["schemas"]["BatchCount"]
+      )[];
     };
     /** Set */
     BatchSet: {
@@ -251,6 +255,23 @@ export interface components {
       /** @description The change's business reference (a sale line, a row of a file): 1 to 128 visible ASCII characters. Kept with the history for good: a change whose `ref` was already applied to this pet, at any time before, is not applied again (`duplicate`) */
       ref?: string;
     };
+    /** Count */
+    BatchCount: {
+      /**
+       * Format: int64
+       * @description Identifier of the pet (int64)
+       */
+      petId: number;
+      /** @description How many were on the shelf when it was counted. The pet's quantity becomes this plus the net of its changes committed after `asOf` (sales and deliveries since the count are kept) */
+      count: number;
+      /**
+       * Format: int64
+       * @description The feed seq the count is true as of: the `Inventory-Seq` of the read made when the shelf was counted. Later than the store's latest change: 400 `invalid_body`, naming the latest seq, nothing changed
+       */
+      asOf: number;
+      /** @description The change's business reference (a sale line, a row of a file): 1 to 128 visible ASCII characters. Kept with the history for good: a change whose `ref` was already applied to this pet, at any time before, is not applied again (`duplicate`) */
+      ref?: string;
+    };
     BatchChangeResult: {
       /**
        * Format: int64
@@ -258,7 +279,7 @@ export interface components {
        */
       petId: number;
       /**
-       * @description `changed`; `unchanged` (a set to the quantity the entry holds: no history record); `duplicate` (a change with this `ref` was applied to this pet before); the failures `conflict` (`ifQuantity` did not match), `not_found`, `below_zero` (a delta would go below 0), `too_large` (above 2147483647)
+       * @description `changed`; `unchanged` (a set to the quantity the entry holds, or a count equal to the book with nothing moved since `asOf`: no history record); `duplicate` (a change with this `ref` was applied to this pet before); the failures `conflict` (`ifQuantity` did not match), `not_found`, `below_zero` (a delta, or a count plus what moved since, would go below 0), `too_large` (above 2147483647)
        * @enum {string}
        */
       outcome:
@@ -278,6 +299,14 @@ export interface components {
        * @enum {string|null}
        */
       status: "available" | "pending" | "sold" | null;
+      /** @description A count's (absent from other results): the quantity the pet held as of `asOf`, its quantity now less `since`; null for `not_found` */
+      book?: number | null;
+      /** @description A count's: the net of the pet's changes committed after `asOf` (sales negative, deliveries positive), kept on top of the count; null for `not_found` */
+      since?: number | null;
+      /** @description A count's: the `count` sent */
+      counted?: number;
+      /** @description A count's: `counted` − `book`, what the shelf held beyond (or, negative, short of) the book; null for `not_found` */
+      variance?: number | null;
     };
     BatchResponse: {
       /** @description How many changes were applied (in a dry run: would be); each is on disk when the answer is sent */
@@ -369,6 +398,8 @@ export interface operations {
       /** @description An array of inventory entries */
       200: {
         headers: {
+          /** @description The seq of the last change the entries reflect. The answer holds as of this seq: every change with a `seq` up to it is in it, none after it. Send it as a count's `asOf` when the shelf was counted at this read, and follow the change feed from it (`after`) for what changed since */
+          "Inventory-Seq": string;
           [name: string]: unknown;
         };
         content: {
@@ -421,6 +452,8 @@ export interface operations {
       /** @description The batch was evaluated (and, unless `dryRun`, written): the counts and one result per change, in request order. Failed changes of a batch that is not atomic were not applied; the others were. Replayed, the answer an earlier request with the same `Idempotency-Key` got */
       200: {
         headers: {
+          /** @description The seq of the batch's own last change; when it changed nothing (a dry run, nothing applied), the latest seq its results reflect. Absent from a replayed answer. The answer holds as of this seq: every change with a `seq` up to it is in it, none after it. Send it as a count's `asOf` when the shelf was counted at this read, and follow the change feed from it (`after`) for what changed since */
+          "Inventory-Seq"?: string;
           /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`: nothing was changed now */
           "Idempotent-Replayed"?: "true";
           [name: string]: unknown;
@@ -429,7 +462,7 @@ export interface operations {
           "application/json": components["schemas"]["BatchResponse"];
         };
       };
-      /** @description A change breaks a rule (the message names it: `changes[3].delta`), the body is not a batch or not JSON (`invalid_json`), or Idempotency-Key or X-Change-Reason is malformed (`invalid_header`): nothing was changed */
+      /** @description A change breaks a rule (the message names it: `changes[3].delta`), a count's `asOf` is later than the latest change (the message names the latest seq), the body is not a batch or not JSON (`invalid_json`), or Idempotency-Key or X-Change-Reason is malformed (`invalid_header`): nothing was changed. A server older than counts answers a count change 400 `invalid_body` too, naming `count` as no field of a change */
       400: {
         headers: {
           [name: string]: unknown;
@@ -470,6 +503,8 @@ export interface operations {
       /** @description `batch_rejected`: the batch is atomic and a change failed, so nothing was written. The Error body with the results, the failed ones saying why (or, replayed, the answer an earlier request with the same `Idempotency-Key` got) */
       409: {
         headers: {
+          /** @description The latest seq the results reflect (nothing was written). Absent from a replayed answer. The answer holds as of this seq: every change with a `seq` up to it is in it, none after it. Send it as a count's `asOf` when the shelf was counted at this read, and follow the change feed from it (`after`) for what changed since */
+          "Inventory-Seq"?: string;
           /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`: nothing was changed now */
           "Idempotent-Replayed"?: "true";
           [name: string]: unknown;
@@ -620,6 +655,8 @@ export interface operations {
         headers: {
           /** @description The entry's quantity as a quoted decimal */
           ETag: string;
+          /** @description The seq of the last change the entry reflects. The answer holds as of this seq: every change with a `seq` up to it is in it, none after it. Send it as a count's `asOf` when the shelf was counted at this read, and follow the change feed from it (`after`) for what changed since */
+          "Inventory-Seq": string;
           [name: string]: unknown;
         };
         content: {
@@ -703,6 +740,8 @@ export interface operations {
         headers: {
           /** @description The entry's new quantity as a quoted decimal */
           ETag: string;
+          /** @description The seq of this write's own change. Absent from a replayed answer. The answer holds as of this seq: every change with a `seq` up to it is in it, none after it. Send it as a count's `asOf` when the shelf was counted at this read, and follow the change feed from it (`after`) for what changed since */
+          "Inventory-Seq"?: string;
           /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`: nothing was changed now */
           "Idempotent-Replayed"?: "true";
           [name: string]: unknown;
@@ -768,6 +807,8 @@ export interface operations {
         headers: {
           /** @description The entry's current quantity as a quoted decimal */
           ETag: string;
+          /** @description The latest seq the current entry reflects (nothing was written). Absent from a replayed answer. The answer holds as of this seq: every change with a `seq` up to it is in it, none after it. Send it as a count's `asOf` when the shelf was counted at this read, and follow the change feed from it (`after`) for what changed since */
+          "Inventory-Seq"?: string;
           /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`: nothing was changed now */
           "Idempotent-Replayed"?: "true";
           [name: string]: unknown;
