@@ -34,12 +34,28 @@ export function totalsLine(totals: SessionTotals): string {
   return `${countOf(totals.pets, "pet")}, ${countOf(totals.units, "unit")} counted, net variance ${signed(totals.netVariance)}, ${countOf(totals.petsOff, "pet")} off\n`;
 }
 
-/** The review: every pet to post with its book, count and variance, then the totals. */
+/**
+ * How many rows a table at a terminal shows before leaving the rest to `--json`: a stocktake of
+ * thousands of pets is read for the pets off, and a table of thousands takes seconds to draw.
+ */
+const MAX_ROWS_SHOWN = 50;
+
+/**
+ * The review: every pet to post with its book, count and variance, then the totals. More than
+ * MAX_ROWS_SHOWN pets: the pets off only (up to that many), and a line saying what is left out.
+ */
 export function reviewText(
-  rows: readonly { pet: CountedPet; uncounted: boolean }[],
+  all: readonly { pet: CountedPet; uncounted: boolean }[],
   totals: SessionTotals,
   io: IoStreams,
 ): string {
+  const long = all.length > MAX_ROWS_SHOWN;
+  const rows = long
+    ? all.filter(({ pet }) => pet.counted !== pet.read.book).slice(0, MAX_ROWS_SHOWN)
+    : all;
+  const omitted = long
+    ? `${io.symbols.ellipsis} ${all.length - rows.length} more not shown (${rows.length < totals.petsOff ? "some of them off" : "none of them off"}): --json lists every count\n`
+    : "";
   const table = renderTable(
     {
       head: ["petId", "status", "book", "counted", "variance", ""],
@@ -55,7 +71,7 @@ export function reviewText(
     },
     io.style,
   );
-  return `${table}${totalsLine(totals)}`;
+  return `${table}${omitted}${totalsLine(totals)}`;
 }
 
 /** A count's pet, as the report's lines name it. */
@@ -125,10 +141,11 @@ export async function writeCountReport(
       )
       .join("");
   } else if (sent.length > 0) {
+    const shown = sent.slice(0, MAX_ROWS_SHOWN);
     text += renderTable(
       {
         head: ["petId", "book", "since", "counted", "variance", dryRun ? "would be" : "now", ""],
-        rows: sent.map((result) => [
+        rows: shown.map((result) => [
           result.count.petId.toString(),
           String(result.book),
           result.since === null ? "" : signed(result.since),
@@ -141,6 +158,9 @@ export async function writeCountReport(
       },
       style,
     );
+    if (shown.length < sent.length) {
+      text += `${io.symbols.ellipsis} ${sent.length - shown.length} more: --json lists every count\n`;
+    }
   }
   const failed = report.results.filter(
     (result) => result.outcome === "failed" && result.failure?.batchRejected !== true,

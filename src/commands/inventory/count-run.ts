@@ -435,9 +435,9 @@ async function review(
     );
     return;
   }
-  if (interactive || options.json !== true) {
-    (interactive ? io.out : io.err).write(reviewText(rows, session.totals(), io));
-  }
+  // At a terminal, the review to decide on; from stdin, its totals (the report lists each).
+  if (interactive) io.out.write(reviewText(rows, session.totals(), io));
+  else if (options.json !== true) io.err.write(totalsLine(session.totals()));
   if (rows.length > MAX_BATCH_CHANGES) {
     throw new UsageError(
       `${countOf(rows.length, "pet")} to post, more than the ${MAX_BATCH_CHANGES} one session can post (one atomic batch); nothing was posted`,

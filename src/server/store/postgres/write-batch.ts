@@ -60,10 +60,11 @@ const SQL = {
   latest: "SELECT revision FROM inventory_revision WHERE id = 1",
   // For each count's (pet, asOf), the net of the pet's changes after asOf; read once the pets
   // are locked, so every change of them that will ever have a seq up to the latest is seen.
-  since: `SELECT w.pet_id, w.as_of, coalesce(sum(c.quantity - coalesce(c.previous, 0)), 0)::bigint AS net
-    FROM unnest($1::bigint[], $2::bigint[]) AS w (pet_id, as_of)
-      LEFT JOIN inventory_changes c ON c.pet_id = w.pet_id AND c.seq > w.as_of
-    GROUP BY w.pet_id, w.as_of`,
+  // One index probe of (pet_id, seq) per count: a pet that has not moved since costs one.
+  since: `SELECT w.pet_id, w.as_of,
+      (SELECT coalesce(sum(c.quantity - coalesce(c.previous, 0)), 0) FROM inventory_changes c
+        WHERE c.pet_id = w.pet_id AND c.seq > w.as_of)::bigint AS net
+    FROM unnest($1::bigint[], $2::bigint[]) AS w (pet_id, as_of)`,
   // Keys and pets are locked already; the revision row, raised when anything was written, last.
   // History records are inserted in the batch's order, so their ids order them.
   writePlanned: `WITH answered AS (

@@ -194,7 +194,14 @@ class SqliteStore implements Store {
     const latestSeq = this.#sql.latestSeq.get() ?? 0n;
     const since = new Map<string, number>();
     for (const { petId, asOf } of countsOf(writes)) {
-      since.set(sinceId(petId, asOf), Number(this.#sql.since.get({ pet: petId, asOf }) ?? 0n));
+      // A pet whose last change is no later than the count's seq has moved 0 since: the
+      // common case (a shelf counted and posted with no sale between) costs no walk.
+      const last = lastChange.get(petId) ?? null;
+      const moved = last !== null && last > asOf;
+      since.set(
+        sinceId(petId, asOf),
+        moved ? Number(this.#sql.since.get({ pet: petId, asOf }) ?? 0n) : 0,
+      );
     }
     const plan = planWrites(writes, { entries, keys, refs, since, latestSeq });
     // Counted before the commit: a commit that then fails only costs a cached list.
