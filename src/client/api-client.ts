@@ -14,7 +14,12 @@ import type {
   Order,
   Pet,
 } from "../api/types.js";
-import { BatchRejectedError, isBatchRejection } from "./batch-errors.js";
+import {
+  BatchRejectedError,
+  CountChangesRefusedError,
+  isBatchRejection,
+  refusesCountChanges,
+} from "./batch-errors.js";
 import {
   decodeBatchResponse,
   decodeBatchResults,
@@ -54,6 +59,15 @@ export interface TaggedInventoryItem {
 export interface InventorySnapshot {
   items: InventoryItem[];
   seq: bigint | undefined;
+}
+
+/**
+ * The answer to a batch and the seq it holds as of (`Inventory-Seq`: its own last change's, or
+ * the latest it reflects when it changed nothing); undefined from a server that does not say,
+ * and on a replayed answer (never guessed).
+ */
+export interface BatchAnswer extends BatchResponse {
+  seq?: bigint | undefined;
 }
 
 /** `Inventory-Seq`, when the answer has a well-formed one. */
@@ -109,9 +123,10 @@ export interface ApiClient {
    * its own Idempotency-Key, so retries (network errors, 429, 5xx) are safe as a PATCH's are.
    * The answer has one result per change, in request order. A rejected atomic batch (409) is
    * a BatchRejectedError carrying the results; a server without the batch route answers 404
-   * or 405 (batch-errors.ts: isMissingBatchRoute).
+   * or 405 (batch-errors.ts: isMissingBatchRoute); a server without count changes refuses a
+   * batch holding counts with a CountChangesRefusedError (isCountsRefusal), nothing applied.
    */
-  applyBatch(request: BatchRequest, options?: BatchOptions): Promise<BatchResponse>;
+  applyBatch(request: BatchRequest, options?: BatchOptions): Promise<BatchAnswer>;
   /** The entry's latest `limit` changes, newest first. */
   getInventoryHistory(petId: bigint, limit: number): Promise<InventoryChange[]>;
   /**
@@ -135,6 +150,11 @@ function writeHeaders(key: string, reason: string | undefined): Record<string, s
     "idempotency-key": key,
     ...(reason === undefined ? {} : { [CHANGE_REASON_HEADER]: encodeChangeReason(reason) }),
   };
+}
+
+/** Whether a change of a batch is a count (`count` as of `asOf`). */
+function isCount(change: BatchRequest["changes"][number]): boolean {
+  return change.count !== undefined;
 }
 
 /** Checks that the results answer the changes sent: as many, in order, for the same pets. */
@@ -217,12 +237,17 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         path: "/inventory/batch",
         body: serializeBatchRequest(request),
         headers: writeHeaders(options.idempotencyKey(), batchOptions.reason),
-        decode: (body) => {
-          const response = decodeBatchResponse(body);
-          matchResults(request, response.results, ".results");
-          return response;
+        decode: (body, response): BatchAnswer => {
+          const answer: BatchAnswer = decodeBatchResponse(body);
+          matchResults(request, answer.results, ".results");
+          const seq = seqOf(response.headers);
+          if (seq !== undefined) answer.seq = seq;
+          return answer;
         },
-        decodeError: (error, body) => {
+        decodeError: (error, body, headers) => {
+          if (refusesCountChanges(error) && request.changes.some(isCount)) {
+            return new CountChangesRefusedError(error);
+          }
           if (!isBatchRejection(error)) return error;
           const results = decodeBatchResults(
             typeof body === "object" && body !== null
@@ -230,7 +255,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
               : undefined,
             ".results",
           );
-          return new BatchRejectedError(error, matchResults(request, results, ".results"));
+          return new BatchRejectedError(
+            error,
+            matchResults(request, results, ".results"),
+            seqOf(headers),
+          );
         },
       }),
     getInventoryHistory: (petId, limit) =>

@@ -85,12 +85,14 @@ export interface Call<T> {
   /** Checks a 2xx body (parsed losslessly) and may read the response headers; throws ShapeError. */
   decode: (body: unknown, response: ResponseInfo) => T;
   /**
-   * Reads more than `code` and `message` from an error answer's body (parsed losslessly), for
-   * errors that carry data (a 409 `batch_rejected` carries every change's result): returns the
-   * error to raise instead of `error`, or `error` itself; throws ShapeError when the body does
-   * not have the shape the error promises.
+   * Reads more than `code` and `message` from an error answer's body (parsed losslessly) and
+   * headers, for errors that carry data (a 409 `batch_rejected` carries every change's result
+   * and its Inventory-Seq) or say more than their status (a batch's count changes refused as
+   * unknown fields): returns the error to raise instead of `error`, or `error` itself; throws
+   * ShapeError when the body does not have the shape the error promises.
    */
-  decodeError?: ((error: ApiError, body: unknown) => ApiError) | undefined;
+  decodeError?:
+    ((error: ApiError, body: unknown, headers: ResponseHeaders) => ApiError) | undefined;
   /**
    * How long the server may hold the request before it answers (a long poll's `wait`), in
    * milliseconds: added to the attempt's time-out, which bounds the rest as for any call.
@@ -383,7 +385,7 @@ export function createTransport(options: TransportOptions): Transport {
     }
     let failure: ClientFailure;
     try {
-      failure = call.decodeError(error, parseJson(text));
+      failure = call.decodeError(error, parseJson(text), headers);
     } catch (decodeFailure) {
       if (!(decodeFailure instanceof ShapeError)) throw decodeFailure;
       failure = new MalformedResponseError({
