@@ -226,7 +226,7 @@ interface Evaluation {
   /** The entries as the changes left them (only those they changed). */
   written: Map<bigint, InventoryItem>;
   changes: PlannedChange[];
-  refs: string[];
+  refs: Set<string>;
   /** The net change of each pet by this evaluation's changes so far (a count's `since`). */
   net: Map<bigint, number>;
 }
@@ -282,7 +282,7 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
     const result = (outcome: BatchChangeResult["outcome"], quantity = entry.quantity) =>
       changeResult(step.petId, entry, outcome, quantity);
     const ref = step.ref === undefined ? undefined : refId(step.petId, step.ref);
-    if (ref !== undefined && (refs.has(ref) || evaluation.refs.includes(ref))) {
+    if (ref !== undefined && (refs.has(ref) || evaluation.refs.has(ref))) {
       return result("duplicate");
     }
     if (step.count !== undefined) {
@@ -314,7 +314,7 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
       author,
       ref: step.ref ?? null,
     });
-    if (ref !== undefined) evaluation.refs.push(ref);
+    if (ref !== undefined) evaluation.refs.add(ref);
     evaluation.net.set(
       step.petId,
       (evaluation.net.get(step.petId) ?? 0) + quantity - entry.quantity,
@@ -346,7 +346,7 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
       counted: count.counted,
       variance: count.counted - book,
     });
-    if (ref !== undefined && (refs.has(ref) || evaluation.refs.includes(ref))) {
+    if (ref !== undefined && (refs.has(ref) || evaluation.refs.has(ref))) {
       return { ...result("duplicate"), book: null, since: null, variance: null };
     }
     const quantity = count.counted + since;
@@ -362,7 +362,7 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
       results: [],
       written: new Map(),
       changes: [],
-      refs: [],
+      refs: new Set(),
       net: new Map(),
     };
     for (const step of steps) evaluation.results.push(decideChange(step, evaluation, author));
