@@ -128,13 +128,20 @@ const etagHeader = (description: string) => ({
 
 /**
  * `Inventory-Seq`: the change-feed seq of the last change an inventory answer reflects, read
- * in the same snapshot as its quantities. `required` where every answer of the status has it
- * (a replayed answer has none: its seq is not kept with it).
+ * in the same snapshot as its quantities (src/server/routes/inventory.ts and
+ * inventory-batch.ts). `which` says which seq that is for the answer; a write's answer
+ * replayed for a repeated Idempotency-Key has none (its seq is not kept with it), so there
+ * the header is not required.
  */
-const inventorySeqHeader = (description: string, required: boolean) => ({
+const inventorySeqHeader = (which: string, { replayable }: { replayable: boolean }) => ({
   "Inventory-Seq": {
-    description: `${description}. The answer holds as of this seq: every change with a \`seq\` up to it is in it, none after it. Send it as a count's \`asOf\` when the shelf was counted at this read, and follow the change feed from it (\`after\`) for what changed since`,
-    required,
+    description:
+      `The change-feed seq of the last change the answer reflects: ${which}. The quantities and the seq come from one snapshot: every change with a \`seq\` up to it is in the answer, none after it. ` +
+      (replayable
+        ? "A replayed answer (`Idempotent-Replayed: true`) has none; every other answer of this status has it. "
+        : "Every answer of this status has it. ") +
+      "Send it as a count's `asOf` when the shelf was counted at this answer, and follow the change feed from it (`after`) for what changed since",
+    required: !replayable,
     schema: { type: "string", pattern: "^(0|[1-9][0-9]*)$", examples: ["1042"] },
   },
 });
@@ -305,7 +312,9 @@ export function buildOpenApiDocument() {
           responses: {
             "200": {
               description: "An array of inventory entries",
-              headers: inventorySeqHeader("The seq of the last change the entries reflect", true),
+              headers: inventorySeqHeader("the store's latest when the entries were read", {
+                replayable: false,
+              }),
               content: json(ref("InventoryList"), inventoryListExamples),
             },
             "401": responses.unauthorized,
@@ -330,8 +339,8 @@ export function buildOpenApiDocument() {
                 "The batch was evaluated (and, unless `dryRun`, written): the counts and one result per change, in request order. Failed changes of a batch that is not atomic were not applied; the others were. Replayed, the answer an earlier request with the same `Idempotency-Key` got",
               headers: {
                 ...inventorySeqHeader(
-                  "The seq of the batch's own last change; when it changed nothing (a dry run, nothing applied), the latest seq its results reflect. Absent from a replayed answer",
-                  false,
+                  "the batch's own last change; when it changed nothing (a dry run, nothing applied), the store's latest when its results were evaluated",
+                  { replayable: true },
                 ),
                 ...replayedHeader,
               },
@@ -353,8 +362,8 @@ export function buildOpenApiDocument() {
                 "`batch_rejected`: the batch is atomic and a change failed, so nothing was written. The Error body with the results, the failed ones saying why (or, replayed, the answer an earlier request with the same `Idempotency-Key` got)",
               headers: {
                 ...inventorySeqHeader(
-                  "The latest seq the results reflect (nothing was written). Absent from a replayed answer",
-                  false,
+                  "the store's latest when its results were evaluated (nothing was written)",
+                  { replayable: true },
                 ),
                 ...replayedHeader,
               },
@@ -429,7 +438,10 @@ export function buildOpenApiDocument() {
                 'The inventory entry; its `ETag` is the quantity as a quoted decimal (`"7"`), for `If-Match` on a later PATCH',
               headers: {
                 ...etagHeader("The entry's quantity as a quoted decimal"),
-                ...inventorySeqHeader("The seq of the last change the entry reflects", true),
+                ...inventorySeqHeader(
+                  "the store's latest when the entry was read (any pet's, not only this one's)",
+                  { replayable: false },
+                ),
               },
               content: json(ref("InventoryItem"), inventoryEntryExamples),
             },
@@ -461,8 +473,8 @@ export function buildOpenApiDocument() {
               headers: {
                 ...etagHeader("The entry's new quantity as a quoted decimal"),
                 ...inventorySeqHeader(
-                  "The seq of this write's own change. Absent from a replayed answer",
-                  false,
+                  "this write's own change (a PATCH records one even when the quantity stays)",
+                  { replayable: true },
                 ),
                 ...replayedHeader,
               },
@@ -489,8 +501,8 @@ export function buildOpenApiDocument() {
               headers: {
                 ...etagHeader("The entry's current quantity as a quoted decimal"),
                 ...inventorySeqHeader(
-                  "The latest seq the current entry reflects (nothing was written). Absent from a replayed answer",
-                  false,
+                  "the store's latest when the current entry was read (nothing was written)",
+                  { replayable: true },
                 ),
                 ...replayedHeader,
               },

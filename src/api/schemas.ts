@@ -255,8 +255,14 @@ const quantityDifferenceSchema = {
 export const batchChangeResultSchema = {
   type: "object",
   required: ["petId", "outcome", "previous", "quantity", "status"],
-  // A count's result carries all four of its fields; any other result none of them.
-  dependentRequired: { counted: ["book", "since", "variance"] },
+  // A count's result carries all four of its fields (each requires the other three); any
+  // other result, and a count's that is a `duplicate`, none of them.
+  dependentRequired: {
+    book: ["since", "counted", "variance"],
+    since: ["book", "counted", "variance"],
+    counted: ["book", "since", "variance"],
+    variance: ["book", "since", "counted"],
+  },
   additionalProperties: false,
   properties: {
     petId: petIdSchema,
@@ -283,7 +289,7 @@ export const batchChangeResultSchema = {
     book: {
       ...nullableQuantitySchema,
       description:
-        "A count's (absent from other results): the quantity the pet held as of `asOf`, its quantity now less `since`; null for `not_found`",
+        "A count's (absent from other results, and from a count's `duplicate`): the quantity the pet held as of `asOf`, its quantity now less `since`; null for `not_found`",
     },
     since: {
       ...quantityDifferenceSchema,

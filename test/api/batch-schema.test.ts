@@ -7,11 +7,24 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { readBatchRequest } from "../../src/api/batch.js";
 import { parseExactJson } from "../../src/api/exact-json.js";
-import { batchRequestSchema } from "../../src/api/schemas.js";
+import {
+  batchChangeResultSchema,
+  batchRejectionSchema,
+  batchRequestSchema,
+  batchResponseSchema,
+} from "../../src/api/schemas.js";
+import type { BatchChangeResult } from "../../src/api/types.js";
+import { renderBatch } from "../../src/server/routes/inventory-batch.js";
 
 // Strict: a misspelt keyword in the schema fails here rather than being ignored.
 const ajv = new Ajv2020({ strict: true });
-ajv.addFormat("int64", true);
+// `format: int64` bounds an integer as validators of OpenAPI documents read it (Prism's
+// ajv-formats): from -2^63 to 2^63 - 1, as far as a JavaScript number tells them apart.
+ajv.addFormat("int64", {
+  type: "number",
+  validate: (value: number) =>
+    Number.isInteger(value) && value >= -(2 ** 63) && value <= 2 ** 63 - 1,
+});
 const validate = ajv.compile(batchRequestSchema);
 
 /** Whether each side accepts the body, written as JSON text. */
@@ -119,12 +132,15 @@ const REFUSED: [name: string, body: string][] = [
   ["a ref that is a number", change({ petId: 1, delta: 1, ref: 42 })],
   ["a ref that is null", change({ petId: 1, delta: 1, ref: null })],
   ["a count without asOf", change({ petId: 1, count: 4 })],
+  ["a count without asOf, with a ref", change({ petId: 1, count: 4, ref: "c:s:1" })],
   ["asOf without count", change({ petId: 1, asOf: 3 })],
   ["asOf with a set", change({ petId: 1, quantity: 4, asOf: 3 })],
   ["asOf with a delta", change({ petId: 1, delta: -1, asOf: 3 })],
   ["a count with a quantity", change({ petId: 1, count: 4, quantity: 4, asOf: 3 })],
   ["a count with a delta", change({ petId: 1, count: 4, delta: 1, asOf: 3 })],
   ["a count with ifQuantity", change({ petId: 1, count: 4, asOf: 3, ifQuantity: 4 })],
+  ["a count with ifQuantity, no asOf", change({ petId: 1, count: 4, ifQuantity: 4 })],
+  ["a count with a delta, no asOf", change({ petId: 1, count: 4, delta: 1 })],
   ["a negative count", change({ petId: 1, count: -1, asOf: 3 })],
   ["a count above 2147483647", change({ petId: 1, count: 2147483648, asOf: 3 })],
   ["a count that is a fraction", change({ petId: 1, count: 1.5, asOf: 3 })],
@@ -133,6 +149,8 @@ const REFUSED: [name: string, body: string][] = [
   ["an asOf that is a fraction", change({ petId: 1, count: 4, asOf: 2.5 })],
   ["an asOf that is a string", change({ petId: 1, count: 4, asOf: "3" })],
   ["an asOf that is null", change({ petId: 1, count: 4, asOf: null })],
+  // Past int64 by far: 2^63 itself is the number 2^63 - 1 rounds to, beyond what ajv tells apart.
+  ["an asOf above int64", '{"changes":[{"petId":1,"count":4,"asOf":18446744073709551616}]}'],
   [
     "a count with a ref of 129 characters",
     change({ petId: 1, count: 4, asOf: 3, ref: "r".repeat(129) }),
@@ -149,6 +167,51 @@ const REFUSED: [name: string, body: string][] = [
       ],
     }),
   ],
+];
+
+/**
+ * What the server writes for each kind of result (renderBatch, serializeResult): a set's or a
+ * delta's has no count fields; a count's has all four (null but `counted` for `not_found`),
+ * but a count that is a `duplicate` is answered as any duplicate is, without them.
+ */
+const base = { petId: 1n, previous: 3, quantity: 3, status: "available" } as const;
+const RESULTS: [name: string, result: BatchChangeResult][] = [
+  ["a set's", { ...base, outcome: "changed", quantity: 4 }],
+  [
+    "a delta's not_found",
+    { petId: 9n, outcome: "not_found", previous: null, quantity: null, status: null },
+  ],
+  [
+    "a count's changed",
+    { ...base, outcome: "changed", quantity: 2, book: 4, since: -1, counted: 3, variance: -1 },
+  ],
+  [
+    "a count's unchanged",
+    { ...base, outcome: "unchanged", book: 3, since: 0, counted: 3, variance: 0 },
+  ],
+  [
+    "a count's below_zero",
+    { ...base, outcome: "below_zero", book: 5, since: -2, counted: 1, variance: -4 },
+  ],
+  [
+    "a count's too_large",
+    { ...base, outcome: "too_large", book: 0, since: 3, counted: 2147483647, variance: 2147483647 },
+  ],
+  [
+    "a count's not_found",
+    {
+      petId: 9n,
+      outcome: "not_found",
+      previous: null,
+      quantity: null,
+      status: null,
+      book: null,
+      since: null,
+      counted: 3,
+      variance: null,
+    },
+  ],
+  ["a count's duplicate", { ...base, outcome: "duplicate" }],
 ];
 
 /** Every visible ASCII character, %x21-7E: 94 of them. */
@@ -176,5 +239,37 @@ describe("batchRequestSchema and readBatchRequest", () => {
       schema: false,
       reader: false,
     });
+  });
+});
+
+describe("batchChangeResultSchema and what the server writes", () => {
+  const response = ajv.compile(batchResponseSchema);
+  const rejection = ajv.compile(batchRejectionSchema);
+
+  it.each(RESULTS)("a 200 and a 409 with %s result conform", (_name, result) => {
+    for (const rejected of [false, true]) {
+      const rendered = renderBatch({ kind: "evaluated", results: [result], rejected });
+      expect(rendered.status).toBe(rejected ? 409 : 200);
+      const body: unknown = JSON.parse(rendered.body);
+      const check = rejected ? rejection : response;
+      expect(check(body), JSON.stringify(check.errors)).toBe(true);
+    }
+  });
+
+  it("a result has all four count fields or none", () => {
+    const result = ajv.compile(batchChangeResultSchema);
+    const head = { petId: 1, outcome: "changed", previous: 3, quantity: 2, status: "sold" };
+    const fields: [string, number][] = [
+      ["book", 4],
+      ["since", -1],
+      ["counted", 3],
+      ["variance", -1],
+    ];
+    expect(result({ ...head, ...Object.fromEntries(fields) })).toBe(true);
+    for (const [name, value] of fields) {
+      const three = Object.fromEntries(fields.filter(([other]) => other !== name));
+      expect(result({ ...head, ...three }), `without ${name}`).toBe(false);
+      expect(result({ ...head, [name]: value }), `${name} alone`).toBe(false);
+    }
   });
 });

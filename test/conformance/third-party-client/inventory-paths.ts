@@ -299,7 +299,7 @@ export interface components {
        * @enum {string|null}
        */
       status: "available" | "pending" | "sold" | null;
-      /** @description A count's (absent from other results): the quantity the pet held as of `asOf`, its quantity now less `since`; null for `not_found` */
+      /** @description A count's (absent from other results, and from a count's `duplicate`): the quantity the pet held as of `asOf`, its quantity now less `since`; null for `not_found` */
       book?: number | null;
       /** @description A count's: the net of the pet's changes committed after `asOf` (sales negative, deliveries positive), kept on top of the count; null for `not_found` */
       since?: number | null;
@@ -398,7 +398,7 @@ export interface operations {
       /** @description An array of inventory entries */
       200: {
         headers: {
-          /** @description The seq of the last change the entries reflect. The answer holds as of this seq: every change with a `seq` up to it is in it, none after it. Send it as a count's `asOf` when the shelf was counted at this read, and follow the change feed from it (`after`) for what changed since */
+          /** @description The change-feed seq of the last change the answer reflects: the store's latest when the entries were read. The quantities and the seq come from one snapshot: every change with a `seq` up to it is in the answer, none after it. Every answer of this status has it. Send it as a count's `asOf` when the shelf was counted at this answer, and follow the change feed from it (`after`) for what changed since */
           "Inventory-Seq": string;
           [name: string]: unknown;
         };
@@ -452,7 +452,7 @@ export interface operations {
       /** @description The batch was evaluated (and, unless `dryRun`, written): the counts and one result per change, in request order. Failed changes of a batch that is not atomic were not applied; the others were. Replayed, the answer an earlier request with the same `Idempotency-Key` got */
       200: {
         headers: {
-          /** @description The seq of the batch's own last change; when it changed nothing (a dry run, nothing applied), the latest seq its results reflect. Absent from a replayed answer. The answer holds as of this seq: every change with a `seq` up to it is in it, none after it. Send it as a count's `asOf` when the shelf was counted at this read, and follow the change feed from it (`after`) for what changed since */
+          /** @description The change-feed seq of the last change the answer reflects: the batch's own last change; when it changed nothing (a dry run, nothing applied), the store's latest when its results were evaluated. The quantities and the seq come from one snapshot: every change with a `seq` up to it is in the answer, none after it. A replayed answer (`Idempotent-Replayed: true`) has none; every other answer of this status has it. Send it as a count's `asOf` when the shelf was counted at this answer, and follow the change feed from it (`after`) for what changed since */
           "Inventory-Seq"?: string;
           /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`: nothing was changed now */
           "Idempotent-Replayed"?: "true";
@@ -503,7 +503,7 @@ export interface operations {
       /** @description `batch_rejected`: the batch is atomic and a change failed, so nothing was written. The Error body with the results, the failed ones saying why (or, replayed, the answer an earlier request with the same `Idempotency-Key` got) */
       409: {
         headers: {
-          /** @description The latest seq the results reflect (nothing was written). Absent from a replayed answer. The answer holds as of this seq: every change with a `seq` up to it is in it, none after it. Send it as a count's `asOf` when the shelf was counted at this read, and follow the change feed from it (`after`) for what changed since */
+          /** @description The change-feed seq of the last change the answer reflects: the store's latest when its results were evaluated (nothing was written). The quantities and the seq come from one snapshot: every change with a `seq` up to it is in the answer, none after it. A replayed answer (`Idempotent-Replayed: true`) has none; every other answer of this status has it. Send it as a count's `asOf` when the shelf was counted at this answer, and follow the change feed from it (`after`) for what changed since */
           "Inventory-Seq"?: string;
           /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`: nothing was changed now */
           "Idempotent-Replayed"?: "true";
@@ -655,7 +655,7 @@ export interface operations {
         headers: {
           /** @description The entry's quantity as a quoted decimal */
           ETag: string;
-          /** @description The seq of the last change the entry reflects. The answer holds as of this seq: every change with a `seq` up to it is in it, none after it. Send it as a count's `asOf` when the shelf was counted at this read, and follow the change feed from it (`after`) for what changed since */
+          /** @description The change-feed seq of the last change the answer reflects: the store's latest when the entry was read (any pet's, not only this one's). The quantities and the seq come from one snapshot: every change with a `seq` up to it is in the answer, none after it. Every answer of this status has it. Send it as a count's `asOf` when the shelf was counted at this answer, and follow the change feed from it (`after`) for what changed since */
           "Inventory-Seq": string;
           [name: string]: unknown;
         };
@@ -740,7 +740,7 @@ export interface operations {
         headers: {
           /** @description The entry's new quantity as a quoted decimal */
           ETag: string;
-          /** @description The seq of this write's own change. Absent from a replayed answer. The answer holds as of this seq: every change with a `seq` up to it is in it, none after it. Send it as a count's `asOf` when the shelf was counted at this read, and follow the change feed from it (`after`) for what changed since */
+          /** @description The change-feed seq of the last change the answer reflects: this write's own change (a PATCH records one even when the quantity stays). The quantities and the seq come from one snapshot: every change with a `seq` up to it is in the answer, none after it. A replayed answer (`Idempotent-Replayed: true`) has none; every other answer of this status has it. Send it as a count's `asOf` when the shelf was counted at this answer, and follow the change feed from it (`after`) for what changed since */
           "Inventory-Seq"?: string;
           /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`: nothing was changed now */
           "Idempotent-Replayed"?: "true";
@@ -807,7 +807,7 @@ export interface operations {
         headers: {
           /** @description The entry's current quantity as a quoted decimal */
           ETag: string;
-          /** @description The latest seq the current entry reflects (nothing was written). Absent from a replayed answer. The answer holds as of this seq: every change with a `seq` up to it is in it, none after it. Send it as a count's `asOf` when the shelf was counted at this read, and follow the change feed from it (`after`) for what changed since */
+          /** @description The change-feed seq of the last change the answer reflects: the store's latest when the current entry was read (nothing was written). The quantities and the seq come from one snapshot: every change with a `seq` up to it is in the answer, none after it. A replayed answer (`Idempotent-Replayed: true`) has none; every other answer of this status has it. Send it as a count's `asOf` when the shelf was counted at this answer, and follow the change feed from it (`after`) for what changed since */
           "Inventory-Seq"?: string;
           /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`: nothing was changed now */
           "Idempotent-Replayed"?: "true";
