@@ -36,6 +36,26 @@ import {
   stopProxySuite,
 } from "./server-proxy-harness.js";
 
+/**
+ * A response header as openapi/inventory.json (the document Prism validates with) declares
+ * it: Prism checks a declared header's presence (when required) and value, and lets an
+ * undeclared one through unchecked, so a header is conformance-checked only when declared.
+ */
+function declaredHeader(
+  path: string,
+  method: string,
+  status: string,
+  name: string,
+): { required?: boolean; schema?: { type?: string; pattern?: string } } | undefined {
+  const document = JSON.parse(readFileSync(DOCUMENT, "utf8")) as {
+    paths: Record<
+      string,
+      Record<string, { responses: Record<string, { headers?: Record<string, object> }> }>
+    >;
+  };
+  return document.paths[path]?.[method]?.responses[status]?.headers?.[name];
+}
+
 let server: RunningServer | undefined;
 let strict: PrismProcess;
 let observing: PrismProcess;
@@ -79,6 +99,27 @@ describe("GET /inventory/{petId} (getInventoryItem) through prism proxy", () => 
     );
     expect(body).toMatchObject({ petId });
     expect(headers.get("etag")).toBe(`"${(body as { quantity: number }).quantity}"`);
+  });
+
+  it("200: Inventory-Seq is declared, required, so Prism checks it; the answer carries it", async () => {
+    const declared = declaredHeader("/inventory/{petId}", "get", "200", "Inventory-Seq");
+    expect(declared).toMatchObject({
+      required: true,
+      schema: { type: "string", pattern: "^(0|[1-9][0-9]*)$" },
+    });
+    const { headers } = await conforming(
+      "getInventoryItem",
+      { path: `/inventory/${petIds[1]}` },
+      200,
+    );
+    const seq = headers.get("inventory-seq");
+    expect(seq).toMatch(new RegExp(declared?.schema?.pattern ?? "^$"));
+    // The store's latest seq, not the pet's own: a read of the whole inventory says the same.
+    const list = await conforming("listInventory", { path: "/inventory" }, 200);
+    expect(declaredHeader("/inventory", "get", "200", "Inventory-Seq")).toMatchObject({
+      required: true,
+    });
+    expect(list.headers.get("inventory-seq")).toBe(seq);
   });
 
   it("400: a petId that is not a positive int64", async () => {
