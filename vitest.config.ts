@@ -8,6 +8,7 @@ const postgres = ["test/support/postgres-global-setup.ts"];
 const postgresFiles = [
   "test/server/store/postgres/store.test.ts",
   "test/server/store/postgres/storage-full.test.ts",
+  "test/server/store/postgres/concurrent-counts.test.ts",
   "test/server/db-copy.test.ts",
   "test/server/db-copy-progress.test.ts",
   "test/server/counts-postgres.test.ts",
