@@ -11,7 +11,7 @@ describe("answerChecker", () => {
   it("accepts an answer as the document declares it", () => {
     const answer = {
       status: 200,
-      headers: json({ etag: '"1"' }),
+      headers: json({ etag: '"1"', "inventory-seq": "1" }),
       body: { petId: 1, quantity: 1, status: "available" },
     };
     expect(check("/inventory/{petId}", "get", answer)).toEqual([]);
@@ -20,11 +20,22 @@ describe("answerChecker", () => {
   it("finds a body, a header, a status and a media type the document does not declare", () => {
     const item = { petId: 1, quantity: 1, status: "available" };
     expect(
-      check("/inventory", "get", { status: 200, headers: json(), body: [{ ...item, petId: "1" }] }),
+      check("/inventory", "get", {
+        status: 200,
+        headers: json({ "inventory-seq": "1" }),
+        body: [{ ...item, petId: "1" }],
+      }),
     ).toEqual(["body/0/petId must be integer"]);
     expect(
-      check("/inventory/{petId}", "get", { status: 200, headers: json({ etag: "1" }), body: item }),
-    ).toEqual(['header ETag must match pattern "^"(0|[1-9][0-9]*)"$"']);
+      check("/inventory/{petId}", "get", {
+        status: 200,
+        headers: json({ etag: "1", "inventory-seq": "01" }),
+        body: item,
+      }),
+    ).toEqual([
+      'header ETag must match pattern "^"(0|[1-9][0-9]*)"$"',
+      expect.stringMatching(/^header Inventory-Seq must match pattern/),
+    ]);
     expect(
       check("/inventory/{petId}", "patch", {
         status: 412,

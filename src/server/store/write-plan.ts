@@ -285,6 +285,7 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
     if (ref !== undefined && (refs.has(ref) || evaluation.refs.has(ref))) {
       return result("duplicate");
     }
+    // A count posted before is a duplicate as any change is (above), without a count's fields.
     if (step.count !== undefined) {
       return decideCount(step, step.count, entry, evaluation, author, ref);
     }
@@ -346,9 +347,6 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
       counted: count.counted,
       variance: count.counted - book,
     });
-    if (ref !== undefined && (refs.has(ref) || evaluation.refs.has(ref))) {
-      return { ...result("duplicate"), book: null, since: null, variance: null };
-    }
     const quantity = count.counted + since;
     if (quantity < 0) return result("below_zero");
     if (quantity > MAX_QUANTITY) return result("too_large");
