@@ -245,33 +245,37 @@ export async function sendRows<Row, R extends { outcome: string }>(
   options: SendRowsOptions,
 ): Promise<BatchRunReport<R> | NoBatchRoute> {
   const results = new Array<R>(rows.length);
-  const sending: { index: number; change: BatchChange }[] = [];
+  // The rows that send a change, by index: each change is made again when its request is about
+  // to go, so no more than a request's changes are held at once (100,000 rows of apply).
+  const sending: number[] = [];
   rows.forEach((row, index) => {
-    const change = adapter.change(row);
-    if (change === undefined) results[index] = adapter.unchanged(row);
-    else sending.push({ index, change });
+    if (adapter.change(row) === undefined) results[index] = adapter.unchanged(row);
+    else sending.push(index);
   });
+  const rowAt = (at: number) => rows[sending[at] ?? -1] as Row;
   const each = (start: number, stop: number, settle: (row: Row) => R) => {
-    for (let at = start; at < stop; at += 1) {
-      const index = (sending[at] as { index: number }).index;
-      results[index] = settle(rows[index] as Row);
-    }
+    for (let at = start; at < stop; at += 1) results[sending[at] ?? -1] = settle(rowAt(at));
   };
   // An object, so that the final read is not narrowed to false.
   const state = { rejected: false };
   const end = await sendInBatches({
     count: sending.length,
     size: options.atomic ? sending.length : BATCH_SIZE,
-    changes: (start, stop) => sending.slice(start, stop).map(({ change }) => change),
+    changes: (start, stop) => {
+      const changes: BatchChange[] = [];
+      for (let at = start; at < stop; at += 1) {
+        changes.push(adapter.change(rowAt(at)) as BatchChange);
+      }
+      return changes;
+    },
     send: options.send,
     onResults: (start, batchResults, rejected) => {
       state.rejected ||= rejected;
       let failed = 0;
       batchResults.forEach((result, offset) => {
-        const index = (sending[start + offset] as { index: number }).index;
-        const settled = adapter.settled(rows[index] as Row, result, rejected);
+        const settled = adapter.settled(rowAt(start + offset), result, rejected);
         if (adapter.isFailure(settled)) failed += 1;
-        results[index] = settled;
+        results[sending[start + offset] ?? -1] = settled;
       });
       options.onProgress?.(batchResults.length, failed);
     },
