@@ -3,7 +3,7 @@
  * counted at, which the server adds every later movement of that pet to. A count session and
  * `apply --as-of` post them; each carries a ref, so posting it again changes nothing.
  */
-import type { BatchChange, BatchChangeResult, PetStatus } from "../api/types.js";
+import type { BatchChange, BatchChangeResult } from "../api/types.js";
 import { outcomeFailure, REJECTED_WITH_BATCH } from "./batch-outcomes.js";
 import type { RowAdapter } from "./batches.js";
 import type { RowFailure } from "./row-failure.js";
@@ -11,15 +11,9 @@ import type { RowFailure } from "./row-failure.js";
 /** One pet's count, to post. */
 export interface CountChange {
   petId: bigint;
-  /** The status read with the book; undefined when it was not read (apply --as-of). */
-  status: PetStatus | undefined;
   counted: number;
   /** The feed seq the count is true as of. */
   asOf: bigint;
-  /** The book the count was read against; undefined when it was not read. */
-  book: number | undefined;
-  /** A full stocktake's pet that no line counted: counted 0. */
-  uncounted: boolean;
   ref: string;
   /** Where the count came from, for messages: `line 4` of a file; undefined in a session. */
   location?: string | undefined;

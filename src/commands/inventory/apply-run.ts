@@ -119,11 +119,8 @@ function applyAsOfJob(
       const rows = parseCounts(text, detectCountsFormat(file, text, options.format), name, true);
       return rows.map((row) => ({
         petId: row.petId,
-        status: undefined,
         counted: row.quantity,
         asOf,
-        book: undefined,
-        uncounted: false,
         ref: `count:${asOf}:${row.petId}`,
         location: describeLocation(row.location),
       }));

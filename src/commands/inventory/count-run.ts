@@ -454,13 +454,11 @@ async function review(
       return;
     }
   }
-  const counts: CountChange[] = rows.map(({ pet, uncounted }) => ({
+  // The server reports each count's book (as of its asOf) itself: a count sends what was seen.
+  const counts: CountChange[] = rows.map(({ pet }) => ({
     petId: pet.petId,
-    status: pet.read.status,
     counted: pet.counted,
     asOf: pet.read.asOf,
-    book: pet.read.book,
-    uncounted,
     ref: countRef(id, pet.petId),
   }));
   const reason = options.reason ?? fittedReason(`stocktake ${id}`);
