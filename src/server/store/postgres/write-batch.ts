@@ -23,7 +23,7 @@ import {
   planWrites,
   refId,
   refsOf,
-  sinceId,
+  sinceByPet,
   withSeqs,
   type KeyRecord,
   type PlannedChange,
@@ -244,8 +244,12 @@ export async function writeBatch(
   const entries = new Map(locked.rows.map((row) => [row.id, toItem(row)]));
   const refs = new Set(found?.rows.map((row) => refId(row.pet_id, row.ref)));
   const latestSeq = latest.rows[0]?.revision ?? 0n;
-  const since = new Map(
-    sinceRows?.rows.map((row) => [sinceId(row.pet_id, row.as_of), Number(row.net)]),
+  const since = sinceByPet(
+    (sinceRows?.rows ?? []).map((row) => ({
+      petId: row.pet_id,
+      asOf: row.as_of,
+      net: Number(row.net),
+    })),
   );
   const plan = planWrites(writes, { entries, keys, refs, since, latestSeq });
 

@@ -32,7 +32,7 @@ export interface SqliteStatements {
       string | null,
     ]
   >;
-  hasRef: Database.Statement<[bigint, string], bigint>;
+  findRefs: Database.Statement<[string], { pet_id: bigint; ref: string }>;
   changes: Database.Statement<[bigint, bigint], ChangeRow>;
   feed: Database.Statement<[bigint, bigint], ChangeRow>;
   exists: Database.Statement<[bigint], bigint>;
@@ -63,11 +63,15 @@ export function prepareStatements(db: Database.Database): SqliteStatements {
          (pet_id, earlier_change, at, previous, quantity, key_name, request_id, reason, ref)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    hasRef: db
-      .prepare<[bigint, string], bigint>(
-        "SELECT 1 FROM inventory_changes WHERE pet_id = ? AND ref = ?",
-      )
-      .pluck(),
+    // Which of a JSON array of [petId, ref] pairs (petIds as strings: they may pass 2^53) are
+    // applied already: one statement for a batch's refs, each found by the unique index.
+    findRefs: db.prepare(
+      `SELECT c.pet_id, c.ref
+       FROM json_each(?) AS wanted
+         CROSS JOIN inventory_changes c
+           ON c.ref = wanted.value ->> 1 AND c.pet_id = CAST(wanted.value ->> 0 AS INTEGER)
+       WHERE c.ref IS NOT NULL`,
+    ),
     // The entry's chain, newest first: its last change, then each change's earlier one.
     changes: db.prepare(
       `WITH RECURSIVE chain (depth, id) AS (

@@ -31,7 +31,7 @@ import {
   planWrites,
   refId,
   refsOf,
-  sinceId,
+  sinceByPet,
   withSeqs,
   type KeyRecord,
   type PlannedResult,
@@ -167,7 +167,7 @@ class SqliteStore implements Store {
    * Inside one group commit's transaction: reads every entry, key record and business
    * reference the writes name, plans them, and writes the plan: history records chained to
    * each entry's last one, the entries' new quantities, the keys' answers. Every statement
-   * runs to completion (run() or a single-row get()), which lets the automatic checkpoint
+   * runs to completion (run(), all() or a single-row get()), which lets the automatic checkpoint
    * recycle the WAL.
    */
   #write(writes: readonly PlannedWrite[]): PlannedResult[] {
@@ -180,8 +180,10 @@ class SqliteStore implements Store {
       lastChange.set(petId, row?.last_change ?? null);
       if (row) entries.set(petId, toItem(row));
     }
-    for (const { petId, ref } of refsOf(writes)) {
-      if (this.#sql.hasRef.get(petId, ref) !== undefined) refs.add(refId(petId, ref));
+    const wanted = refsOf(writes);
+    if (wanted.length > 0) {
+      const pairs = JSON.stringify(wanted.map(({ petId, ref }) => [petId.toString(), ref]));
+      for (const row of this.#sql.findRefs.all(pairs)) refs.add(refId(row.pet_id, row.ref));
     }
     for (const write of writes) {
       const claim = claimOf(write);
@@ -192,18 +194,21 @@ class SqliteStore implements Store {
     }
     // The transaction is the file's only writer: nothing commits between these reads and it.
     const latestSeq = this.#sql.latestSeq.get() ?? 0n;
-    const since = new Map<string, number>();
+    const since: { petId: bigint; asOf: bigint; net: number }[] = [];
     for (const { petId, asOf } of countsOf(writes)) {
       // A pet whose last change is no later than the count's seq has moved 0 since: the
       // common case (a shelf counted and posted with no sale between) costs no walk.
       const last = lastChange.get(petId) ?? null;
-      const moved = last !== null && last > asOf;
-      since.set(
-        sinceId(petId, asOf),
-        moved ? Number(this.#sql.since.get({ pet: petId, asOf }) ?? 0n) : 0,
-      );
+      if (last === null || last <= asOf) continue;
+      since.push({ petId, asOf, net: Number(this.#sql.since.get({ pet: petId, asOf }) ?? 0n) });
     }
-    const plan = planWrites(writes, { entries, keys, refs, since, latestSeq });
+    const plan = planWrites(writes, {
+      entries,
+      keys,
+      refs,
+      since: sinceByPet(since),
+      latestSeq,
+    });
     // Counted before the commit: a commit that then fails only costs a cached list.
     if (plan.changes.length > 0) this.#writes++;
     const seqs: bigint[] = [];
