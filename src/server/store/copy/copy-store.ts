@@ -8,6 +8,7 @@
 import type pg from "pg";
 import { DEFAULT_LOCK_TIMEOUT_MS } from "../store.js";
 import {
+  beginTransaction,
   createPool,
   describeDatabase,
   isLockFailure,
@@ -62,9 +63,9 @@ export async function copyStore(options: CopyOptions): Promise<CopyReport> {
   try {
     const pool = createPool(options.url, {
       poolSize: 1,
-      lockTimeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
       connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
     });
+    const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
     // An idle connection failing is seen by the next query; the pool must not throw it.
     pool.on("error", () => undefined);
     try {
@@ -77,6 +78,7 @@ export async function copyStore(options: CopyOptions): Promise<CopyReport> {
           source,
           where,
           progress,
+          lockTimeoutMs,
           options.onProgress,
         );
         return { target: where, counts, lastSeq, elapsedMs: performance.now() - started };
@@ -119,12 +121,13 @@ async function copyInTransaction(
   source: SqliteSource,
   where: string,
   progress: Progress,
+  lockTimeoutMs: number,
   onProgress: ((progress: CopyProgress) => void) | undefined,
 ): Promise<{ counts: CopiedCount[]; lastSeq: bigint }> {
   const before = source.counts(COPIED_TABLES.map((table) => table.source));
   const total = Number([...before.rows.values()].reduce((sum, rows) => sum + rows, 0n));
   let copied = 0;
-  await client.query("BEGIN");
+  await beginTransaction(client, lockTimeoutMs);
   await prepareTarget(client, where);
   onProgress?.({ table: COPIED_TABLES[0]?.label ?? "", copied, total });
   for (const table of COPIED_TABLES) {
@@ -176,7 +179,7 @@ async function copyTable(
     await writing;
     writing = client
       .query({
-        name: `copy ${table.target}`,
+        // Unnamed, as every statement of ours (postgres/connection.ts says why).
         text: table.insert,
         values: table.values(rows),
       })

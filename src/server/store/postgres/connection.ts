@@ -1,7 +1,14 @@
 /**
- * Connecting to PostgreSQL: the pool's settings (durability, lock time-out, int8 as BigInt),
- * which errors mean "the database cannot be reached", and the database named for messages
- * without its password.
+ * Connecting to PostgreSQL: the pool's settings (int8 as BigInt, pipelining), what each of our
+ * transactions sets for itself (durability, lock time-out), which errors mean "the database
+ * cannot be reached", and the database named for messages without its password.
+ *
+ * Nothing here depends on the session, so a pooler in transaction mode (PgBouncer, as hosted
+ * PostgreSQL puts in front) serves us as PostgreSQL itself does: no startup parameter but
+ * `application_name`, which every pooler passes; no named prepared statement (a pooler hands
+ * the server connection to another client after each transaction, and PgBouncer before 1.21
+ * keeps none); settings per transaction (SET LOCAL), never per session; only
+ * transaction-scoped advisory locks; no LISTEN, no temporary table.
  */
 import pg from "pg";
 
@@ -20,13 +27,11 @@ const types: pg.CustomTypesConfig = { getTypeParser };
 export interface PoolSettings {
   /** Connections at most, shared by reads and the one writing at a time. */
   poolSize: number;
-  /** How long a statement waits for a row lock (another instance's write) before failing. */
-  lockTimeoutMs: number;
   /** How long opening a connection may take before the database counts as unreachable. */
   connectTimeoutMs: number;
 }
 
-/** A pool on `url`, every session committing synchronously (a 200 is on disk). */
+/** A pool on `url` that keeps no state in its sessions (see above). */
 export function createPool(url: string, settings: PoolSettings): pg.Pool {
   return new pg.Pool({
     connectionString: url,
@@ -35,14 +40,31 @@ export function createPool(url: string, settings: PoolSettings): pg.Pool {
     idleTimeoutMillis: 30_000,
     keepAlive: true,
     application_name: "petstore",
-    lock_timeout: settings.lockTimeoutMs,
-    // Whatever the server's default: COMMIT returns once the WAL is flushed.
-    options: "-c synchronous_commit=on",
     // Statements sent together go out together (a batch's BEGIN, claims and locks; its
     // write and COMMIT): one round trip for each group, not one per statement.
     pipeline: true,
     types,
   });
+}
+
+/**
+ * Opens a transaction on `client` with what it sets for itself alone: how long a statement
+ * waits for a lock another session holds (a row another instance writes, the migration or
+ * seed lock) before failing with 55P03, and that COMMIT returns only once the WAL is flushed
+ * (a 200 is on disk), whatever the server's default. The two statements are pipelined: a
+ * caller may send its next ones without waiting, and they follow in order.
+ */
+export async function beginTransaction(
+  client: pg.ClientBase,
+  lockTimeoutMs: number,
+): Promise<void> {
+  await Promise.all([
+    client.query("BEGIN"),
+    client.query({
+      text: "SELECT set_config('lock_timeout', $1, true), set_config('synchronous_commit', 'on', true)",
+      values: [`${Math.round(lockTimeoutMs)}ms`],
+    }),
+  ]);
 }
 
 /** Where a URL points, for messages: `database D on HOST:PORT` (never user or password). */

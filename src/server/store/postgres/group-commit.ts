@@ -37,13 +37,16 @@ export type Unavailable = (error: unknown, maybeCommitted: boolean) => Error;
 /** Commits writes in group commits on connections of `pool`. */
 export class GroupCommit {
   readonly #pool: pg.Pool;
+  /** How long a transaction waits for a row another instance holds (connection.ts). */
+  readonly #lockTimeoutMs: number;
   readonly #unavailable: Unavailable;
   #pending: PendingUpdate[] = [];
   /** The group commits running now, if any; writes arriving meanwhile join the next. */
   #writing: Promise<void> | undefined;
 
-  constructor(pool: pg.Pool, unavailable: Unavailable) {
+  constructor(pool: pg.Pool, lockTimeoutMs: number, unavailable: Unavailable) {
     this.#pool = pool;
+    this.#lockTimeoutMs = lockTimeoutMs;
     this.#unavailable = unavailable;
   }
 
@@ -148,7 +151,7 @@ export class GroupCommit {
     }
     const progress: BatchProgress = { commitSent: false };
     try {
-      const results = await writeBatch(client, updates, progress);
+      const results = await writeBatch(client, updates, progress, this.#lockTimeoutMs);
       client.release();
       return { kind: "committed", results };
     } catch (error) {

@@ -5,7 +5,7 @@
  */
 import type pg from "pg";
 import { refuseNewerSchema } from "../store.js";
-import { isUnreachable } from "./connection.js";
+import { beginTransaction, isUnreachable } from "./connection.js";
 
 /** The key of the advisory lock that serializes migrations of instances started together. */
 const MIGRATION_LOCK = "7310593858348875621";
@@ -141,11 +141,11 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
  * Brings the database to the latest schema in one transaction, under an advisory lock, so
  * instances started together migrate it once; refuses a schema newer than this code knows.
  */
-export async function migrate(pool: pg.Pool): Promise<void> {
+export async function migrate(pool: pg.Pool, lockTimeoutMs: number): Promise<void> {
   const client = await pool.connect();
   let failed: unknown;
   try {
-    await client.query("BEGIN");
+    await beginTransaction(client, lockTimeoutMs);
     await migrateInTransaction(client);
     await client.query("COMMIT");
   } catch (error) {

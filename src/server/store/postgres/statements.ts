@@ -4,7 +4,10 @@
  */
 import type pg from "pg";
 
-/** Named statements: each connection prepares one the first time it runs it. */
+/**
+ * The statements, sent unnamed (parsed with each run): a named one would live in one server
+ * session, which a pooler in transaction mode does not keep for us (connection.ts).
+ */
 export const SQL = {
   // The entries with the revision (the latest seq), in one statement: one snapshot. A writer
   // raises the revision in the transaction that writes its changes, so a snapshot holds every
@@ -48,11 +51,11 @@ export const SQL = {
 
 export type StatementName = keyof typeof SQL;
 
-/** Runs a named statement on a client or the pool. */
+/** Runs one of the statements on a client or the pool. */
 export function run<R extends pg.QueryResultRow>(
   on: pg.Pool | pg.PoolClient,
   name: StatementName,
   values: unknown[] = [],
 ): Promise<pg.QueryResult<R>> {
-  return on.query<R>({ name, text: SQL[name], values });
+  return on.query<R>({ text: SQL[name], values });
 }

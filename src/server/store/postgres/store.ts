@@ -23,6 +23,7 @@ import { freshRead } from "./fresh-read.js";
 import { SQL, run, type StatementName } from "./statements.js";
 import { migrate } from "./migrations.js";
 import {
+  beginTransaction,
   createPool,
   describeDatabase,
   isDiskFull,
@@ -84,16 +85,13 @@ export async function openPostgresStore(
   options: PostgresStoreOptions = {},
 ): Promise<Store> {
   const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
-  const pool = createPool(url, {
-    poolSize: options.poolSize ?? 10,
-    lockTimeoutMs: options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS,
-    connectTimeoutMs,
-  });
+  const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
+  const pool = createPool(url, { poolSize: options.poolSize ?? 10, connectTimeoutMs });
   pool.on("error", (error) => {
     options.onConnectionError?.(reasonOf(error, url));
   });
   try {
-    await migrate(pool);
+    await migrate(pool, lockTimeoutMs);
   } catch (error) {
     await pool.end().catch(() => undefined);
     const reason = `cannot use PostgreSQL ${describeDatabase(url)}: ${reasonOf(error, url)}`;
@@ -101,7 +99,7 @@ export async function openPostgresStore(
     throw new Error(reason, { cause: error });
   }
   // A revision read that takes as long as connecting counts the database as unreachable.
-  return new PostgresStore(pool, url, connectTimeoutMs);
+  return new PostgresStore(pool, url, connectTimeoutMs, lockTimeoutMs);
 }
 
 /** A row of the inventory snapshot: the revision, and an entry (null without pets). */
@@ -129,7 +127,6 @@ class PostgresStore implements Store {
       // ("Query read timeout", counted as unreachable) and, on a pipelined connection,
       // destroys the connection with it. @types/pg leaves the per-query option out.
       const query: pg.QueryConfig & { query_timeout: number } = {
-        name: "revision",
         text: SQL.revision,
         query_timeout: this.#readTimeoutMs,
       };
@@ -144,12 +141,15 @@ class PostgresStore implements Store {
   );
 
   readonly #readTimeoutMs: number;
+  /** How long the seed's transaction waits for another instance's seed lock. */
+  readonly #lockTimeoutMs: number;
 
-  constructor(pool: pg.Pool, url: string, readTimeoutMs: number) {
+  constructor(pool: pg.Pool, url: string, readTimeoutMs: number, lockTimeoutMs: number) {
     this.#pool = pool;
     this.#url = url;
     this.#readTimeoutMs = readTimeoutMs;
-    this.#groupCommit = new GroupCommit(pool, (error, maybeCommitted) =>
+    this.#lockTimeoutMs = lockTimeoutMs;
+    this.#groupCommit = new GroupCommit(pool, lockTimeoutMs, (error, maybeCommitted) =>
       this.#unavailable(error, maybeCommitted),
     );
   }
@@ -251,7 +251,7 @@ class PostgresStore implements Store {
     const client = await this.#guard(() => this.#pool.connect());
     let failed: unknown;
     try {
-      await client.query("BEGIN");
+      await beginTransaction(client, this.#lockTimeoutMs);
       // Instances started together with --seed: one seeds, the others find pets.
       await client.query("SELECT pg_advisory_xact_lock($1)", [SEED_LOCK]);
       const [count] = (await run<{ n: bigint }>(client, "count")).rows;

@@ -31,8 +31,9 @@ import {
   type PlannedWrite,
 } from "../write-plan.js";
 import { toItem, toKeyRecord, type IdempotencyRow, type InventoryRow } from "../rows.js";
+import { beginTransaction } from "./connection.js";
 
-/** Named statements: each connection prepares one the first time it runs it. */
+/** The group commit's statements, sent unnamed as statements.ts's are. */
 const SQL = {
   // A placeholder record per key no record holds yet; RETURNING names the keys this
   // transaction claimed. Its answer is written before the commit, so no placeholder is ever
@@ -129,7 +130,7 @@ function run<R extends pg.QueryResultRow>(
   name: keyof typeof SQL,
   values: unknown[],
 ): Promise<pg.QueryResult<R>> {
-  return client.query<R>({ name, text: SQL[name], values });
+  return client.query<R>({ text: SQL[name], values });
 }
 
 /** The history records of a batch: pet_id, at, previous, quantity, key_name, request_id, reason, ref. */
@@ -187,6 +188,7 @@ export async function writeBatch(
   client: pg.PoolClient,
   writes: readonly PlannedWrite[],
   progress: BatchProgress,
+  lockTimeoutMs: number,
 ): Promise<PlannedResult[]> {
   const claims = claimColumns(writes);
   const claiming = claims.keys.length > 0;
@@ -195,7 +197,7 @@ export async function writeBatch(
   const counts = countsOf(writes);
   const [, claimed, recorded, locked, found, latest, sinceRows] = await allSucceeded<
     [
-      pg.QueryResult,
+      unknown,
       pg.QueryResult<KeyRow> | undefined,
       pg.QueryResult<IdempotencyRow> | undefined,
       pg.QueryResult<InventoryRow>,
@@ -204,7 +206,7 @@ export async function writeBatch(
       pg.QueryResult<SinceRow> | undefined,
     ]
   >([
-    client.query("BEGIN"),
+    beginTransaction(client, lockTimeoutMs),
     claiming
       ? run<KeyRow>(client, "claimKeys", [
           claims.owners,

@@ -2,7 +2,7 @@ import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../../../src/server/store/sqlite/migrations.js";
 import { POSTGRES_MIGRATIONS } from "../../../../src/server/store/postgres/migrations.js";
-import { createPool } from "../../../../src/server/store/postgres/connection.js";
+import { beginTransaction, createPool } from "../../../../src/server/store/postgres/connection.js";
 import { openPostgresStore } from "../../../../src/server/store/postgres/store.js";
 import type { Store } from "../../../../src/server/store/store.js";
 import { StoreUnavailableError } from "../../../../src/server/store/store-unavailable-error.js";
@@ -120,20 +120,31 @@ describe("PostgreSQL store: engine-specific behaviour", () => {
     );
   });
 
-  it("commits with synchronous_commit on whatever the server's default, and bounds lock waits", async () => {
+  it("commits with synchronous_commit on whatever the server's default, and bounds lock waits, in its transactions alone", async () => {
     await query(`ALTER DATABASE ${database.name} SET synchronous_commit = off`);
     expect(await query("SHOW synchronous_commit")).toEqual([{ synchronous_commit: "off" }]);
-    const pool = createPool(database.url, {
-      poolSize: 1,
-      lockTimeoutMs: 1234,
-      connectTimeoutMs: 1000,
-    });
+    const pool = createPool(database.url, { poolSize: 1, connectTimeoutMs: 1000 });
     pool.on("error", () => undefined);
+    const settings = async () => ({
+      ...(await pool.query<{ synchronous_commit: string }>("SHOW synchronous_commit")).rows[0],
+      ...(await pool.query<{ lock_timeout: string }>("SHOW lock_timeout")).rows[0],
+    });
     try {
-      expect((await pool.query("SHOW synchronous_commit")).rows).toEqual([
-        { synchronous_commit: "on" },
-      ]);
-      expect((await pool.query("SHOW lock_timeout")).rows).toEqual([{ lock_timeout: "1234ms" }]);
+      // The session is as the server set it: a pooler in transaction mode passes nothing else.
+      expect(await settings()).toEqual({ synchronous_commit: "off", lock_timeout: "0" });
+      const client = await pool.connect();
+      try {
+        await beginTransaction(client, 1234);
+        expect({
+          ...(await client.query("SHOW synchronous_commit")).rows[0],
+          ...(await client.query("SHOW lock_timeout")).rows[0],
+        }).toEqual({ synchronous_commit: "on", lock_timeout: "1234ms" });
+        await client.query("COMMIT");
+      } finally {
+        client.release();
+      }
+      // SET LOCAL: nothing is left in the session for the next transaction on it.
+      expect(await settings()).toEqual({ synchronous_commit: "off", lock_timeout: "0" });
     } finally {
       await pool.end();
     }
