@@ -75,8 +75,11 @@ export interface OpenOptions {
 /**
  * Opens the chosen store, migrated; each engine's driver is loaded only when chosen. Its
  * failures are OperatorErrors: `unavailable` (exit 3) for a SQLite file another process kept
- * locked for the whole wait or an unreachable PostgreSQL, `configuration` (exit 2) for
- * anything else (a file that is not a store, authentication, no such database, a newer schema).
+ * locked for the whole wait, or a PostgreSQL that cannot give a session now (unreachable,
+ * starting or shutting down, out of connections, a pooler without a server connection);
+ * `configuration` (exit 2) for anything else (a file that is not a store, authentication, no
+ * such database, a pooler refusing a startup parameter, an address that is not PostgreSQL, a
+ * newer schema). A PostgreSQL refusal's hint says what was refused (postgres/refusal.ts).
  */
 export async function openStore(choice: StoreChoice, options: OpenOptions): Promise<Store> {
   if (choice.kind === "sqlite") {
@@ -99,14 +102,20 @@ export async function openStore(choice: StoreChoice, options: OpenOptions): Prom
       onConnectionError: options.onConnectionError,
     });
   } catch (error) {
+    // The message is PostgreSQL's or the pooler's own, its password masked; what was refused
+    // (the error pg gave, the cause) decides the kind and the hint.
+    const { classifyRefusal } = await import("./store/postgres/refusal.js");
+    const message = (error as Error).message;
+    const refusal = classifyRefusal((error as Error).cause ?? error, choice.url);
+    if (refusal !== undefined) throw new OperatorError(refusal.failure, message, refusal.hint);
     if (error instanceof StoreUnavailableError) {
       throw new OperatorError(
         "unavailable",
-        error.message,
+        message,
         "check that PostgreSQL is running and that this host can reach it",
       );
     }
-    throw new OperatorError("configuration", (error as Error).message);
+    throw new OperatorError("configuration", message);
   }
 }
 

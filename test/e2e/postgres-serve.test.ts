@@ -99,7 +99,9 @@ describe("petstore serve on PostgreSQL", () => {
     expect(result.stderr).toMatch(
       /^error: cannot use PostgreSQL database inventory on 127\.0\.0\.1:1: .*ECONNREFUSED/,
     );
-    expect(result.stderr).toContain("hint: check that PostgreSQL is running");
+    expect(result.stderr).toContain(
+      "\nhint: nothing listens at 127.0.0.1:1: check that PostgreSQL (or its pooler) is running there",
+    );
     expect(result.stderr).not.toContain("hunter2");
     expect(result.stdout).toBe("");
   });

@@ -15,6 +15,7 @@ import {
   isUnreachable,
   reasonOf,
 } from "../postgres/connection.js";
+import { classifyRefusal } from "../postgres/refusal.js";
 import { OperatorError } from "../../../api/operator-error.js";
 import { advanceCounters, countTarget, prepareTarget } from "./postgres-target.js";
 import { openSqliteSource, type SqliteSource } from "./sqlite-source.js";
@@ -52,9 +53,10 @@ interface Progress {
 
 /**
  * Copies the store at `from` into the database at `url`. Rejects with OperatorError:
- * `configuration` (the file, a target that is not empty or newer, a refused login),
- * `unavailable` (the database unreachable, or locked by another session), `failed` (rolled
- * back).
+ * `configuration` (the file, a target that is not empty or newer, a refused login, a missing
+ * database, an address that is not PostgreSQL), `unavailable` (the database unreachable or
+ * without a connection to spare, a pooler without a server connection, or locked by another
+ * session), `failed` (rolled back). A refusal to connect is worded by postgres/refusal.ts.
  */
 export async function copyStore(options: CopyOptions): Promise<CopyReport> {
   const started = performance.now();
@@ -105,6 +107,8 @@ async function connect(pool: pg.Pool, url: string, where: string): Promise<pg.Po
     return client;
   } catch (error) {
     const message = `cannot use PostgreSQL ${where}: ${reasonOf(error, url)}`;
+    const refusal = classifyRefusal(error, url, "connecting");
+    if (refusal !== undefined) throw new OperatorError(refusal.failure, message, refusal.hint);
     if (isUnreachable(error)) {
       throw new OperatorError(
         "unavailable",
@@ -196,6 +200,16 @@ async function copyTable(
 function explain(error: unknown, url: string, where: string, progress: Progress): OperatorError {
   if (error instanceof OperatorError) return error;
   const reason = reasonOf(error, url);
+  // A pooler in transaction mode finds a server connection at the first statement, so its
+  // refusals (no server connection, its admin console) come here, before anything is copied.
+  const refusal = progress.commitSent ? undefined : classifyRefusal(error, url, "connected");
+  if (refusal !== undefined) {
+    return new OperatorError(
+      refusal.failure,
+      `cannot use PostgreSQL ${where}: ${reason}`,
+      refusal.hint,
+    );
+  }
   if (isUnreachable(error)) {
     return progress.commitSent
       ? new OperatorError(

@@ -1,0 +1,116 @@
+/**
+ * `petstore serve` refused at start by what PETSTORE_DATABASE_URL points at, the real binary:
+ * the run's PostgreSQL refusing a wrong password and a database that does not exist, an HTTP
+ * server at the port, a port nothing listens at. Each is its exit code and exactly its two
+ * stderr lines, PostgreSQL's words and a hint that fits, and never the URL's password.
+ */
+import { once } from "node:events";
+import http from "node:http";
+import net, { type AddressInfo } from "node:net";
+import pg from "pg";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { TEST_CLUSTER_PASSWORD } from "../support/postgres-cluster.js";
+import { createTestDatabase, type TestDatabase } from "../support/postgres-database.js";
+import { runCli } from "./support/cli.js";
+import { API_KEY } from "./support/servers.js";
+
+const SECRET = "hunter2-very-secret";
+
+let database: TestDatabase;
+beforeEach(async () => {
+  database = await createTestDatabase();
+});
+afterEach(async () => {
+  await database.drop();
+});
+
+/** Runs `petstore serve` on `url` to its exit. */
+async function serve(url: string) {
+  const result = await runCli(["serve", "--port", "0"], {
+    env: { PETSTORE_API_KEYS: API_KEY, PETSTORE_DATABASE_URL: url },
+  });
+  for (const text of [result.stdout, result.stderr]) {
+    expect(text).not.toContain(TEST_CLUSTER_PASSWORD);
+    expect(text).not.toContain(SECRET);
+  }
+  return { code: result.code, stdout: result.stdout, lines: result.stderr.split("\n") };
+}
+
+/** How the server names the test database's address: `socket DIR`, or `HOST:PORT`; its user. */
+function targetOf(url: string): { where: string; address: string; user: string } {
+  const { host, port, user = "" } = new pg.Client({ connectionString: url });
+  return host.startsWith("/")
+    ? { where: `socket ${host}`, address: `${host}/.s.PGSQL.${port}`, user }
+    : { where: `${host}:${port}`, address: `${host}:${port}`, user };
+}
+
+describe("petstore serve refused by PostgreSQL at start", () => {
+  it("exits 2 for a wrong password: PostgreSQL's words, a hint about the URL's user and password", async () => {
+    const url = database.url.replace(/:[^:@/]*@/, `:${SECRET}@`);
+    const { where, address, user } = targetOf(url);
+    const result = await serve(url);
+    expect(result.code).toBe(2);
+    expect(result.lines).toEqual([
+      `error: cannot use PostgreSQL database ${database.name} on ${where}: password authentication failed for user "${user}" (28P01)`,
+      `hint: PostgreSQL at ${address} refused user ${user} with that password: check the user and password in PETSTORE_DATABASE_URL (or in PGPASSWORD or ~/.pgpass, when the URL has none)`,
+      "",
+    ]);
+    expect(result.stdout).toBe("");
+  });
+
+  it("exits 2 for a database that does not exist: create it, or fix the name", async () => {
+    const url = database.url.replace(database.name, "nowhere");
+    const { where } = targetOf(url);
+    const result = await serve(url);
+    expect(result.code).toBe(2);
+    expect(result.lines).toEqual([
+      `error: cannot use PostgreSQL database nowhere on ${where}: database "nowhere" does not exist (3D000)`,
+      "hint: create database nowhere (its user needs to create tables in it), or fix the database name in PETSTORE_DATABASE_URL",
+      "",
+    ]);
+  });
+});
+
+describe("petstore serve refused at start by what is not PostgreSQL", () => {
+  const servers: net.Server[] = [];
+  afterEach(async () => {
+    for (const server of servers.splice(0)) {
+      server.close();
+      await once(server, "close");
+    }
+  });
+  async function listening(server: net.Server): Promise<number> {
+    servers.push(server);
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    return (server.address() as AddressInfo).port;
+  }
+
+  it("exits 2 for an HTTP server at the port: check the host and port", async () => {
+    const port = await listening(
+      http.createServer((_request, response) => response.end("not PostgreSQL")),
+    );
+    const result = await serve(`postgres://petstore:${SECRET}@127.0.0.1:${port}/inventory`);
+    expect(result.code).toBe(2);
+    expect(result.lines).toEqual([
+      `error: cannot use PostgreSQL database inventory on 127.0.0.1:${port}: Connection terminated unexpectedly`,
+      `hint: 127.0.0.1:${port} accepted the connection but did not answer as PostgreSQL: check the host and port in PETSTORE_DATABASE_URL (those of PostgreSQL or of its pooler)`,
+      "",
+    ]);
+  });
+
+  it("exits 3 for a port nothing listens at: is PostgreSQL or its pooler listening there", async () => {
+    const server = net.createServer();
+    const port = await listening(server);
+    servers.pop();
+    server.close();
+    await once(server, "close");
+    const result = await serve(`postgres://petstore:${SECRET}@127.0.0.1:${port}/inventory`);
+    expect(result.code).toBe(3);
+    expect(result.lines).toEqual([
+      `error: cannot use PostgreSQL database inventory on 127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}`,
+      `hint: nothing listens at 127.0.0.1:${port}: check that PostgreSQL (or its pooler) is running there, and the host and port in PETSTORE_DATABASE_URL`,
+      "",
+    ]);
+  });
+});
