@@ -3,6 +3,7 @@
 // cluster the benchmark starts itself (bench/postgres-cluster.js). PostgreSQL
 // runs on a core other than the servers' (with the load generator, on a machine
 // of two cores), as a database server runs on a machine or cores of its own.
+import { hasPgBouncer, startBenchPgBouncer } from "./pgbouncer.js";
 import { startBenchCluster } from "./postgres-cluster.js";
 
 /**
@@ -40,7 +41,7 @@ export async function postgresBenchmarks(tools) {
     ]);
     await compareAtLeast(
       "PostgreSQL: GET at 1,000 pets, requests/s vs the ceiling",
-      0.7,
+      0.8,
       `PostgreSQL: GET /v1/inventory, ${pets.toLocaleString("en-US")} pets`,
       "bare node:http, same bytes",
       (options) => load(ours, "/v1/inventory", options),
@@ -56,7 +57,7 @@ export async function postgresBenchmarks(tools) {
     });
     await compareAtLeast(
       "PostgreSQL: PATCH, requests/s vs the minimal handler at equal durability",
-      0.8,
+      0.9,
       `PostgreSQL: PATCH /v1/inventory/{random of ${pets.toLocaleString("en-US")}}`,
       "node:http + pg, synchronous_commit on",
       (options) => load(patchOurs, "/", { requests: tools.patchRequests(pets), ...options }),
@@ -64,6 +65,33 @@ export async function postgresBenchmarks(tools) {
     );
     await patchOurs.stop();
     await minimal.stop();
+
+    // PATCH through PgBouncer in transaction mode (as hosted PostgreSQL puts one in front),
+    // against the same server direct. PgBouncer runs beside PostgreSQL, on its core.
+    if (hasPgBouncer()) {
+      const bouncer = await startBenchPgBouncer(cluster.url("postgres"), {
+        ...(tools.pinned ? { cores: "0" } : {}),
+      });
+      try {
+        await seeded("bench_patch_pgbouncer");
+        const pooled = await serve(bouncer.url("bench_patch_pgbouncer"));
+        const direct = await serve(await seeded("bench_patch_direct"));
+        await compareAtLeast(
+          "PostgreSQL through PgBouncer (transaction mode): PATCH, requests/s vs direct",
+          0.8,
+          `PostgreSQL via PgBouncer: PATCH /v1/inventory/{random of ${pets.toLocaleString("en-US")}}`,
+          "ours, direct to PostgreSQL",
+          (options) => load(pooled, "/", { requests: tools.patchRequests(pets), ...options }),
+          (options) => load(direct, "/", { requests: tools.patchRequests(pets), ...options }),
+        );
+        await pooled.stop();
+        await direct.stop();
+      } finally {
+        await bouncer.stop();
+      }
+    } else {
+      log("PostgreSQL through PgBouncer: skipped, /usr/sbin/pgbouncer is not installed");
+    }
 
     // Two instances on one database, each under its own load at once: PATCHes of random
     // pets from both, so their batches keep touching the same rows in different orders.
