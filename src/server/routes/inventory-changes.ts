@@ -11,9 +11,10 @@ import {
   MAX_FEED_WAIT_SECONDS,
   MAX_PET_ID,
 } from "../../api/limits.js";
-import type { FeedRecord, Store } from "../store/store.js";
+import type { Store } from "../store/store.js";
 import { REAL_TIMER, type Timer } from "../timer.js";
-import { serializeChange, wholeNumberParameter } from "./inventory.js";
+import { serializeFeedPage } from "./change-json.js";
+import { wholeNumberParameter } from "./inventory.js";
 import { rejectOtherMethods } from "./method-not-allowed.js";
 
 /**
@@ -23,11 +24,6 @@ import { rejectOtherMethods } from "./method-not-allowed.js";
  * second promised; one small read per waiting request per interval.
  */
 export const FEED_POLL_MS = 200;
-
-function feedBody(records: readonly FeedRecord[], after: bigint): string {
-  const next = records.at(-1)?.seq ?? after;
-  return `{"changes":[${records.map(serializeChange).join(",")}],"next":${next}}`;
-}
 
 export interface InventoryChangesOptions {
   store: Store;
@@ -99,7 +95,7 @@ export const inventoryChangesRoutes: FastifyPluginAsync<InventoryChangesOptions>
           records = await store.listFeed(after, limit);
         }
       }
-      return reply.type("application/json; charset=utf-8").send(feedBody(records, after));
+      return reply.type("application/json; charset=utf-8").send(serializeFeedPage(records, after));
     },
   );
 

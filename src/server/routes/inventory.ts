@@ -16,12 +16,12 @@ import { conditionOf, parseIfMatch } from "../if-match.js";
 import { lockedOut } from "../service-unavailable.js";
 import type {
   ChangeAuthor,
-  FeedRecord,
   Store,
   StoredResponse,
   UpdateOptions,
   WriteOutcome,
 } from "../store/store.js";
+import { serializeChanges } from "./change-json.js";
 import { rejectOtherMethods } from "./method-not-allowed.js";
 import { petIdOf } from "./pet-id.js";
 
@@ -33,16 +33,6 @@ function serializeItem(item: InventoryItem): string {
 /** Serializes the inventory exactly, int64 `petId` included, as the JSON array the spec describes. */
 export function serializeInventory(items: readonly InventoryItem[]): string {
   return `[${items.map(serializeItem).join(",")}]`;
-}
-
-/** A history record as JSON, int64 `seq` and `petId` exact, `at` in RFC 3339 UTC. */
-export function serializeChange(change: FeedRecord): string {
-  return (
-    `{"seq":${change.seq},"at":${JSON.stringify(new Date(change.at).toISOString())},"petId":${change.petId},` +
-    `"previous":${change.previous},"quantity":${change.quantity},` +
-    `"keyName":${JSON.stringify(change.keyName)},"requestId":${JSON.stringify(change.requestId)},` +
-    `"reason":${JSON.stringify(change.reason)},"ref":${JSON.stringify(change.ref)}}`
-  );
 }
 
 /**
@@ -232,9 +222,7 @@ export const inventoryRoutes: FastifyPluginAsync<InventoryRouteOptions> = async 
       const limit = historyLimitOf(request.query);
       const changes = await store.listChanges(petId, limit);
       if (!changes) throw new HttpError(404, ERROR_CODES.petNotFound, `no pet with petId ${petId}`);
-      return reply
-        .type("application/json; charset=utf-8")
-        .send(`[${changes.map(serializeChange).join(",")}]`);
+      return reply.type("application/json; charset=utf-8").send(serializeChanges(changes));
     },
   );
 

@@ -115,6 +115,36 @@ export const toFeedRecord = (row: ChangeRow): FeedRecord => ({
   ref: row.ref,
 });
 
+/**
+ * A ChangeRow's columns in its order, as a statement reads them without an object per row
+ * (better-sqlite3's `raw()`): a feed page is 1,000 rows, and better-sqlite3 builds a row's
+ * object property by property (a page read as objects took 1.5 ms, as arrays 0.8).
+ */
+export type ChangeColumns = [
+  seq: bigint,
+  pet_id: bigint,
+  at: StoredInt,
+  previous: StoredInt | null,
+  quantity: StoredInt,
+  key_name: string | null,
+  request_id: string | null,
+  reason: string | null,
+  ref: string | null,
+];
+
+/** The FeedRecord a row read as its columns holds (toFeedRecord's, from ChangeColumns). */
+export const columnsToFeedRecord = (columns: ChangeColumns): FeedRecord => ({
+  seq: columns[0],
+  petId: columns[1],
+  at: Number(columns[2]),
+  previous: columns[3] === null ? null : Number(columns[3]),
+  quantity: Number(columns[4]),
+  keyName: columns[5],
+  requestId: columns[6],
+  reason: columns[7],
+  ref: columns[8],
+});
+
 /** An idempotency record: the answer a caller's key got, kept for its 24 hours. */
 export interface IdempotencyRow {
   owner: string;

@@ -3,7 +3,7 @@
  * kept): reads of entries, pets, orders and history; the group commit's reads and writes.
  */
 import type Database from "better-sqlite3";
-import type { ChangeRow, IdempotencyRow, InventoryRow, OrderRow, PetRow } from "../rows.js";
+import type { ChangeColumns, IdempotencyRow, InventoryRow, OrderRow, PetRow } from "../rows.js";
 
 /** An entry as a write reads it: with its newest history record's id. */
 export interface CurrentRow extends InventoryRow {
@@ -33,8 +33,10 @@ export interface SqliteStatements {
     ]
   >;
   findRefs: Database.Statement<[string], { pet_id: bigint; ref: string }>;
-  changes: Database.Statement<[bigint, bigint], ChangeRow>;
-  feed: Database.Statement<[bigint, bigint], ChangeRow>;
+  /** Read raw: each row an array of its columns (rows.ts ChangeColumns). */
+  changes: Database.Statement<[bigint, bigint], ChangeColumns>;
+  /** Read raw: each row an array of its columns (rows.ts ChangeColumns). */
+  feed: Database.Statement<[bigint, bigint], ChangeColumns>;
   exists: Database.Statement<[bigint], bigint>;
   record: Database.Statement<[string, string], RecordRow>;
   keepRecord: Database.Statement<[string, string, string, bigint, bigint, string, string | null]>;
@@ -73,22 +75,26 @@ export function prepareStatements(db: Database.Database): SqliteStatements {
        WHERE c.ref IS NOT NULL`,
     ),
     // The entry's chain, newest first: its last change, then each change's earlier one.
-    changes: db.prepare(
-      `WITH RECURSIVE chain (depth, id) AS (
-         SELECT 1, last_change FROM pets WHERE id = ? AND last_change IS NOT NULL
-         UNION ALL
-         SELECT chain.depth + 1, c.earlier_change
+    changes: db
+      .prepare<[bigint, bigint], ChangeColumns>(
+        `WITH RECURSIVE chain (depth, id) AS (
+           SELECT 1, last_change FROM pets WHERE id = ? AND last_change IS NOT NULL
+           UNION ALL
+           SELECT chain.depth + 1, c.earlier_change
+           FROM chain JOIN inventory_changes c ON c.id = chain.id
+           WHERE c.earlier_change IS NOT NULL AND chain.depth < ?
+         )
+         SELECT c.id AS seq, c.pet_id, c.at, c.previous, c.quantity, c.key_name, c.request_id, c.reason, c.ref
          FROM chain JOIN inventory_changes c ON c.id = chain.id
-         WHERE c.earlier_change IS NOT NULL AND chain.depth < ?
-       )
-       SELECT c.id AS seq, c.pet_id, c.at, c.previous, c.quantity, c.key_name, c.request_id, c.reason, c.ref
-       FROM chain JOIN inventory_changes c ON c.id = chain.id
-       ORDER BY chain.depth`,
-    ),
-    feed: db.prepare(
-      `SELECT id AS seq, pet_id, at, previous, quantity, key_name, request_id, reason, ref
-       FROM inventory_changes WHERE id > ? ORDER BY id LIMIT ?`,
-    ),
+         ORDER BY chain.depth`,
+      )
+      .raw(),
+    feed: db
+      .prepare<[bigint, bigint], ChangeColumns>(
+        `SELECT id AS seq, pet_id, at, previous, quantity, key_name, request_id, reason, ref
+         FROM inventory_changes WHERE id > ? ORDER BY id LIMIT ?`,
+      )
+      .raw(),
     exists: db.prepare<[bigint], bigint>("SELECT 1 FROM pets WHERE id = ?").pluck(),
     record: db.prepare(
       `SELECT fingerprint, created_at, status, body, etag FROM idempotency_records

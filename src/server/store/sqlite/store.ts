@@ -5,7 +5,7 @@
  */
 import type Database from "better-sqlite3";
 import type { InventoryItem, Order, Pet } from "../../../api/types.js";
-import { storedLists, toFeedRecord, toItem, toKeyRecord, toOrder, toPet } from "../rows.js";
+import { columnsToFeedRecord, storedLists, toItem, toKeyRecord, toOrder, toPet } from "../rows.js";
 import {
   DEFAULT_LOCK_TIMEOUT_MS,
   checkQuantity,
@@ -116,12 +116,12 @@ class SqliteStore implements Store {
         : this.#sql.changes.all(petId, BigInt(limit)),
     );
     const rows = await this.#whenUnlocked(() => read.deferred());
-    return rows?.map(toFeedRecord);
+    return rows?.map(columnsToFeedRecord);
   }
 
   async listFeed(after: bigint, limit: number): Promise<FeedRecord[]> {
     const rows = await this.#whenUnlocked(() => this.#sql.feed.all(after, BigInt(limit)));
-    return rows.map(toFeedRecord);
+    return rows.map(columnsToFeedRecord);
   }
 
   async purgeIdempotencyRecords(before: number, limit: number): Promise<number> {
