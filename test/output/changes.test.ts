@@ -1,4 +1,5 @@
 import { Writable } from "node:stream";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { FeedChange } from "../../src/api/types.js";
 import { ApiError, NetworkError } from "../../src/client/errors.js";
@@ -87,6 +88,40 @@ describe("changesPrinter", () => {
     expect(line).toMatch(/^\{"seq":9007199254740993,"at":/);
     expect(line).toContain('"reason":"counted, \\"twice\\"\\tby\\nme\\u0007"');
     expect(line.endsWith("}\n")).toBe(true);
+  });
+
+  it("json: each line is JSON.stringify's text of the change, int64s as their digits", () => {
+    // Any UTF-16 code unit, lone surrogates and controls included.
+    const text = fc.string({
+      unit: fc.nat(0xffff).map((code) => String.fromCharCode(code)),
+      maxLength: 12,
+    });
+    const int64s = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
+    const change = fc.record({
+      seq: int64s,
+      at: text,
+      petId: int64s,
+      previous: fc.option(fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 })),
+      quantity: fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+      keyName: fc.option(text),
+      requestId: fc.option(text),
+      reason: fc.option(text),
+      ref: fc.option(text),
+    });
+    // A bigint written into JSON.stringify's text as its digits (no string here holds "#int64:").
+    const digits = (value: bigint) => `#int64:${value}#`;
+    fc.assert(
+      fc.property(change, (fields) => {
+        const expected = JSON.stringify({
+          ...fields,
+          seq: digits(fields.seq),
+          petId: digits(fields.petId),
+        }).replace(/"#int64:(-?\d+)#"/g, "$1");
+        expect(changeJsonLine(fields)).toBe(`${expected}\n`);
+      }),
+      { numRuns: 500 },
+    );
+    expect(changeJsonLine(ODD)).toBe(`${JSON.stringify({ ...ODD, seq: 41232, petId: 42 })}\n`);
   });
 
   it("csv: a header, then the columns, quoted where needed; the header alone when there is no change", async () => {

@@ -1,0 +1,102 @@
+/**
+ * parseExactJson takes the native parser only when no number outside a string could be
+ * inexact (16 digits or more, a fraction, an exponent); text inside strings (times, UUIDs,
+ * escaped quotes) no longer sends a body to the lossless parser, and never hides a number.
+ */
+import fc from "fast-check";
+import { isLosslessNumber, parse } from "lossless-json";
+import { describe, expect, it } from "vitest";
+import { parseExactJson } from "../../src/api/exact-json.js";
+
+/**
+ * The two parses agree, a plain number being exactly the integer lossless-json kept in
+ * integer form ("-0" is 0 either way, as before).
+ */
+function expectSameExactly(exact: unknown, lossless: unknown): void {
+  if (typeof exact === "number") {
+    expect(isLosslessNumber(lossless) && /^-?[0-9]+$/.test(lossless.value)).toBe(true);
+    expect(BigInt((lossless as { value: string }).value)).toBe(BigInt(exact));
+  } else if (isLosslessNumber(exact)) {
+    expect(isLosslessNumber(lossless) && lossless.value).toBe(exact.value);
+  } else if (Array.isArray(exact)) {
+    expect(Array.isArray(lossless) && lossless.length).toBe(exact.length);
+    exact.forEach((item, index) => {
+      expectSameExactly(item, (lossless as unknown[])[index]);
+    });
+  } else if (typeof exact === "object" && exact !== null) {
+    const other = lossless as Record<string, unknown>;
+    expect(Object.keys(exact)).toEqual(Object.keys(other));
+    for (const [key, value] of Object.entries(exact)) expectSameExactly(value, other[key]);
+  } else {
+    expect(exact).toEqual(lossless);
+  }
+}
+
+describe("parseExactJson", () => {
+  it("reads a change feed page natively: times and UUIDs in strings are not numbers", () => {
+    const text =
+      '{"changes":[{"seq":41231,"at":"2026-11-22T14:03:12.481Z","petId":42,"previous":8,' +
+      '"quantity":7,"keyName":"till-1","requestId":"0b6f4c1e-8f0a-4d7e-9a57-2f1c3d4e5a6b",' +
+      '"reason":"v1.2e5 \\"1.5\\"","ref":"123456789012345678"}],"next":41231}';
+    const value = parseExactJson(text) as { changes: { seq: unknown }[]; next: unknown };
+    expect(value).toEqual(JSON.parse(text));
+    expect(typeof value.changes[0]?.seq).toBe("number");
+    expect(typeof value.next).toBe("number");
+  });
+
+  it.each([
+    ['{"at":"09:00:00.123Z","q":1.0}', "q", "1.0"],
+    ['{"id":"4e5f","q":1e2}', "q", "1e2"],
+    ['{"s":"x\\\\","q":2.5}', "q", "2.5"],
+    ['{"s":"\\"","q":12345678901234567}', "q", "12345678901234567"],
+    ['{"s":"a\\"b:1","q":-0.0}', "q", "-0.0"],
+    ['{"s":"","q":9007199254740993}', "q", "9007199254740993"],
+  ])("keeps a number outside strings exact beside awkward strings: %s", (text, key, digits) => {
+    const value = parseExactJson(text) as Record<string, unknown>;
+    const number = value[key];
+    expect(isLosslessNumber(number) && number.value).toBe(digits);
+  });
+
+  it("throws SyntaxError on text that is not JSON, strings or not", () => {
+    for (const text of ['{"a":"1.5', '{"a":1.5', '{"a":"x"', '"\\"', "<html>"]) {
+      expect(() => parseExactJson(text)).toThrow(SyntaxError);
+    }
+  });
+
+  it("agrees exactly with lossless-json on any mix of strings and numbers", () => {
+    // Strings made of what numbers and JSON syntax are made of, escapes included.
+    const text = fc
+      .string({
+        unit: fc.constantFrom(...Array.from('0123456789.eE+-:,[]{} x"\\\n\u0001')),
+        maxLength: 12,
+      })
+      .map((value) => JSON.stringify(value));
+    const number = fc.oneof(
+      fc.bigInt({ min: -(2n ** 70n), max: 2n ** 70n }).map(String),
+      fc.integer().map(String),
+      fc.constantFrom("1.0", "2.5", "-0.0", "1e2", "1E-2", "0.1e+5", "0", "-0"),
+    );
+    const value: fc.Arbitrary<string> = fc.letrec<{ value: string }>((tie) => ({
+      value: fc.oneof(
+        { depthSize: "small" },
+        number,
+        text,
+        fc.constantFrom("true", "false", "null"),
+        fc.array(tie("value"), { maxLength: 4 }).map((items) => `[${items.join(",")}]`),
+        // Keys once each: lossless-json refuses a repeated key, JSON.parse keeps the last.
+        fc
+          .uniqueArray(fc.tuple(text, tie("value")), {
+            maxLength: 4,
+            selector: ([key]) => JSON.parse(key) as string,
+          })
+          .map((entries) => `{${entries.map(([key, item]) => `${key}: ${item}`).join(" ,")}}`),
+      ),
+    })).value;
+    fc.assert(
+      fc.property(value, (json) => {
+        expectSameExactly(parseExactJson(json), parse(json));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
