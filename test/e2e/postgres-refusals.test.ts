@@ -9,7 +9,12 @@ import http from "node:http";
 import net, { type AddressInfo } from "node:net";
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { TEST_CLUSTER_PASSWORD } from "../support/postgres-cluster.js";
+import { startTestCluster, TEST_CLUSTER_PASSWORD } from "../support/postgres-cluster.js";
+import {
+  pgBouncerMissing,
+  startPgBouncer,
+  targetOf as pgBouncerTarget,
+} from "../support/pgbouncer.js";
 import { createTestDatabase, type TestDatabase } from "../support/postgres-database.js";
 import { runCli } from "./support/cli.js";
 import { API_KEY } from "./support/servers.js";
@@ -114,3 +119,31 @@ describe("petstore serve refused at start by what is not PostgreSQL", () => {
     ]);
   });
 });
+
+describe.skipIf(pgBouncerMissing() !== undefined)(
+  `petstore serve through a transaction-mode PgBouncer whose PostgreSQL is down${pgBouncerMissing() === undefined ? "" : `: skipped, ${pgBouncerMissing()}`}`,
+  () => {
+    it("exits 3 with the pooler's words and its hint (the refusal at the first statement crashed it with EPIPE)", async () => {
+      const cluster = await startTestCluster();
+      const bouncer = await startPgBouncer(pgBouncerTarget(cluster.adminUrl), "transaction", {
+        queryWaitTimeoutS: 2,
+      });
+      try {
+        await cluster.stop();
+        const result = await serve(bouncer.url);
+        expect(result.code).toBe(3);
+        expect(result.lines).toHaveLength(3);
+        expect(result.lines[0]).toMatch(
+          /^error: cannot use PostgreSQL database postgres on 127\.0\.0\.1:\d+: .*(server login has been failing|query_wait_timeout).*\(08P01\)$/,
+        );
+        expect(result.lines[1]).toMatch(
+          /^hint: the pooler at 127\.0\.0\.1:\d+ \(PgBouncer\) answered but could not give a server connection/,
+        );
+        expect(result.lines[2]).toBe("");
+      } finally {
+        await bouncer.stop();
+        await cluster.destroy();
+      }
+    });
+  },
+);

@@ -67,6 +67,34 @@ export async function beginTransaction(
   ]);
 }
 
+/** A client checked out of the pool for a transaction, and how to give it back. */
+export interface CheckedOut {
+  client: pg.PoolClient;
+  /** Gives the client back to the pool; closes it instead when `failure` says it failed. */
+  release: (failure?: Error) => void;
+}
+
+/**
+ * Checks a client out of `pool` for a transaction. pg emits `error` on a checked-out client
+ * whose session ends between our statements (PostgreSQL stopping; a transaction-mode pooler
+ * refusing at the first statement, with no server to give it); with no listener that would
+ * end the process. The statement in flight, or the next, rejects with that error all the same.
+ */
+export async function checkOut(pool: pg.Pool): Promise<CheckedOut> {
+  const client = await pool.connect();
+  const ignore = () => undefined;
+  client.on("error", ignore);
+  return {
+    client,
+    release: (failure) => {
+      // A client going back to the pool drops the listener (each checkout adds one); one
+      // that is closed keeps it, for an error its closing may still emit.
+      if (failure === undefined) client.off("error", ignore);
+      client.release(failure);
+    },
+  };
+}
+
 /** Where a URL points, for messages: `database D on HOST:PORT` (never user or password). */
 export function describeDatabase(url: string): string {
   const params = new pg.Client({ connectionString: url });

@@ -8,7 +8,13 @@
 import type pg from "pg";
 import { petIdsOf, sizeOf, type PlannedResult, type PlannedWrite } from "../write-plan.js";
 import { writeBatch, type BatchProgress } from "./write-batch.js";
-import { isDeadlock, isLockFailure, isUnreachable } from "./connection.js";
+import {
+  checkOut,
+  isDeadlock,
+  isLockFailure,
+  isUnreachable,
+  type CheckedOut,
+} from "./connection.js";
 
 /**
  * Entry changes committed in one transaction at most, unless one write (a batch of changes)
@@ -143,26 +149,27 @@ export class GroupCommit {
   }
 
   async #attemptOnce(updates: readonly PlannedWrite[]): Promise<Attempt> {
-    let client: pg.PoolClient;
+    let checkedOut: CheckedOut;
     try {
-      client = await this.#pool.connect();
+      checkedOut = await checkOut(this.#pool);
     } catch (error) {
       return { kind: "unavailable", error, maybeCommitted: false };
     }
+    const { client } = checkedOut;
     const progress: BatchProgress = { commitSent: false };
     try {
       const results = await writeBatch(client, updates, progress, this.#lockTimeoutMs);
-      client.release();
+      checkedOut.release();
       return { kind: "committed", results };
     } catch (error) {
       if (isUnreachable(error)) {
-        client.release(error as Error);
+        checkedOut.release(error as Error);
         return { kind: "unavailable", error, maybeCommitted: progress.commitSent };
       }
       // Ends a transaction that failed before its COMMIT was sent (after, the pipelined
       // COMMIT has rolled it back already; outside one, this is a no-op).
       await client.query("ROLLBACK").catch(() => undefined);
-      client.release();
+      checkedOut.release();
       return { kind: "failed", error };
     }
   }

@@ -5,7 +5,7 @@
  */
 import type pg from "pg";
 import { refuseNewerSchema } from "../store.js";
-import { beginTransaction, isUnreachable } from "./connection.js";
+import { beginTransaction, checkOut, isUnreachable } from "./connection.js";
 
 /** The key of the advisory lock that serializes migrations of instances started together. */
 const MIGRATION_LOCK = "7310593858348875621";
@@ -142,7 +142,7 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
  * instances started together migrate it once; refuses a schema newer than this code knows.
  */
 export async function migrate(pool: pg.Pool, lockTimeoutMs: number): Promise<void> {
-  const client = await pool.connect();
+  const { client, release } = await checkOut(pool);
   let failed: unknown;
   try {
     await beginTransaction(client, lockTimeoutMs);
@@ -153,7 +153,7 @@ export async function migrate(pool: pg.Pool, lockTimeoutMs: number): Promise<voi
     await client.query("ROLLBACK").catch(() => undefined);
     throw error;
   } finally {
-    client.release(failed instanceof Error && isUnreachable(failed) ? failed : undefined);
+    release(failed instanceof Error && isUnreachable(failed) ? failed : undefined);
   }
 }
 

@@ -24,6 +24,7 @@ import { SQL, run, type StatementName } from "./statements.js";
 import { migrate } from "./migrations.js";
 import {
   beginTransaction,
+  checkOut,
   createPool,
   describeDatabase,
   isDiskFull,
@@ -248,7 +249,7 @@ class PostgresStore implements Store {
     orders: readonly Order[] = [],
     author: Pick<ChangeAuthor, "at" | "reason"> = unknownAuthor(),
   ): Promise<boolean> {
-    const client = await this.#guard(() => this.#pool.connect());
+    const { client, release } = await this.#guard(() => checkOut(this.#pool));
     let failed: unknown;
     try {
       await beginTransaction(client, this.#lockTimeoutMs);
@@ -299,7 +300,7 @@ class PostgresStore implements Store {
       }
       throw error;
     } finally {
-      client.release(failed instanceof Error && isUnreachable(failed) ? failed : undefined);
+      release(failed instanceof Error && isUnreachable(failed) ? failed : undefined);
     }
   }
 
