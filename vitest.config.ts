@@ -13,6 +13,7 @@ const postgresFiles = [
   "test/server/db-copy-progress.test.ts",
   "test/server/counts-postgres.test.ts",
   "test/support/postgres-cluster.test.ts",
+  "test/support/pgbouncer.test.ts",
 ];
 
 // Three projects, every test file in one: `unit` (functions and app.inject(), no build, no

@@ -7,7 +7,13 @@
 import { execFileSync } from "node:child_process";
 import { chownSync } from "node:fs";
 import { join } from "node:path";
-import { postgresAdminUrl, queryDatabase, withDatabase } from "./postgres-database.js";
+import {
+  postgresAdminUrl,
+  queryDatabase,
+  routeUrl,
+  withDatabase,
+  type Route,
+} from "./postgres-database.js";
 import { cannotMountTmpfs, mountTmpfs } from "./tmpfs.js";
 
 /** Why such a database cannot be made here, or undefined. */
@@ -25,7 +31,7 @@ export function cannotMakeTmpfsDatabase(): string | undefined {
 }
 
 export interface TmpfsDatabase {
-  /** postgres://… URL of the new, empty database. */
+  /** postgres://… URL of the new, empty database, through its route. */
   url: string;
   name: string;
   /** The filler's path: fillFileSystem(filler) fills the tablespace. */
@@ -34,8 +40,14 @@ export interface TmpfsDatabase {
   drop(): Promise<void>;
 }
 
-/** A new database whose tablespace is a tmpfs of `size` (mount(8)'s notation: "4m"). */
-export async function createTmpfsDatabase(size: string): Promise<TmpfsDatabase> {
+/**
+ * A new database whose tablespace is a tmpfs of `size` (mount(8)'s notation: "4m"), reached
+ * through `route` (directly unless said); made and dropped directly.
+ */
+export async function createTmpfsDatabase(
+  size: string,
+  route: Route = "direct",
+): Promise<TmpfsDatabase> {
   const admin = postgresAdminUrl();
   const name = `petstore_full_${Math.random().toString(16).slice(2, 10)}`;
   const tmpfs = mountTmpfs(size);
@@ -44,7 +56,7 @@ export async function createTmpfsDatabase(size: string): Promise<TmpfsDatabase> 
   await queryDatabase(admin, `CREATE TABLESPACE ${name} LOCATION '${tmpfs.dir}'`);
   await queryDatabase(admin, `CREATE DATABASE ${name} TABLESPACE ${name}`);
   return {
-    url: withDatabase(admin, name),
+    url: withDatabase(routeUrl(route), name),
     name,
     filler: join(tmpfs.dir, "filler"),
     async drop() {
