@@ -1,14 +1,15 @@
 /**
  * `inventory adjust --file` from parallel real processes through two real server instances on
- * one PostgreSQL database: every row is applied exactly once, whichever instance and however
+ * one PostgreSQL database (reached directly, or through PgBouncer in transaction or in session
+ * mode): every row is applied exactly once, whichever instance and however
  * many runs of a file race each other.
  */
 import { writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { tempDir } from "../support/temp-dir.js";
 import { runCli } from "./support/cli.js";
-import { API_KEY, serverForBlock } from "./support/servers.js";
+import { API_KEY, describeEachStore, POSTGRES_STORES, serverForBlock } from "./support/servers.js";
 
 const PET_COUNT = 20;
 const START = 100_000;
@@ -47,64 +48,68 @@ interface Report {
   results: { outcome: string }[];
 }
 
-describe("adjust --file in parallel through two PostgreSQL instances", () => {
-  const { server } = serverForBlock(PETS, { store: "postgres", instances: 2 });
-  const env = (instance: number) => ({
-    PETSTORE_BASE_URL: server(instance).url,
-    PETSTORE_API_KEY: API_KEY,
-  });
-  // Each file is one till's day: its name is the run's --ref-prefix.
-  const adjust = (path: string, instance: number) =>
-    runCli(["inventory", "adjust", "--file", path, "--ref-prefix", basename(path), "--json"], {
-      env: env(instance),
-      timeoutMs: 60_000,
+describeEachStore(
+  "adjust --file in parallel through two instances on %s",
+  (store) => {
+    const { server } = serverForBlock(PETS, { store, instances: 2 });
+    const env = (instance: number) => ({
+      PETSTORE_BASE_URL: server(instance).url,
+      PETSTORE_API_KEY: API_KEY,
     });
-  const stock = async () => {
-    const response = await fetch(`${server().url}/inventory`, {
-      headers: { authorization: `Bearer ${API_KEY}` },
-    });
-    return new Map(
-      ((await response.json()) as { petId: number; quantity: number }[]).map((item) => [
-        item.petId,
-        item.quantity,
-      ]),
-    );
-  };
-  const expected = new Map(PETS.map((pet) => [pet.petId, START]));
-  const add = (deltas: Map<number, number>) => {
-    for (const [petId, delta] of deltas) expected.set(petId, (expected.get(petId) ?? 0) + delta);
-  };
+    // Each file is one till's day: its name is the run's --ref-prefix.
+    const adjust = (path: string, instance: number) =>
+      runCli(["inventory", "adjust", "--file", path, "--ref-prefix", basename(path), "--json"], {
+        env: env(instance),
+        timeoutMs: 60_000,
+      });
+    const stock = async () => {
+      const response = await fetch(`${server().url}/inventory`, {
+        headers: { authorization: `Bearer ${API_KEY}` },
+      });
+      return new Map(
+        ((await response.json()) as { petId: number; quantity: number }[]).map((item) => [
+          item.petId,
+          item.quantity,
+        ]),
+      );
+    };
+    const expected = new Map(PETS.map((pet) => [pet.petId, START]));
+    const add = (deltas: Map<number, number>) => {
+      for (const [petId, delta] of deltas) expected.set(petId, (expected.get(petId) ?? 0) + delta);
+    };
 
-  it("8 runs of 8 files at once, on overlapping pets: the totals are exact", async () => {
-    const sales = Array.from({ length: 8 }, (_, i) => salesFile(`till-${i}.csv`, i));
-    const runs = await Promise.all(sales.map((file, i) => adjust(file.path, i % 2)));
-    for (const run of runs) {
-      expect(run.stderr).toBe("");
-      expect(run.code).toBe(0);
-      expect(JSON.parse(run.stdout)).toMatchObject({ changed: ROWS_PER_FILE, failed: 0 });
-    }
-    for (const file of sales) add(file.deltas);
-    expect(await stock()).toEqual(expected);
-  }, 120_000);
+    it("8 runs of 8 files at once, on overlapping pets: the totals are exact", async () => {
+      const sales = Array.from({ length: 8 }, (_, i) => salesFile(`till-${i}.csv`, i));
+      const runs = await Promise.all(sales.map((file, i) => adjust(file.path, i % 2)));
+      for (const run of runs) {
+        expect(run.stderr).toBe("");
+        expect(run.code).toBe(0);
+        expect(JSON.parse(run.stdout)).toMatchObject({ changed: ROWS_PER_FILE, failed: 0 });
+      }
+      for (const file of sales) add(file.deltas);
+      expect(await stock()).toEqual(expected);
+    }, 120_000);
 
-  it("one file run twice at once through both instances: every row applied once", async () => {
-    const file = salesFile("twice.csv", 99);
-    const runs = await Promise.all([adjust(file.path, 0), adjust(file.path, 1)]);
-    const reports = runs.map((run) => {
-      expect(run.code).toBe(0);
-      return JSON.parse(run.stdout) as Report;
-    });
-    expect(reports.reduce((sum, report) => sum + report.changed, 0)).toBe(ROWS_PER_FILE);
-    expect(reports.reduce((sum, report) => sum + report.unchanged, 0)).toBe(ROWS_PER_FILE);
-    const outcomes = reports.flatMap((report) => report.results.map((result) => result.outcome));
-    expect(outcomes.filter((outcome) => outcome === "duplicate")).toHaveLength(ROWS_PER_FILE);
-    add(file.deltas);
-    expect(await stock()).toEqual(expected);
+    it("one file run twice at once through both instances: every row applied once", async () => {
+      const file = salesFile("twice.csv", 99);
+      const runs = await Promise.all([adjust(file.path, 0), adjust(file.path, 1)]);
+      const reports = runs.map((run) => {
+        expect(run.code).toBe(0);
+        return JSON.parse(run.stdout) as Report;
+      });
+      expect(reports.reduce((sum, report) => sum + report.changed, 0)).toBe(ROWS_PER_FILE);
+      expect(reports.reduce((sum, report) => sum + report.unchanged, 0)).toBe(ROWS_PER_FILE);
+      const outcomes = reports.flatMap((report) => report.results.map((result) => result.outcome));
+      expect(outcomes.filter((outcome) => outcome === "duplicate")).toHaveLength(ROWS_PER_FILE);
+      add(file.deltas);
+      expect(await stock()).toEqual(expected);
 
-    // And once more, later: nothing at all.
-    const later = await adjust(file.path, 1);
-    expect(later.code).toBe(0);
-    expect(JSON.parse(later.stdout)).toMatchObject({ changed: 0, unchanged: ROWS_PER_FILE });
-    expect(await stock()).toEqual(expected);
-  }, 120_000);
-});
+      // And once more, later: nothing at all.
+      const later = await adjust(file.path, 1);
+      expect(later.code).toBe(0);
+      expect(JSON.parse(later.stdout)).toMatchObject({ changed: 0, unchanged: ROWS_PER_FILE });
+      expect(await stock()).toEqual(expected);
+    }, 120_000);
+  },
+  POSTGRES_STORES,
+);

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { tempDir } from "../support/temp-dir.js";
 import { runCli } from "./support/cli.js";
 import { startHoldingProxy } from "./support/proxies.js";
-import { serverForBlock, STORES, type SeedFileEntry } from "./support/servers.js";
+import { describeEachStore, serverForBlock, type SeedFileEntry } from "./support/servers.js";
 
 const PETS = 1_200;
 const SEED: SeedFileEntry[] = Array.from({ length: PETS }, (_, i) => ({
@@ -139,7 +139,7 @@ describe("apply through the batch endpoint", () => {
   });
 });
 
-describe.for(STORES)("apply --atomic on %s", (store) => {
+describeEachStore("apply --atomic on %s", (store) => {
   const { env } = serverForBlock(SEED.slice(0, 10), { store });
 
   it("one bad row (an unknown pet): exit 7, nothing changed, no history written", async () => {

@@ -10,7 +10,12 @@ import { afterAll, describe, expect, it } from "vitest";
 import { tempDir } from "../support/temp-dir.js";
 import { runCli } from "./support/cli.js";
 import { replyJson, startFakeServer } from "./support/fake-server.js";
-import { API_KEY, serverForBlock, STORES, type SeedFileEntry } from "./support/servers.js";
+import {
+  API_KEY,
+  describeEachStore,
+  serverForBlock,
+  type SeedFileEntry,
+} from "./support/servers.js";
 import { HAS_SCRIPT, runCliInTty } from "./support/tty.js";
 import { MAX_ID } from "../support/ids.js";
 
@@ -56,7 +61,7 @@ function report(stdout: string): Report {
   }) as Report;
 }
 
-describe.for(STORES)("apply, dry run and re-run, on %s", (store) => {
+describeEachStore("apply, dry run and re-run, on %s", (store) => {
   const { env } = serverForBlock(SEED, { store });
   const counts = () =>
     countsFile(
@@ -106,7 +111,7 @@ describe.for(STORES)("apply, dry run and re-run, on %s", (store) => {
   });
 });
 
-describe.for(STORES)("apply, partial failure, stdin, int64 ids, on %s", (store) => {
+describeEachStore("apply, partial failure, stdin, int64 ids, on %s", (store) => {
   const { env } = serverForBlock(SEED, { store });
 
   it("applies the known pets, reports the unknown one, exits 7", async () => {

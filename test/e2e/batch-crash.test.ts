@@ -1,12 +1,12 @@
 /**
  * A batch is one transaction, on a real server killed with SIGKILL: every `changed` result of
  * an acknowledged batch is there after a restart, and a batch in flight when the server died
- * is there whole or not at all. On SQLite and on PostgreSQL.
+ * is there whole or not at all. On SQLite and on PostgreSQL, directly and through PgBouncer.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import {
   API_KEY,
-  STORES,
+  describeEachStore,
   freshStore,
   startServer,
   type RunningServer,
@@ -44,7 +44,7 @@ async function historyLength(server: RunningServer, petId: number): Promise<numb
   return ((await response.json()) as unknown[]).length;
 }
 
-describe.each(STORES)("a batch and SIGKILL (%s)", (kind) => {
+describeEachStore("a batch and SIGKILL (%s)", (kind) => {
   let store: TestStore | undefined;
   let servers: RunningServer[] = [];
   const start = async (seed = false) => {

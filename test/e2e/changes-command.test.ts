@@ -14,6 +14,8 @@ import { BIN, assertBuilt } from "./support/binary.js";
 import { runCli, runCliRecordingModules, spawnCli, type SpawnedCli } from "./support/cli.js";
 import {
   API_KEY,
+  describeEachStore,
+  POSTGRES_STORES,
   serverForBlock,
   startServer,
   type RunningServer,
@@ -153,42 +155,46 @@ describe("inventory changes --cursor-file killed between printing and saving", (
   }, 60_000);
 });
 
-describe("inventory changes --follow with two instances on one PostgreSQL database", () => {
-  const { server, env } = serverForBlock(pets(3), { store: "postgres", instances: 2 });
+describeEachStore(
+  "inventory changes --follow with two instances on one database of %s",
+  (store) => {
+    const { server, env } = serverForBlock(pets(3), { store, instances: 2 });
 
-  it("prints a change made through the other instance in the answer to the long poll waiting for it", async () => {
-    const follower = spawnCli(["inventory", "changes", "--follow", "--json", "--verbose"], {
-      env: env(server(0).url),
-      timeoutMs: 30_000,
+    it("prints a change made through the other instance in the answer to the long poll waiting for it", async () => {
+      const follower = spawnCli(["inventory", "changes", "--follow", "--json", "--verbose"], {
+        env: env(server(0).url),
+        timeoutMs: 30_000,
+      });
+      await eventually("the seed's changes", () => followed(follower).length === 3);
+      // The follower's trace says when it has sent its long poll for what comes after seq 3.
+      await eventually("the long poll after seq 3", () =>
+        follower
+          .stderr()
+          .split("\n")
+          .some((line) => feedRequestLine(3).test(line)),
+      );
+      await patch(server(1).url, 2, 77);
+      // Shown long before that poll's 30 s are over: the bound is only for a failure.
+      await eventually(
+        "the change made on the other instance",
+        () => followed(follower).length === 4,
+        {
+          timeoutMs: 5_000,
+        },
+      );
+      expect(followed(follower)[3]).toMatchObject({ seq: 4, petId: 2, quantity: 77 });
+      // It came in the answer to the poll that was waiting, not in one asked for after.
+      const trace = follower.stderr().split("\n");
+      const polls = trace.flatMap((line, index) => (feedRequestLine(3).test(line) ? [index] : []));
+      expect(polls).toHaveLength(1);
+      const answer = trace.slice((polls[0] ?? 0) + 1).find((line) => line.startsWith("< {"));
+      expect(answer).toContain('"seq":4,');
+      follower.process.kill("SIGINT");
+      expect(await follower.exited).toBe(130);
     });
-    await eventually("the seed's changes", () => followed(follower).length === 3);
-    // The follower's trace says when it has sent its long poll for what comes after seq 3.
-    await eventually("the long poll after seq 3", () =>
-      follower
-        .stderr()
-        .split("\n")
-        .some((line) => feedRequestLine(3).test(line)),
-    );
-    await patch(server(1).url, 2, 77);
-    // Shown long before that poll's 30 s are over: the bound is only for a failure.
-    await eventually(
-      "the change made on the other instance",
-      () => followed(follower).length === 4,
-      {
-        timeoutMs: 5_000,
-      },
-    );
-    expect(followed(follower)[3]).toMatchObject({ seq: 4, petId: 2, quantity: 77 });
-    // It came in the answer to the poll that was waiting, not in one asked for after.
-    const trace = follower.stderr().split("\n");
-    const polls = trace.flatMap((line, index) => (feedRequestLine(3).test(line) ? [index] : []));
-    expect(polls).toHaveLength(1);
-    const answer = trace.slice((polls[0] ?? 0) + 1).find((line) => line.startsWith("< {"));
-    expect(answer).toContain('"seq":4,');
-    follower.process.kill("SIGINT");
-    expect(await follower.exited).toBe(130);
-  });
-});
+  },
+  POSTGRES_STORES,
+);
 
 describe("inventory changes --follow interrupted", () => {
   const { env } = serverForBlock(pets(3));

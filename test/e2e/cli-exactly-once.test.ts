@@ -6,11 +6,16 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, expect, it } from "vitest";
 import { tempDir } from "../support/temp-dir.js";
 import { runCli, spawnCli } from "./support/cli.js";
 import { startHoldingProxy } from "./support/proxies.js";
-import { serverForBlock, STORES, type SeedFileEntry } from "./support/servers.js";
+import {
+  describeEachStore,
+  serverForBlock,
+  type SeedFileEntry,
+  type StoreKind,
+} from "./support/servers.js";
 import { startLossyProxy } from "./lossy-proxy.js";
 
 const SEED: SeedFileEntry[] = [
@@ -31,7 +36,7 @@ async function quantityOf(env: Record<string, string>, petId: number): Promise<n
   return (JSON.parse(result.stdout) as { quantity: number }).quantity;
 }
 
-describe.for(STORES)("inventory get and set --if-quantity on %s", (store) => {
+describeEachStore("inventory get and set --if-quantity on %s", (store) => {
   const { env } = serverForBlock(SEED, { store });
 
   it("get prints one entry in every format", async () => {
@@ -76,13 +81,12 @@ describe.for(STORES)("inventory get and set --if-quantity on %s", (store) => {
   });
 });
 
-/** SQLite: one server; PostgreSQL: two instances on one database, taking turns. */
-const ADJUST_SETUPS = [
-  { store: "sqlite", instances: 1, name: "on SQLite" },
-  { store: "postgres", instances: 2, name: "on two PostgreSQL instances" },
-] as const;
+/** SQLite: one server; PostgreSQL (each route): two instances on one database, taking turns. */
+const adjustTitle = (store: StoreKind) =>
+  `concurrent adjusts from separate processes ${store === "sqlite" ? "on SQLite" : `through two instances on ${store}`}`;
 
-describe.for(ADJUST_SETUPS)("concurrent adjusts from separate processes $name", (setup) => {
+describeEachStore(adjustTitle, (store) => {
+  const setup = { store, instances: store === "sqlite" ? 1 : 2 };
   const { env, server } = serverForBlock(SEED, setup);
   /** The environment of the `index`th process: the instances take turns. */
   const envOf = (index: number) => env(server(index % setup.instances).url);
@@ -145,7 +149,7 @@ describe.for(ADJUST_SETUPS)("concurrent adjusts from separate processes $name", 
   }, 120_000);
 });
 
-describe.for(STORES)("a lost response on %s", (store) => {
+describeEachStore("a lost response on %s", (store) => {
   const { env } = serverForBlock(SEED, { store });
 
   it("adjust -1 whose answer is lost is retried with the same key and applied exactly once", async () => {
@@ -217,7 +221,7 @@ describe.for(STORES)("a lost response on %s", (store) => {
   });
 });
 
-describe.for(STORES)("apply with a concurrent writer on %s", (store) => {
+describeEachStore("apply with a concurrent writer on %s", (store) => {
   const { env } = serverForBlock(SEED, { store });
 
   function countsFile(name: string, text: string): string {

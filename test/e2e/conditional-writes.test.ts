@@ -6,12 +6,12 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { Agent, fetch as undiciFetch } from "undici";
-import { afterEach, expect, it } from "vitest";
+import { afterEach, expect } from "vitest";
 import {
   API_KEY,
   freshStore,
+  itEachStore,
   startServer,
-  STORES,
   type RunningServer,
   type StoreKind,
   type TestStore,
@@ -55,7 +55,7 @@ const quantityOf = async (url: string) =>
   ((await (await fetch(`${url}/inventory/1`, { headers: auth })).json()) as { quantity: number })
     .quantity;
 
-it.for(STORES)("%s: replays an idempotent PATCH after kill -9 and a restart", async (kind) => {
+itEachStore("%s: replays an idempotent PATCH after kill -9 and a restart", async (kind) => {
   const store = await storeOf(kind);
   const first = await start(store);
   const headers = { "idempotency-key": "e2e-crash-1", "if-match": '"100"' };
@@ -110,7 +110,7 @@ await response.text();
 process.stdout.write(response.status + " " + response.headers.get("etag"));
 `;
 
-it.for(STORES)('%s: one of 20 If-Match "100" PATCHes from 20 processes passes', async (kind) => {
+itEachStore('%s: one of 20 If-Match "100" PATCHes from 20 processes passes', async (kind) => {
   const server = await start(await storeOf(kind));
   const clients = Array.from({ length: 20 }, (_, i) => {
     const child = spawn(
@@ -131,7 +131,7 @@ it.for(STORES)('%s: one of 20 If-Match "100" PATCHes from 20 processes passes', 
   expect(`"${await quantityOf(server.url)}"`).toBe(etag);
 });
 
-it.for(STORES)("%s: 20 connections: one If-Match passes; one key applies once", async (kind) => {
+itEachStore("%s: 20 connections: one If-Match passes; one key applies once", async (kind) => {
   const server = await start(await storeOf(kind));
   const responses = await Promise.all(
     Array.from({ length: 20 }, async (_, i) => {

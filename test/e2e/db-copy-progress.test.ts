@@ -1,12 +1,17 @@
 /**
  * `petstore db copy` as a person at a terminal runs it: the progress bar on the terminal, then
- * the report; in a pipe, no bar at all (the real binary, a real PostgreSQL database).
+ * the report; in a pipe, no bar at all (the real binary, a real PostgreSQL database, reached
+ * directly and through PgBouncer in transaction and in session mode).
  */
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openSqliteStore } from "../../src/server/store/sqlite/store.js";
 import type { SeedPet } from "../../src/server/store/store.js";
-import { createTestDatabase, type TestDatabase } from "../support/postgres-database.js";
+import {
+  createTestDatabase,
+  forEachRoute,
+  type TestDatabase,
+} from "../support/postgres-database.js";
 import { tempDir } from "../support/temp-dir.js";
 import { runCli } from "./support/cli.js";
 import { HAS_SCRIPT, runCliInTty } from "./support/tty.js";
@@ -33,43 +38,47 @@ afterAll(() => {
   temp.remove();
 });
 
-describe("db copy's progress", () => {
-  let database: TestDatabase;
+forEachRoute("db copy's progress", (route, name) => {
+  describe(name, () => {
+    let database: TestDatabase;
 
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await database.drop();
-  });
-
-  it.skipIf(!HAS_SCRIPT)("is drawn on a terminal, before the report", async () => {
-    const result = await runCliInTty(["db", "copy", "--from", from], {
-      env: { PETSTORE_DATABASE_URL: database.url },
+    beforeAll(async () => {
+      database = await createTestDatabase(route);
     });
-    expect(result.code).toBe(0);
-    const bar = result.output.indexOf("copying [------------------------------] 0/6 rows (pets)");
-    expect(bar).toBeGreaterThanOrEqual(0);
-    expect(result.output.indexOf("units in stock")).toBeGreaterThan(bar);
+    afterAll(async () => {
+      await database.drop();
+    });
+
+    it.skipIf(!HAS_SCRIPT)("is drawn on a terminal, before the report", async () => {
+      const result = await runCliInTty(["db", "copy", "--from", from], {
+        env: { PETSTORE_DATABASE_URL: database.url },
+      });
+      expect(result.code).toBe(0);
+      const bar = result.output.indexOf("copying [------------------------------] 0/6 rows (pets)");
+      expect(bar).toBeGreaterThanOrEqual(0);
+      expect(result.output.indexOf("units in stock")).toBeGreaterThan(bar);
+    });
   });
 });
 
-describe("db copy in a pipe", () => {
-  let database: TestDatabase;
+forEachRoute("db copy in a pipe", (route, name) => {
+  describe(name, () => {
+    let database: TestDatabase;
 
-  beforeAll(async () => {
-    database = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await database.drop();
-  });
-
-  it("draws no bar: stderr is empty, stdout the report", async () => {
-    const result = await runCli(["db", "copy", "--from", from], {
-      env: { PETSTORE_DATABASE_URL: database.url },
+    beforeAll(async () => {
+      database = await createTestDatabase(route);
     });
-    expect(result.stderr).toBe("");
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^ +source +copied\npets +3 +3\n/);
+    afterAll(async () => {
+      await database.drop();
+    });
+
+    it("draws no bar: stderr is empty, stdout the report", async () => {
+      const result = await runCli(["db", "copy", "--from", from], {
+        env: { PETSTORE_DATABASE_URL: database.url },
+      });
+      expect(result.stderr).toBe("");
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/^ +source +copied\npets +3 +3\n/);
+    });
   });
 });

@@ -7,13 +7,13 @@
 import { createHash } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { tempDir } from "../support/temp-dir.js";
 import { runCli } from "./support/cli.js";
 import {
+  describeEachStore,
   freshStore,
   startServer,
-  STORES,
   type RunningServer,
   type TestStore,
 } from "./support/servers.js";
@@ -32,7 +32,7 @@ interface Change {
   reason: string | null;
 }
 
-describe.for(STORES)("history of every change on %s: key name, reason, request id", (kind) => {
+describeEachStore("history of every change on %s: key name, reason, request id", (kind) => {
   const temp = tempDir();
   let store: TestStore;
   const keysFile = join(temp.dir, "keys.txt");

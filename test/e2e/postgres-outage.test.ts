@@ -1,29 +1,24 @@
 /**
  * PostgreSQL stopped and restarted under a running `petstore serve`: 503 `unavailable` with
  * Retry-After (and /healthz 503) while it is down, correct answers after, and no restart of
- * the server. The test runs its own cluster, since it stops it.
+ * the server. The test runs its own cluster, since it stops it; the server reaches it directly,
+ * or through a PgBouncer of the test's own (transaction or session mode) that keeps running
+ * while PostgreSQL is gone. A client that PgBouncer cannot give a server connection waits up
+ * to its query_wait_timeout (2 s here; 120 s is PgBouncer's default) and is then refused, as
+ * are those after it until PgBouncer logs in again (it tries each server_login_retry, 1 s).
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   startTestCluster,
   TEST_CLUSTER_PASSWORD,
   type TestCluster,
 } from "../support/postgres-cluster.js";
 import { eventually } from "../support/eventually.js";
-import { withDatabase } from "../support/postgres-database.js";
+import { startPgBouncer, targetOf, type RunningPgBouncer } from "../support/pgbouncer.js";
+import { forEachRoute, withDatabase } from "../support/postgres-database.js";
 import { API_KEY, startServer, type RunningServer } from "./support/servers.js";
 
 const auth = { authorization: `Bearer ${API_KEY}` };
-
-let cluster: TestCluster;
-let server: RunningServer | undefined;
-beforeAll(async () => {
-  cluster = await startTestCluster();
-});
-afterAll(async () => {
-  await server?.stop("SIGKILL");
-  await cluster.destroy();
-});
 
 const patch = (url: string, quantity: number) =>
   fetch(`${url}/inventory/1`, {
@@ -32,42 +27,64 @@ const patch = (url: string, quantity: number) =>
     body: JSON.stringify({ quantity }),
   });
 
-it("answers 503 with Retry-After while PostgreSQL is down and recovers by itself when it returns", async () => {
-  // The cluster's own `postgres` database: nothing else uses this cluster.
-  server = await startServer({
-    databaseUrl: withDatabase(cluster.adminUrl, "postgres"),
-    args: ["--demo"],
-  });
-  const { url } = server;
-  const healthz = url.replace(/\/v1$/, "/healthz");
-  expect((await patch(url, 11)).status).toBe(200);
-  expect((await fetch(`${url}/inventory`, { headers: auth })).status).toBe(200);
+forEachRoute("PostgreSQL stopped under a running server", (route, name) => {
+  describe(name, () => {
+    let cluster: TestCluster;
+    let bouncer: RunningPgBouncer | undefined;
+    let server: RunningServer | undefined;
+    beforeAll(async () => {
+      cluster = await startTestCluster();
+      if (route !== "direct") {
+        const mode = route === "pgbouncer-transaction" ? "transaction" : "session";
+        bouncer = await startPgBouncer(targetOf(cluster.adminUrl), mode, {
+          queryWaitTimeoutS: 2,
+        });
+      }
+    });
+    afterAll(async () => {
+      await server?.stop("SIGKILL");
+      await bouncer?.stop();
+      await cluster.destroy();
+    });
 
-  await cluster.stop();
-  for (const response of [
-    await fetch(`${url}/inventory`, { headers: auth }),
-    await fetch(`${url}/inventory/1`, { headers: auth }),
-    await patch(url, 12),
-    await fetch(healthz),
-  ]) {
-    expect(response.status).toBe(503);
-    expect(response.headers.get("retry-after")).toBe("1");
-    const body = (await response.json()) as { code: string; message: string; status: number };
-    expect(body).toMatchObject({ code: "unavailable", status: 503 });
-    expect(body.message).toMatch(/database is unreachable/);
-    expect(body.message).not.toContain(TEST_CLUSTER_PASSWORD);
-  }
-  expect(server.process.exitCode).toBeNull();
+    it("answers 503 with Retry-After while PostgreSQL is down and recovers by itself when it returns", async () => {
+      // The cluster's own `postgres` database: nothing else uses this cluster.
+      server = await startServer({
+        databaseUrl: withDatabase(bouncer?.url ?? cluster.adminUrl, "postgres"),
+        args: ["--demo"],
+      });
+      const { url } = server;
+      const healthz = url.replace(/\/v1$/, "/healthz");
+      expect((await patch(url, 11)).status).toBe(200);
+      expect((await fetch(`${url}/inventory`, { headers: auth })).status).toBe(200);
 
-  await cluster.start();
-  await eventually("/healthz 200 with PostgreSQL back", async () => {
-    const response = await fetch(healthz);
-    await response.arrayBuffer();
-    return response.status === 200;
+      await cluster.stop();
+      for (const response of [
+        await fetch(`${url}/inventory`, { headers: auth }),
+        await fetch(`${url}/inventory/1`, { headers: auth }),
+        await patch(url, 12),
+        await fetch(healthz),
+      ]) {
+        expect(response.status).toBe(503);
+        expect(response.headers.get("retry-after")).toBe("1");
+        const body = (await response.json()) as { code: string; message: string; status: number };
+        expect(body).toMatchObject({ code: "unavailable", status: 503 });
+        expect(body.message).toMatch(/database is unreachable/);
+        expect(body.message).not.toContain(TEST_CLUSTER_PASSWORD);
+      }
+      expect(server.process.exitCode).toBeNull();
+
+      await cluster.start();
+      await eventually("/healthz 200 with PostgreSQL back", async () => {
+        const response = await fetch(healthz);
+        await response.arrayBuffer();
+        return response.status === 200;
+      });
+      expect((await patch(url, 13)).status).toBe(200);
+      const item = await fetch(`${url}/inventory/1`, { headers: auth });
+      expect(await item.json()).toMatchObject({ petId: 1, quantity: 13 });
+      expect(server.process.exitCode).toBeNull();
+      expect(server.stderr()).not.toContain(TEST_CLUSTER_PASSWORD);
+    }, 40_000);
   });
-  expect((await patch(url, 13)).status).toBe(200);
-  const item = await fetch(`${url}/inventory/1`, { headers: auth });
-  expect(await item.json()).toMatchObject({ petId: 1, quantity: 13 });
-  expect(server.process.exitCode).toBeNull();
-  expect(server.stderr()).not.toContain(TEST_CLUSTER_PASSWORD);
-}, 40_000);
+});

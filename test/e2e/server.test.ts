@@ -9,8 +9,8 @@ import { runCli } from "./support/cli.js";
 import {
   API_KEY,
   freshStore,
+  itEachStore,
   startServer,
-  STORES,
   type RunningServer,
   type ServerOptions,
   type TestStore,
@@ -131,7 +131,7 @@ describe("petstore serve", () => {
     expect(await server.stop("SIGINT")).toBe(0);
   });
 
-  it.for(STORES)("%s: loses no acknowledged write when killed with SIGKILL", async (kind) => {
+  itEachStore("%s: loses no acknowledged write when killed with SIGKILL", async (kind) => {
     const store = await freshStore(kind);
     stores.push(store);
     const server = await start(["--seed", seed], undefined, store.options);

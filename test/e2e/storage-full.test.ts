@@ -5,9 +5,10 @@
  * counts the refusals; once the filler is gone the next write succeeds without a restart, and
  * the file passes `integrity_check` holding every acknowledged write and nothing refused.
  * `petstore db backup` onto the full disk fails and leaves nothing. On PostgreSQL, a database
- * whose tablespace is a filled tmpfs: 503 `storage_full` too (disk_full, 53100). Where a tmpfs
- * cannot be mounted (not root, no mount(8), a container without the right), each block is
- * skipped visibly, its name saying why.
+ * whose tablespace is a filled tmpfs, reached directly and through PgBouncer in transaction and
+ * in session mode: 503 `storage_full` too (disk_full, 53100). Where a tmpfs cannot be mounted
+ * (not root, no mount(8), a container without the right), each block is skipped visibly, its
+ * name saying why.
  */
 import { readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -15,6 +16,7 @@ import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../support/eventually.js";
 import { TEST_CLUSTER_PASSWORD } from "../support/postgres-cluster.js";
+import { forEachRoute, whereSource } from "../support/postgres-database.js";
 import {
   cannotMakeTmpfsDatabase,
   createTmpfsDatabase,
@@ -318,67 +320,69 @@ describe.skipIf(whyNot !== undefined)(title, () => {
 
 const whyNotPostgres = cannotMakeTmpfsDatabase();
 
-describe.skipIf(whyNotPostgres !== undefined)(
-  whyNotPostgres === undefined
-    ? "a full disk on PostgreSQL (the database's tablespace a filled tmpfs)"
-    : `a full disk on PostgreSQL: skipped (${whyNotPostgres})`,
-  () => {
-    let database: TmpfsDatabase | undefined;
-    let stopServer: (() => Promise<unknown>) | undefined;
+forEachRoute("a full disk on PostgreSQL", (route, name) => {
+  describe.skipIf(whyNotPostgres !== undefined)(
+    whyNotPostgres === undefined
+      ? `${name} (the database's tablespace a filled tmpfs)`
+      : `${name}: skipped (${whyNotPostgres})`,
+    () => {
+      let database: TmpfsDatabase | undefined;
+      let stopServer: (() => Promise<unknown>) | undefined;
 
-    afterAll(async () => {
-      if (database) rmSync(database.filler, { force: true });
-      await stopServer?.();
-      await database?.drop();
-    });
-
-    it("refuses writes with 503 storage_full (53100), logs it once without the password, and writes again once space is freed", async () => {
-      database = await createTmpfsDatabase("4m");
-      const server = await startServer({
-        databaseUrl: database.url,
-        seed: [{ petId: 1, name: "pet 1", status: "available", quantity: 10 }],
+      afterAll(async () => {
+        if (database) rmSync(database.filler, { force: true });
+        await stopServer?.();
+        await database?.drop();
       });
-      stopServer = () => server.stop();
-      fillFileSystem(database.filler);
 
-      // Pages with room take a few more records; a write that needs a new page is refused.
-      let answer: Answer | undefined;
-      let held = 10;
-      for (let quantity = 100; quantity < 2100; quantity++) {
-        answer = await patch(server, 1, quantity);
-        if (answer.status !== 200) break;
-        held = quantity;
-      }
-      expect(answer).toEqual({ status: 503, retryAfter: "1", body: STORAGE_FULL });
-      expect(await patch(server, 1, 5)).toEqual({
-        status: 503,
-        retryAfter: "1",
-        body: STORAGE_FULL,
-      });
-      expect(await batch(server, [{ petId: 1, delta: 1 }])).toEqual({
-        status: 503,
-        retryAfter: "1",
-        body: STORAGE_FULL,
-      });
-      const read = await fetch(`${server.url}/inventory/1`, { headers: auth });
-      expect(await read.json()).toEqual({ petId: 1, quantity: held, status: "available" });
+      it("refuses writes with 503 storage_full (53100), logs it once without the password, and writes again once space is freed", async () => {
+        database = await createTmpfsDatabase("4m", route);
+        const server = await startServer({
+          databaseUrl: database.url,
+          seed: [{ petId: 1, name: "pet 1", status: "available", quantity: 10 }],
+        });
+        stopServer = () => server.stop();
+        fillFileSystem(database.filler);
 
-      const errors = (await logAfterRefusals(server, 3)).filter(isError);
-      expect(errors).toHaveLength(1);
-      expect(errors[0]?.msg).toBe("storage full: writes are refused until space is freed");
-      expect(errors[0]?.reason).toMatch(
-        new RegExp(
-          `^PostgreSQL database ${database.name} on socket .* is out of disk space: .*No space left on device \\(53100\\)$`,
-        ),
-      );
-      expect(server.stderr()).not.toContain(TEST_CLUSTER_PASSWORD);
+        // Pages with room take a few more records; a write that needs a new page is refused.
+        let answer: Answer | undefined;
+        let held = 10;
+        for (let quantity = 100; quantity < 2100; quantity++) {
+          answer = await patch(server, 1, quantity);
+          if (answer.status !== 200) break;
+          held = quantity;
+        }
+        expect(answer).toEqual({ status: 503, retryAfter: "1", body: STORAGE_FULL });
+        expect(await patch(server, 1, 5)).toEqual({
+          status: 503,
+          retryAfter: "1",
+          body: STORAGE_FULL,
+        });
+        expect(await batch(server, [{ petId: 1, delta: 1 }])).toEqual({
+          status: 503,
+          retryAfter: "1",
+          body: STORAGE_FULL,
+        });
+        const read = await fetch(`${server.url}/inventory/1`, { headers: auth });
+        expect(await read.json()).toEqual({ petId: 1, quantity: held, status: "available" });
 
-      rmSync(database.filler);
-      expect(await patch(server, 1, 7)).toEqual({
-        status: 200,
-        retryAfter: null,
-        body: { petId: 1, quantity: 7, status: "available" },
+        const errors = (await logAfterRefusals(server, 3)).filter(isError);
+        expect(errors).toHaveLength(1);
+        expect(errors[0]?.msg).toBe("storage full: writes are refused until space is freed");
+        expect(errors[0]?.reason).toMatch(
+          new RegExp(
+            `^PostgreSQL database ${database.name} on ${whereSource(route)} is out of disk space: .*No space left on device \\(53100\\)$`,
+          ),
+        );
+        expect(server.stderr()).not.toContain(TEST_CLUSTER_PASSWORD);
+
+        rmSync(database.filler);
+        expect(await patch(server, 1, 7)).toEqual({
+          status: 200,
+          retryAfter: null,
+          body: { petId: 1, quantity: 7, status: "available" },
+        });
       });
-    });
-  },
-);
+    },
+  );
+});

@@ -1,6 +1,6 @@
 /**
- * The real `petstore serve`, spawned on a temporary SQLite file or a new PostgreSQL database,
- * and the stores it serves from.
+ * The real `petstore serve`, spawned on a temporary SQLite file or a new PostgreSQL database
+ * (reached directly or through PgBouncer), and the stores it serves from.
  */
 import { spawn, type ChildProcessByStdio } from "node:child_process";
 import { once } from "node:events";
@@ -8,8 +8,15 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Readable } from "node:stream";
 import { stringify } from "lossless-json";
-import { afterAll, beforeAll } from "vitest";
-import { createTestDatabase } from "../../support/postgres-database.js";
+import { afterAll, beforeAll, describe, it } from "vitest";
+import {
+  createTestDatabase,
+  ROUTES,
+  routeSuffix,
+  routeUnavailable,
+  skippedSuite,
+  type Route,
+} from "../../support/postgres-database.js";
 import { tempDir } from "../../support/temp-dir.js";
 import { assertBuilt, BIN, childEnv, type Env } from "./binary.js";
 
@@ -120,9 +127,80 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   };
 }
 
-/** The stores a server keeps its data in: the store-relevant e2e tests run on each. */
-export const STORES = ["sqlite", "postgres"] as const;
+/**
+ * The stores a server keeps its data in: the store-relevant e2e tests run on each. PostgreSQL
+ * is reached directly or through one of the run's PgBouncers (postgres-global-setup.ts).
+ */
+export const STORES = [
+  "sqlite",
+  "postgres",
+  "postgres via PgBouncer (transaction)",
+  "postgres via PgBouncer (session)",
+] as const;
 export type StoreKind = (typeof STORES)[number];
+export type PostgresStoreKind = Exclude<StoreKind, "sqlite">;
+
+/** The PostgreSQL stores alone, one for each route to the run's server. */
+export const POSTGRES_STORES: readonly PostgresStoreKind[] = ROUTES.map(postgresStore);
+
+/** The store reached by `route`: "postgres", "postgres via PgBouncer (transaction)", … */
+export function postgresStore(route: Route): PostgresStoreKind {
+  const kind = `postgres${routeSuffix(route)}`;
+  const found = STORES.find((store): store is PostgresStoreKind => store === kind);
+  if (found === undefined) throw new Error(`no store for route ${route}`);
+  return found;
+}
+
+/** The route to a PostgreSQL store. */
+function routeOf(kind: PostgresStoreKind): Route {
+  const route = ROUTES.find((candidate) => postgresStore(candidate) === kind);
+  if (route === undefined) throw new Error(`no route to ${kind}`);
+  return route;
+}
+
+/** Why this run cannot make a store of `kind` (PgBouncer not installed), or undefined. */
+export function storeUnavailable(kind: StoreKind): string | undefined {
+  return kind === "sqlite" ? undefined : routeUnavailable(routeOf(kind));
+}
+
+type Title = string | ((store: StoreKind) => string);
+const titleOf = (title: Title, store: StoreKind) =>
+  typeof title === "string" ? title.replaceAll("%s", store) : title(store);
+
+/**
+ * describe.for(stores) (STORES unless said), `title`'s %s the store: a store this run cannot
+ * make (PgBouncer not installed) is a skipped suite whose name says why, never a silent pass.
+ */
+export function describeEachStore(
+  title: Title,
+  body: (store: StoreKind) => void,
+  stores: readonly StoreKind[] = STORES,
+): void {
+  for (const store of stores) {
+    const name = titleOf(title, store);
+    const missing = storeUnavailable(store);
+    if (missing === undefined) {
+      describe(name, () => {
+        body(store);
+      });
+    } else skippedSuite(`${name}: skipped, ${missing}`);
+  }
+}
+
+/** it.for(STORES), as describeEachStore: a store this run cannot make is skipped, saying why. */
+export function itEachStore(
+  title: Title,
+  test: (store: StoreKind) => Promise<void>,
+  timeout?: number,
+): void {
+  for (const store of STORES) {
+    const name = titleOf(title, store);
+    const missing = storeUnavailable(store);
+    if (missing === undefined) {
+      it(name, () => test(store), timeout);
+    } else skippedSuite(`${name}: skipped, ${missing}`);
+  }
+}
 
 /** Where servers keep their data, shared by the servers started on it and across restarts. */
 export interface TestStore {
@@ -135,11 +213,11 @@ export interface TestStore {
 
 /**
  * A new, empty store: a temporary SQLite file, or a new database on the run's PostgreSQL
- * (test/support/postgres-global-setup.ts).
+ * (test/support/postgres-global-setup.ts) reached directly or through a PgBouncer.
  */
 export async function freshStore(kind: StoreKind): Promise<TestStore> {
-  if (kind === "postgres") {
-    const database = await createTestDatabase();
+  if (kind !== "sqlite") {
+    const database = await createTestDatabase(routeOf(kind));
     return { kind, options: { databaseUrl: database.url }, remove: () => database.drop() };
   }
   const temp = tempDir();
