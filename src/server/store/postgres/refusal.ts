@@ -140,7 +140,7 @@ export function classifyRefusal(
  * Whether `error` is a refusal of this session that retrying will not mend: credentials
  * (28P01, 28000), no such database (3D000), or a pooler's 08P01 about a startup parameter,
  * credentials, a database or its admin console. Class 08 is "connection exception", but such
- * an 08P01 is no database out of reach: connection.ts's isUnreachable should not count it.
+ * an 08P01 is no database out of reach: openPostgresStore does not count it unreachable.
  * A pooler's other 08P01s (no server connection for us, a query_timeout on an open session)
  * are not these.
  */

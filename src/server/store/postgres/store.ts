@@ -20,6 +20,7 @@ import {
   type PetRow,
 } from "../rows.js";
 import { freshRead } from "./fresh-read.js";
+import { isConfigurationRefusal } from "./refusal.js";
 import { SQL, run, type StatementName } from "./statements.js";
 import { migrate } from "./migrations.js";
 import {
@@ -96,7 +97,12 @@ export async function openPostgresStore(
   } catch (error) {
     await pool.end().catch(() => undefined);
     const reason = `cannot use PostgreSQL ${describeDatabase(url)}: ${reasonOf(error, url)}`;
-    if (isUnreachable(error)) throw new StoreUnavailableError(reason, { cause: error });
+    // A pooler refusing the password or the database says so with 08P01, a "connection
+    // exception": at start that is a configuration fault, not a database out of reach. (While
+    // serving, any 08 still makes the store unavailable: 503, and /readyz says so.)
+    if (isUnreachable(error) && !isConfigurationRefusal(error)) {
+      throw new StoreUnavailableError(reason, { cause: error });
+    }
     throw new Error(reason, { cause: error });
   }
   // A revision read that takes as long as connecting counts the database as unreachable.
