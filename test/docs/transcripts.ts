@@ -3,7 +3,8 @@
  * transcript (`$ ` command lines, a trailing `\` continues one, `# exit N` at the end of a
  * command says its exit status; the lines after a command are what it prints, stdout and
  * stderr as a terminal shows them, `…` standing for any lines); in any other block, every line
- * that runs `petstore` is a command line of the program.
+ * that runs `petstore` is a command line of the program. An `ini` block is kept as it is (a
+ * configuration file a test uses).
  */
 
 export interface TranscriptStep {
@@ -20,11 +21,18 @@ export interface TranscriptStep {
 export interface Transcript {
   /** `console tty`: run on a pseudo-terminal, as a person at a terminal sees it. */
   tty: boolean;
+  /**
+   * `console pgbouncer`: run against a server on PostgreSQL through a PgBouncer in
+   * transaction mode (configured as the guide's `ini` block says), not the guide's SQLite one.
+   */
+  pgbouncer: boolean;
   steps: TranscriptStep[];
 }
 
 export interface GuideBlocks {
   transcripts: Transcript[];
+  /** The text of each ```ini block (a configuration file), in order. */
+  iniFiles: string[];
   /** Lines of other blocks that run petstore, with their line numbers. */
   commandLines: { text: string; line: number }[];
 }
@@ -45,7 +53,7 @@ const RUNS_PETSTORE =
 /** Reads the fenced code blocks of a Markdown file. */
 export function readGuide(markdown: string): GuideBlocks {
   const lines = markdown.split("\n");
-  const guide: GuideBlocks = { transcripts: [], commandLines: [] };
+  const guide: GuideBlocks = { transcripts: [], iniFiles: [], commandLines: [] };
   for (let index = 0; index < lines.length; index++) {
     const fence = /^(\s*)```(\S*)\s*(.*)$/.exec(lines[index] ?? "");
     if (fence === null) continue;
@@ -56,7 +64,14 @@ export function readGuide(markdown: string): GuideBlocks {
       body.push({ text: (lines[end] ?? "").slice(indent.length), line: end + 1 });
     }
     if (fence[2] === "console") {
-      guide.transcripts.push({ tty: (fence[3] ?? "").includes("tty"), steps: steps(body) });
+      const info = (fence[3] ?? "").split(/\s+/);
+      guide.transcripts.push({
+        tty: info.includes("tty"),
+        pgbouncer: info.includes("pgbouncer"),
+        steps: steps(body),
+      });
+    } else if (fence[2] === "ini") {
+      guide.iniFiles.push(body.map((entry) => entry.text).join("\n"));
     } else if (SHELL_BLOCKS.has(fence[2] ?? "")) {
       for (const entry of joinContinuations(body)) {
         if (RUNS_PETSTORE.test(entry.text)) guide.commandLines.push(entry);

@@ -8,7 +8,9 @@
  * order they come: `petstore.db` (the server's file), `keys` (its keys file, with one key,
  * till-1, whose key is in `till-1.key`), `petstore.pid` (its process id). The commands see
  * PETSTORE_BASE_URL and PETSTORE_API_KEY_FILE set to that server and key, as a set-up shell
- * would, and TZ=UTC.
+ * would, and TZ=UTC. A guide's ```console pgbouncer transcripts run in a world of their own:
+ * the same, but the server's store is a PostgreSQL database reached through the run's
+ * PgBouncer in transaction mode, which must be set up as the guide's ```ini block says.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
@@ -21,11 +23,18 @@ import {
   matchesTranscript,
   normalized,
   readGuide,
+  type Transcript,
   type TranscriptStep,
 } from "../docs/transcripts.js";
 import { tempDir } from "../support/temp-dir.js";
 import { BIN, ROOT, assertBuilt } from "./support/binary.js";
 import { HAS_SCRIPT } from "./support/tty.js";
+import {
+  createTestDatabase,
+  routeUnavailable,
+  skippedSuite,
+  type TestDatabase,
+} from "../support/postgres-database.js";
 
 const GUIDES = [
   "README.md",
@@ -42,8 +51,11 @@ interface GuideWorld {
   stop(): Promise<void>;
 }
 
-/** A working directory with a `petstore` on PATH, a keys file, and a demo server on it. */
-async function startWorld(): Promise<GuideWorld> {
+/**
+ * A working directory with a `petstore` on PATH, a keys file, and a demo server on it: on
+ * `petstore.db`, or on the PostgreSQL database `databaseUrl` names.
+ */
+async function startWorld(databaseUrl?: string): Promise<GuideWorld> {
   assertBuilt();
   const temp = tempDir("petstore-guide-");
   const dir = temp.dir;
@@ -65,10 +77,15 @@ async function startWorld(): Promise<GuideWorld> {
   });
   writeFileSync(join(dir, "till-1.key"), created.stdout);
   writeFileSync(join(dir, "keys"), created.stderr);
+  const store = databaseUrl === undefined ? ["--db", "petstore.db"] : [];
   const server = spawn(
     process.execPath,
-    [BIN, "serve", "--demo", "--db", "petstore.db", "--api-keys-file", "keys", "--port", "0"],
-    { cwd: dir, env: base, stdio: ["ignore", "pipe", "ignore"] },
+    [BIN, "serve", "--demo", ...store, "--api-keys-file", "keys", "--port", "0"],
+    {
+      cwd: dir,
+      env: databaseUrl === undefined ? base : { ...base, PETSTORE_DATABASE_URL: databaseUrl },
+      stdio: ["ignore", "pipe", "ignore"],
+    },
   );
   let out = "";
   const url = await new Promise<string>((resolve, reject) => {
@@ -175,19 +192,33 @@ function linesOf(text: string): string[] {
   return lines;
 }
 
-for (const guide of GUIDES.filter((file) => existsSync(join(ROOT, file)))) {
-  const blocks = readGuide(readFileSync(join(ROOT, guide), "utf8"));
+/** The settings of an `ini` file's text, by name (sections ignored). */
+function iniSettings(text: string): Map<string, string> {
+  const settings = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    const setting = /^\s*([\w.*]+)\s*=\s*(.*?)\s*$/.exec(line);
+    if (setting?.[1] !== undefined) settings.set(setting[1], setting[2] ?? "");
+  }
+  return settings;
+}
 
-  describe(`${guide}: its transcripts, run`, () => {
+/** Declares the tests that run `transcripts`, in order, in the world `start` makes. */
+function describeTranscripts(
+  name: string,
+  guide: string,
+  transcripts: readonly Transcript[],
+  start: () => Promise<GuideWorld>,
+): void {
+  describe(name, () => {
     let world: GuideWorld | undefined;
     beforeAll(async () => {
-      if (blocks.transcripts.length > 0) world = await startWorld();
+      if (transcripts.length > 0) world = await start();
     });
     afterAll(async () => {
       await world?.stop();
     });
 
-    const steps = blocks.transcripts.flatMap((transcript) =>
+    const steps = transcripts.flatMap((transcript) =>
       transcript.steps.map((step) => ({ step, tty: transcript.tty })),
     );
     it.skipIf(steps.length === 0)("has transcripts", () => {
@@ -206,6 +237,47 @@ for (const guide of GUIDES.filter((file) => existsSync(join(ROOT, file)))) {
       });
     }
   });
+}
+
+for (const guide of GUIDES.filter((file) => existsSync(join(ROOT, file)))) {
+  const blocks = readGuide(readFileSync(join(ROOT, guide), "utf8"));
+
+  describeTranscripts(
+    `${guide}: its transcripts, run`,
+    guide,
+    blocks.transcripts.filter((transcript) => !transcript.pgbouncer),
+    () => startWorld(),
+  );
+
+  const pooled = blocks.transcripts.filter((transcript) => transcript.pgbouncer);
+  const missing = routeUnavailable("pgbouncer-transaction");
+  if (pooled.length > 0 && missing !== undefined) {
+    skippedSuite(`${guide}: its PgBouncer transcripts: skipped, ${missing}`);
+  } else if (pooled.length > 0) {
+    describe(`${guide}: its PgBouncer set-up`, () => {
+      it("is the run's PgBouncer's: transaction mode, SCRAM, no ignore_startup_parameters", () => {
+        const [ini, ...more] = blocks.iniFiles;
+        expect(more, "one ini block").toEqual([]);
+        const settings = iniSettings(ini ?? "");
+        expect(settings.get("pool_mode")).toBe("transaction");
+        expect(settings.get("auth_type")).toBe("scram-sha-256");
+        expect(settings.has("ignore_startup_parameters")).toBe(false);
+      });
+    });
+    let database: TestDatabase | undefined;
+    afterAll(async () => {
+      await database?.drop();
+    });
+    describeTranscripts(
+      `${guide}: its transcripts through PgBouncer (transaction mode), run`,
+      guide,
+      pooled,
+      async () => {
+        database = await createTestDatabase("pgbouncer-transaction");
+        return startWorld(database.url);
+      },
+    );
+  }
 
   describe(`${guide}: its other command lines`, () => {
     it
