@@ -135,6 +135,58 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX inventory_changes_by_ref ON inventory_changes (ref, pet_id)
     WHERE ref IS NOT NULL;
   `,
+  // 12: a group commit's write, the plan's rows in arrays (write-batch.ts), as a function: a
+  // statement sent unnamed is parsed and planned each time (no named prepared statement lives
+  // through a transaction-mode pooler), and this one's planning cost a third of PATCH's
+  // throughput; PL/pgSQL keeps the plan of its statement in each server session, whichever
+  // client uses it. Keys and pets are locked already; the revision row, raised when anything
+  // was written, last. History records are inserted in the batch's order, so their ids order
+  // them. Returns the seq before the group's first change (null without changes).
+  `
+  CREATE FUNCTION petstore_write_planned(
+    bigint[], integer[], text[], text[], text[], bigint[], integer[], text[], text[],
+    bigint[], bigint[], integer[], integer[], text[], text[], text[], text[], text[], text[]
+  ) RETURNS bigint LANGUAGE plpgsql AS $function$
+  DECLARE
+    first_seq bigint;
+  BEGIN
+    WITH answered AS (
+        INSERT INTO idempotency_records (owner, key, fingerprint, created_at, status, body, etag)
+          SELECT * FROM unnest($3::text[], $4::text[], $5::text[], $6::bigint[], $7::integer[], $8::text[], $9::text[])
+        ON CONFLICT (owner, key) DO UPDATE SET fingerprint = excluded.fingerprint,
+          created_at = excluded.created_at, status = excluded.status, body = excluded.body,
+          etag = excluded.etag
+      ), released AS (
+        DELETE FROM idempotency_records
+          WHERE (owner, key) IN (SELECT * FROM unnest($18::text[], $19::text[]))
+      ), written AS (
+        UPDATE pets SET quantity = planned.quantity
+          FROM unnest($1::bigint[], $2::integer[]) AS planned (id, quantity)
+          -- The ANY lets the primary key find the rows; a join alone was planned as a scan of
+          -- every pet (20 ms for a batch of 1,000 among 100,000 pets, 6 ms this way).
+          WHERE pets.id = planned.id AND pets.id = ANY ($1::bigint[])
+          RETURNING 1
+      ), revised AS (
+        -- The feed's seqs, one per history record, from the revision row: its lock, taken last,
+        -- is held until this transaction commits, so the next writer's seqs come after this
+        -- commit and no change ever commits behind a seq a reader has seen (migration 8).
+        UPDATE inventory_revision SET revision = revision + cardinality($10::bigint[])
+          WHERE id = 1 AND cardinality($10::bigint[]) > 0
+          RETURNING revision - cardinality($10::bigint[]) AS base
+      )
+      , recorded AS (
+        INSERT INTO inventory_changes (pet_id, at, previous, quantity, key_name, request_id, reason, ref, seq)
+          SELECT pet_id, at, previous, quantity, key_name, request_id, reason, ref, revised.base + ord
+          FROM unnest($10::bigint[], $11::bigint[], $12::integer[], $13::integer[], $14::text[], $15::text[], $16::text[], $17::text[])
+              WITH ORDINALITY AS change (pet_id, at, previous, quantity, key_name, request_id, reason, ref, ord),
+            revised
+          ORDER BY ord
+      )
+    SELECT (SELECT revised.base FROM revised) INTO first_seq;
+    RETURN first_seq;
+  END
+  $function$;
+  `,
 ];
 
 /**
