@@ -6,19 +6,18 @@
  */
 import { MockAgent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
+import { MOCK_ORIGIN, mockClient } from "./mock-client.js";
 import type { BatchRequest } from "../../src/api/types.js";
-import { createApiClient } from "../../src/client/api-client.js";
 import {
   BatchRejectedError,
   CountChangesRefusedError,
   isCountsRefusal,
   isMissingBatchRoute,
 } from "../../src/client/batch-errors.js";
-import { undiciExchange } from "../../src/client/dispatcher.js";
 import { ApiError, MalformedResponseError } from "../../src/client/errors.js";
 import { MAX_ID } from "../support/ids.js";
 
-const ORIGIN = "http://petstore.test";
+const ORIGIN = MOCK_ORIGIN;
 const json = { headers: { "content-type": "application/json" } };
 const route = { path: "/v1/inventory/batch", method: "POST" } as const;
 
@@ -31,23 +30,8 @@ afterEach(async () => {
 
 function client() {
   agent = new MockAgent({ enableCallHistory: true });
-  agent.disableNetConnect();
   let keys = 0;
-  return createApiClient({
-    target: {
-      env: "production",
-      baseUrl: `${ORIGIN}/v1`,
-      baseUrlSource: "--base-url",
-      apiKey: "k-1",
-      apiKeySource: "PETSTORE_API_KEY",
-    },
-    exchange: undiciExchange(agent),
-    timeoutMs: 1000,
-    retry: { retries: 2, sleep: () => Promise.resolve(), random: () => 0.5 },
-    now: () => 0,
-    userAgent: "petstore-test",
-    idempotencyKey: () => `key-${++keys}`,
-  });
+  return mockClient(agent, { retries: 2, idempotencyKey: () => `key-${++keys}` });
 }
 
 const REQUEST: BatchRequest = {

@@ -5,10 +5,9 @@
  */
 import { MockAgent } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { createApiClient } from "../../src/client/api-client.js";
-import { undiciExchange } from "../../src/client/dispatcher.js";
+import { MOCK_ORIGIN, mockClient } from "./mock-client.js";
 
-const ORIGIN = "http://petstore.test";
+const ORIGIN = MOCK_ORIGIN;
 
 let agent: MockAgent;
 
@@ -19,22 +18,7 @@ afterEach(async () => {
 
 function client() {
   agent = new MockAgent();
-  agent.disableNetConnect();
-  return createApiClient({
-    target: {
-      env: "production",
-      baseUrl: `${ORIGIN}/v1`,
-      baseUrlSource: "--base-url",
-      apiKey: "k-1",
-      apiKeySource: "PETSTORE_API_KEY",
-    },
-    exchange: undiciExchange(agent),
-    timeoutMs: 1000,
-    retry: { retries: 0, sleep: () => Promise.resolve(), random: () => 0.5 },
-    now: () => 0,
-    userAgent: "petstore-test",
-    idempotencyKey: () => "key-1",
-  });
+  return mockClient(agent, { retries: 0, idempotencyKey: () => "key-1" });
 }
 
 /** The headers of an answer: JSON, the ETag, and Inventory-Seq when given. */
