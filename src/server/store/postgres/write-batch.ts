@@ -33,8 +33,8 @@ import {
 import { toItem, toKeyRecord, type IdempotencyRow, type InventoryRow } from "../rows.js";
 import { beginTransaction } from "./connection.js";
 
-/** The group commit's statements, sent unnamed as statements.ts's are. */
-const SQL = {
+/** The group commit's statements, sent unnamed as statements.ts's are (exported for the plan tests). */
+export const SQL = {
   // A placeholder record per key no record holds yet; RETURNING names the keys this
   // transaction claimed. Its answer is written before the commit, so no placeholder is ever
   // seen by another transaction.
@@ -52,10 +52,14 @@ const SQL = {
     "SELECT id, quantity, status FROM pets WHERE id = ANY ($1::bigint[]) ORDER BY id FOR NO KEY UPDATE",
   // Read once the pets are locked, so a transaction applying the same (pet, ref) has
   // committed by then and is seen (each statement reads as of its own start).
-  findRefs: `SELECT c.pet_id, c.ref FROM inventory_changes c
-    JOIN unnest($1::bigint[], $2::text[]) AS wanted (pet_id, ref)
-      ON c.pet_id = wanted.pet_id AND c.ref = wanted.ref
-    WHERE c.ref IS NOT NULL`,
+  // One probe of the (ref, pet_id) index per wanted pair, whatever the history holds: as a
+  // plain join of 10,000 pairs the planner chose to scan and sort every ref ever applied.
+  // LIMIT 1 (the index is unique, so it drops nothing) keeps the subquery a lateral probe.
+  findRefs: `SELECT found.pet_id, found.ref
+    FROM unnest($1::bigint[], $2::text[]) AS wanted (pet_id, ref)
+    CROSS JOIN LATERAL (SELECT c.pet_id, c.ref FROM inventory_changes c
+      WHERE c.ref = wanted.ref AND c.pet_id = wanted.pet_id AND c.ref IS NOT NULL
+      LIMIT 1) AS found`,
   // The latest seq, read once the pets are locked: no change of a locked pet can commit after
   // it until this transaction has (an answer without changes of its own holds as of it).
   latest: "SELECT revision FROM inventory_revision WHERE id = 1",
