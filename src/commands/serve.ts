@@ -44,6 +44,11 @@ export function serveCommand(factory: Factory): Command {
       new Option("--metrics-host <host>", "address of the metrics listener").default("127.0.0.1"),
     )
     .option(
+      "--tls-cert <file>",
+      "serve HTTPS with this certificate, PEM (a chain in it is served whole)",
+    )
+    .option("--tls-key <file>", "the certificate's private key, PEM (with --tls-cert)")
+    .option(
       "--trust-proxy <addresses>",
       "reverse proxies (IP addresses, CIDR ranges, comma-separated) whose X-Forwarded-For names the client (default: none)",
     )
@@ -57,6 +62,10 @@ write key named key-N. A line it cannot use is exit 2 naming it. The server refu
 without at least one key. SIGHUP reads the keys file again (check it first with petstore keys
 check FILE): a valid file holds from the next request, a bad one is refused and the old keys
 stay. SIGTERM or SIGINT: /readyz answers 503 at once, requests in flight finish, exit 0.
+With --tls-cert and --tls-key the API is HTTPS ("listening on https://…"); SIGHUP reads the
+pair again too (a renewal hook sends it): a valid pair serves new connections, open ones finish
+on the old, a bad one is refused and the old stays. Without TLS on an address beyond loopback,
+the log warns that keys cross the network in clear.
 Probes, without a key: GET /livez (the process runs), GET /readyz and /healthz (ready: the
 store answers within 1 s, keys are loaded, not shutting down).
 PETSTORE_DATABASE_URL=postgres://… keeps everything in PostgreSQL instead of a SQLite file,
@@ -72,6 +81,7 @@ Examples:
   PETSTORE_API_KEYS=s3cret petstore serve --port 0 --db /var/lib/petstore/inventory.db
   petstore serve --api-keys-file /etc/petstore/keys --metrics-port 9464
   petstore serve --api-keys-file /etc/petstore/keys --seed pets.json
+  petstore serve --api-keys-file keys --host 0.0.0.0 --tls-cert cert.pem --tls-key key.pem
   petstore serve --api-keys-file /etc/petstore/keys --trust-proxy 127.0.0.1,::1 2>>petstore.log
   PETSTORE_DATABASE_URL=postgres://petstore@db.internal/petstore petstore serve --host 0.0.0.0`,
     )

@@ -7,7 +7,8 @@ import {
   type NetworkError,
   type TargetContext,
 } from "../client/errors.js";
-import { isLoopback, serveCommandFor } from "./serve-hint.js";
+import { isLoopbackHost } from "../api/loopback.js";
+import { serveCommandFor } from "./serve-hint.js";
 
 function times(count: number): string {
   return count === 1 ? "1 attempt" : `${count} attempts`;
@@ -160,7 +161,7 @@ function plainHttpHint(error: NetworkError): string {
   const from = error.target === undefined ? "" : ` (from ${error.target.baseUrlSource})`;
   const plain = configured.replace(/^https:/i, "http:");
   const use = `use ${plain} in place of ${configured}${from}`;
-  return isLoopback(new URL(error.url).hostname)
+  return isLoopbackHost(new URL(error.url).hostname)
     ? use
     : `${use} only if the API key may cross the network unencrypted; else have the server serve HTTPS (petstore serve --tls-cert FILE --tls-key FILE)`;
 }
@@ -191,7 +192,10 @@ export function networkErrorHint(error: NetworkError): string {
   if (serve !== undefined) {
     return `${tried}, ${times(error.attempts)}, and nothing listens there; start the bundled server with: ${serve}`;
   }
-  return `${tried}, ${times(error.attempts)}; is the server running and the URL right?`;
+  // Plain HTTP sent to a TLS port: the server ends the connection without a word.
+  const https =
+    error.code === "ECONNRESET" && /^http:/i.test(error.url) ? ` (https:// if it serves TLS)` : "";
+  return `${tried}, ${times(error.attempts)}; is the server running and the URL right${https}?`;
 }
 
 /** The hint for a 2xx answer that is not what a petstore API sends. */

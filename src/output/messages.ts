@@ -37,3 +37,11 @@ export function formatDeprecationWarning(notice: {
     notice.sunset === undefined ? "" : `; it stops working after ${deprecationDate(notice.sunset)}`;
   return `warning: the server marks ${notice.method} ${notice.url} as deprecated${since}${until}\n`;
 }
+
+/**
+ * The line written before a key is sent over http:// to a host beyond loopback (once a run):
+ * a warning, not an error; a cron mail shows it. `origin` is the URL's scheme, host and port.
+ */
+export function formatClearTextWarning(origin: string): string {
+  return `warning: the API key goes to ${origin} unencrypted, readable on the network between: use an https:// URL (petstore serve --tls-cert, or a TLS-terminating proxy)\n`;
+}

@@ -1,13 +1,9 @@
 /** The `petstore serve` command line that would answer at a base URL on this machine. */
+import { isLoopbackHost } from "../api/loopback.js";
 import { LOCAL_BASE_URL } from "../client/target.js";
 
 /** Where `petstore serve` listens without --host and --port: `--env local`'s URL. */
 const SERVE_DEFAULTS = new URL(LOCAL_BASE_URL);
-
-/** This machine: `localhost`, 127.0.0.0/8, `::1` (as the URL parser writes them). */
-export function isLoopback(hostname: string): boolean {
-  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(hostname);
-}
 
 /**
  * `PETSTORE_API_KEYS="$PETSTORE_API_KEY" petstore serve --demo [--host H] [--port P]`: the
@@ -24,7 +20,7 @@ export function serveCommandFor(baseUrl: string, apiKeySource: string): string |
   } catch {
     return undefined;
   }
-  if (url.protocol !== "http:" || !isLoopback(url.hostname)) return undefined;
+  if (url.protocol !== "http:" || !isLoopbackHost(url.hostname)) return undefined;
   if (url.pathname.replace(/\/+$/, "") !== SERVE_DEFAULTS.pathname) return undefined;
   const host =
     url.hostname === "localhost" || url.hostname === SERVE_DEFAULTS.hostname

@@ -7,7 +7,8 @@ import type { HttpExchange } from "../client/http-exchange.js";
 import type { Exchange } from "../client/transport.js";
 import { describeTarget, resolveTarget } from "../client/target.js";
 import { createIoStreams, type IoStreams } from "../output/io-streams.js";
-import { formatDeprecationWarning } from "../output/messages.js";
+import { isLoopbackHost } from "../api/loopback.js";
+import { formatClearTextWarning, formatDeprecationWarning } from "../output/messages.js";
 import { formatTraceEvent } from "../output/trace.js";
 import type { ProxyContext, TargetContext } from "../client/errors.js";
 import type { Deps } from "./deps.js";
@@ -64,6 +65,7 @@ export class Factory {
   readonly deps: Deps;
   #ownConnections: HttpExchange | undefined;
   #warnedDeprecation = false;
+  #warnedClearText = false;
 
   constructor(deps: Deps) {
     this.deps = deps;
@@ -115,6 +117,7 @@ export class Factory {
       this.#exchange(globals.timeout, target.baseUrl),
     ]);
     const stderr = this.deps.stderr;
+    this.#warnClearText(target.baseUrl);
     // The errors the client raises carry the target (never the key) for their hints.
     return createApiClient({
       target,
@@ -154,6 +157,14 @@ export class Factory {
       exchange: this.#ownConnections.exchange,
       proxy: proxyFor(proxySettings(this.deps.env), baseUrl),
     };
+  }
+
+  /** A key about to leave this machine unencrypted: said once, on stderr, before the first request. */
+  #warnClearText(baseUrl: string): void {
+    const url = new URL(baseUrl);
+    if (this.#warnedClearText || url.protocol !== "http:" || isLoopbackHost(url.hostname)) return;
+    this.#warnedClearText = true;
+    this.deps.stderr.write(formatClearTextWarning(url.origin));
   }
 
   #warnDeprecation(notice: DeprecationNotice): void {

@@ -51,6 +51,11 @@ export interface AppOptions {
    * be from the client its X-Forwarded-For names. None when absent: the socket's address.
    */
   trustProxy?: readonly string[];
+  /**
+   * Serve over TLS with this certificate (chain) and key, PEM; plain HTTP when absent. The
+   * server is then Node's https.Server, whose setSecureContext swaps the pair (tls-reload.ts).
+   */
+  tls?: { cert: Buffer; key: Buffer };
   /** Requests per minute per client address; no limit when absent or 0. */
   rateLimitPerMinute?: number;
   /** Largest accepted request body in bytes. */
@@ -104,7 +109,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // Requests that arrive while closing get our 503 envelope (the onRequest hook below).
     return503OnClosing: false,
     // A missing Host is answered with the Error body by the onRequest hook, not by Node.
-    http: { requireHostHeader: false },
+    // Over TLS, a client that does not complete the handshake (plain HTTP sent to the TLS
+    // port among them) has its connection closed by Node, with nothing sent in clear.
+    ...(options.tls
+      ? { https: { cert: options.tls.cert, key: options.tls.key, requireHostHeader: false } }
+      : { http: { requireHostHeader: false } }),
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     clientErrorHandler: answerClientError,
     // Malformed percent-encoding in the URL and the like: the same Error body as the rest.

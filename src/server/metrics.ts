@@ -26,8 +26,13 @@ export class ServerMetrics {
   readonly #reloads: Counter<"result">;
   readonly #lastReloadSuccessful: Gauge;
   readonly #lastReloadSuccessTime: Gauge;
+  readonly #tls: TlsMetrics | undefined;
 
-  constructor(sources: MetricsSources, startedAt: number) {
+  /**
+   * `tls`: the certificate served at start (its notAfter, Unix ms), when the API speaks TLS;
+   * without it there are no TLS metrics.
+   */
+  constructor(sources: MetricsSources, startedAt: number, tls?: { notAfter: number }) {
     const registers = [this.registry];
     collectDefaultMetrics({ register: this.registry });
     this.#requestDuration = new Histogram({
@@ -90,6 +95,7 @@ export class ServerMetrics {
     this.#lastReloadSuccessful.set(1);
     this.#lastReloadSuccessTime.set(startedAt / 1000);
     for (const result of ["success", "failure"]) this.#reloads.inc({ result }, 0);
+    this.#tls = tls && tlsMetrics(registers, startedAt, tls.notAfter);
   }
 
   /** One answered request: `route` is its template, "(unknown)" when none matched (app.ts: UNKNOWN_ROUTE). */
@@ -113,8 +119,59 @@ export class ServerMetrics {
     if (outcome.ok) this.#lastReloadSuccessTime.set(outcome.at / 1000);
   }
 
+  /** A SIGHUP's reading of the certificate and key: `at` (Unix ms) when the new pair holds. */
+  tlsReloaded(outcome: { ok: true; at: number; notAfter: number } | { ok: false }): void {
+    const tls = this.#tls;
+    if (tls === undefined) return;
+    tls.reloads.inc({ result: outcome.ok ? "success" : "failure" });
+    tls.lastReloadSuccessful.set(outcome.ok ? 1 : 0);
+    if (outcome.ok) {
+      tls.lastReloadSuccessTime.set(outcome.at / 1000);
+      tls.expiry.set(outcome.notAfter / 1000);
+    }
+  }
+
   /** The exposition text and its content type. */
   async exposition(): Promise<{ contentType: string; text: string }> {
     return { contentType: this.registry.contentType, text: await this.registry.metrics() };
   }
+}
+
+interface TlsMetrics {
+  expiry: Gauge;
+  lastReloadSuccessful: Gauge;
+  lastReloadSuccessTime: Gauge;
+  reloads: Counter<"result">;
+}
+
+/** The TLS pair's metrics, as the keys file's: its expiry, and its readings on SIGHUP. */
+function tlsMetrics(registers: Registry[], startedAt: number, notAfter: number): TlsMetrics {
+  const tls: TlsMetrics = {
+    expiry: new Gauge({
+      name: "petstore_tls_certificate_expiry_timestamp_seconds",
+      help: "When the TLS certificate served to new connections expires (Unix seconds)",
+      registers,
+    }),
+    lastReloadSuccessful: new Gauge({
+      name: "petstore_tls_last_reload_successful",
+      help: "1 when the last reading of the TLS certificate and key (start or SIGHUP) was valid and holds, 0 when it was refused",
+      registers,
+    }),
+    lastReloadSuccessTime: new Gauge({
+      name: "petstore_tls_last_reload_success_timestamp_seconds",
+      help: "When the TLS certificate and key now served were read (Unix seconds)",
+      registers,
+    }),
+    reloads: new Counter({
+      name: "petstore_tls_reloads_total",
+      help: "Readings of the TLS certificate and key on SIGHUP, by result (success, failure)",
+      labelNames: ["result"],
+      registers,
+    }),
+  };
+  tls.expiry.set(notAfter / 1000);
+  tls.lastReloadSuccessful.set(1);
+  tls.lastReloadSuccessTime.set(startedAt / 1000);
+  for (const result of ["success", "failure"]) tls.reloads.inc({ result }, 0);
+  return tls;
 }

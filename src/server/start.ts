@@ -3,6 +3,7 @@ import { existsSync, rmSync } from "node:fs";
 import { basename } from "node:path";
 import { fittedReason } from "../api/change-reason.js";
 import type { Server } from "node:http";
+import { Server as TlsServer } from "node:tls";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { ApiKeysError, loadApiKeys } from "../api/keys-file.js";
@@ -22,6 +23,9 @@ import { StoreBusyError } from "./store/store-busy-error.js";
 import { OperatorError } from "../api/operator-error.js";
 import { chooseStore, openStore, storeLocked, storeName } from "./store-choice.js";
 import { parseTrustedProxies } from "./trusted-proxies.js";
+import { isLoopbackHost } from "../api/loopback.js";
+import { readTlsPair, TlsPairError, type TlsFiles, type TlsPair } from "./tls-pair.js";
+import { tlsReloader, warnIfExpired, type TlsReloader } from "./tls-reload.js";
 
 /** What the server needs from its process: its environment and output streams. */
 export interface ServeIo {
@@ -48,6 +52,10 @@ export interface ServeOptions {
   metricsHost: string;
   /** Reverse proxies whose X-Forwarded-For is believed: addresses and CIDRs, comma-separated. */
   trustProxy?: string;
+  /** Serve HTTPS: the certificate (chain) file, PEM; only with tlsKey. */
+  tlsCert?: string;
+  /** Its private key file, PEM; only with tlsCert. */
+  tlsKey?: string;
 }
 
 /** Exit status for a second signal while closing: the operator asked twice. */
@@ -118,8 +126,10 @@ async function serveUntilSignalled(
       "pass --api-keys-file FILE (lines from petstore keys create NAME), or set PETSTORE_API_KEYS=key1,key2",
     );
   }
-  // Validate the seed before touching the database, so a bad file changes nothing.
+  // Validate the seed and the TLS pair before touching the database, so a bad file changes nothing.
   const seed = options.seed === undefined ? undefined : await readSeed(options.seed);
+  const tlsFiles = tlsFilesOf(options);
+  const tls = tlsFiles === undefined ? undefined : await readStartingPair(tlsFiles);
 
   const choice = await chooseStore(options.db, io.env);
   // A SQLite file this start creates is removed again if the start fails.
@@ -147,6 +157,7 @@ async function serveUntilSignalled(
             keysLoaded: () => keys.size,
           },
           Date.now(),
+          tls,
         );
   // Signals are caught from here on, so one that arrives while starting still closes cleanly,
   // and SIGHUP reads the keys file again instead of ending the process.
@@ -158,8 +169,10 @@ async function serveUntilSignalled(
   );
   let app: FastifyInstance | undefined;
   let metricsServer: Server | undefined;
+  let tlsReloads: TlsReloader | undefined;
   const onHangUp = () => {
     void reloader.reload(log);
+    void tlsReloads?.reload(log);
   };
   // Everything start-up opened, closed in this order once: on a failed start, or after a signal.
   // The API closes first (/readyz 503 at once, requests in flight finish); the metrics stay
@@ -194,8 +207,18 @@ async function serveUntilSignalled(
       ...(metrics ? { metrics } : {}),
       logger: log,
       ...(trustProxy ? { trustProxy } : {}),
+      ...(tls ? { tls } : {}),
       rateLimitPerMinute: options.rateLimit,
     });
+    if (tls) {
+      const server = app.server;
+      if (!(server instanceof TlsServer)) throw new Error("the API server does not speak TLS");
+      tlsReloads = tlsReloader(server, tls, metrics);
+      warnIfExpired(tls, Date.now(), log);
+    } else {
+      const warning = clearTextWarning(options.host);
+      if (warning !== undefined) log.warn({ host: options.host }, warning);
+    }
     await listen(app, options);
     if (metrics && options.metricsPort !== undefined) {
       metricsServer = await listenMetrics(metrics, options.metricsHost, options.metricsPort);
@@ -207,7 +230,7 @@ async function serveUntilSignalled(
   }
   // What start-up logged comes before the line a supervisor or a test waits for.
   logs.flush();
-  io.stdout.write(`listening on ${baseUrl(app, options.host)}\n`);
+  io.stdout.write(`listening on ${baseUrl(app, options.host, tls !== undefined)}\n`);
   if (metricsServer) {
     io.stdout.write(`metrics on ${metricsUrl(metricsServer, options.metricsHost)}\n`);
   }
@@ -298,11 +321,44 @@ async function listen(app: FastifyInstance, options: ServeOptions): Promise<void
   }
 }
 
-function baseUrl(app: FastifyInstance, host: string): string {
+function baseUrl(app: FastifyInstance, host: string, secure: boolean): string {
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : 0;
   const shownHost = host.includes(":") ? `[${host}]` : host;
-  return `http://${shownHost}:${port}/v1`;
+  return `${secure ? "https" : "http"}://${shownHost}:${port}/v1`;
+}
+
+/** What the log warns at start when the API listens beyond loopback without TLS; else undefined. */
+export function clearTextWarning(host: string): string | undefined {
+  if (isLoopbackHost(host)) return undefined;
+  return `listening on ${host} without TLS: API keys cross the network in clear; pass --tls-cert and --tls-key, or listen on 127.0.0.1 behind a TLS-terminating proxy on this host`;
+}
+
+/** --tls-cert and --tls-key: both, or neither (plain HTTP). */
+function tlsFilesOf(options: ServeOptions): TlsFiles | undefined {
+  const { tlsCert, tlsKey } = options;
+  if (tlsCert === undefined && tlsKey === undefined) return undefined;
+  if (tlsCert === undefined || tlsKey === undefined) {
+    const [given, missing, what] =
+      tlsCert === undefined
+        ? ["--tls-key", "--tls-cert", "the certificate it is the key of"]
+        : ["--tls-cert", "--tls-key", "the certificate's private key"];
+    throw new OperatorError(
+      "configuration",
+      `${given} needs ${missing} (${what}, PEM)`,
+      "pass both --tls-cert FILE and --tls-key FILE to serve HTTPS, or neither for plain HTTP",
+    );
+  }
+  return { cert: tlsCert, key: tlsKey };
+}
+
+async function readStartingPair(files: TlsFiles): Promise<TlsPair> {
+  try {
+    return await readTlsPair(files);
+  } catch (error) {
+    if (error instanceof TlsPairError) throw new OperatorError("configuration", error.message);
+    throw error;
+  }
 }
 
 /**

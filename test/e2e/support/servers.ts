@@ -59,7 +59,7 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-const LISTENING = /^listening on (http:\/\/[^\s]+)\n/m;
+const LISTENING = /^listening on (https?:\/\/[^\s]+)\n/m;
 
 /** Starts `petstore serve --port 0` on a temporary database and waits until it listens. */
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
