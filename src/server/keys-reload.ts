@@ -7,6 +7,7 @@
 import { ApiKeysError, type ApiKey, loadApiKeys } from "../api/keys-file.js";
 import type { KeyRing } from "./key-ring.js";
 import type { ServerMetrics } from "./metrics.js";
+import { oneAtATime } from "./one-at-a-time.js";
 
 /** Where a reload says what happened: the server's logger (pino's info/error). */
 export interface ReloadLog {
@@ -35,7 +36,6 @@ export function keysReloader(
   metrics: ServerMetrics | undefined,
   clock: () => number = Date.now,
 ): KeysReloader {
-  let last: Promise<unknown> = Promise.resolve();
   const readOnce = async (log: ReloadLog): Promise<ReloadOutcome> => {
     const { file } = source;
     if (file === undefined) {
@@ -64,13 +64,7 @@ export function keysReloader(
     );
     return { kind: "reloaded", keys: keys.length };
   };
-  return {
-    reload(log) {
-      const next = last.then(() => readOnce(log));
-      last = next.catch(() => undefined);
-      return next;
-    },
-  };
+  return { reload: oneAtATime(readOnce) };
 }
 
 /** Which key names a reload added, removed, or gave a new key (names only: they are logged). */

@@ -8,6 +8,7 @@
 import type { SecureContextOptions } from "node:tls";
 import type { ReloadLog } from "./keys-reload.js";
 import type { ServerMetrics } from "./metrics.js";
+import { oneAtATime } from "./one-at-a-time.js";
 import { readTlsPair, TlsPairError, type TlsPair } from "./tls-pair.js";
 
 /** What serves the pair: Node's TLS server. */
@@ -35,7 +36,6 @@ export function tlsReloader(
   clock: () => number = Date.now,
 ): TlsReloader {
   let served = started;
-  let last: Promise<unknown> = Promise.resolve();
   const readOnce = async (log: TlsReloadLog): Promise<TlsReloadOutcome> => {
     let pair: TlsPair;
     try {
@@ -67,13 +67,7 @@ export function tlsReloader(
     warnIfExpired(pair, clock(), log);
     return { kind: "reloaded", pair, renewed };
   };
-  return {
-    reload(log) {
-      const next = last.then(() => readOnce(log));
-      last = next.catch(() => undefined);
-      return next;
-    },
-  };
+  return { reload: oneAtATime(readOnce) };
 }
 
 /** An expired certificate is served (clients refuse it, saying why), and the log says so. */
