@@ -17,6 +17,7 @@ import { countBenchmarks } from "./count.js";
 import { feedBenchmarks } from "./feed.js";
 import { metricsBenchmarks } from "./metrics.js";
 import { postgresBenchmarks } from "./postgres.js";
+import { tlsBenchmarks } from "./tls.js";
 
 const root = join(import.meta.dirname, "..");
 const bin = join(root, "bin", "petstore.js");
@@ -757,6 +758,14 @@ const runPostgresBenchmarks = () =>
     ...{ patchRequests, figures, log, median, fmt, spread },
   });
 
+/** The TLS rows (bench/tls.js): GET and PATCH over HTTPS against plain HTTP, and the CLI's. */
+const runTlsBenchmarks = () =>
+  tlsBenchmarks({
+    ...{ bin, dir, join, key: KEY, connections: CONNECTIONS, duration: DURATION },
+    ...{ seededDb, startProcess, load, compare, patchRequests, timeCommands, cleanEnv },
+    ...{ figures, log, median, fmt, spread },
+  });
+
 // BENCH_ONLY=server runs the server benchmarks alone (the CLI ones take minutes);
 // BENCH_ONLY=cli the CLI start-up rows alone; BENCH_ONLY=adjust the adjust figure alone;
 // BENCH_ONLY=feed the change feed rows (walking it, PATCH beside a follower) alone;
@@ -764,7 +773,8 @@ const runPostgresBenchmarks = () =>
 // rows alone; BENCH_ONLY=count the count rows (inventory count, count batches vs sets) alone;
 // BENCH_ONLY=postgres the PostgreSQL rows alone; BENCH_ONLY=history PATCH before and after
 // history was kept; BENCH_ONLY=memory the server's RSS under sustained idempotent writes;
-// BENCH_ONLY=metrics GET and PATCH with metrics on against off.
+// BENCH_ONLY=metrics GET and PATCH with metrics on against off; BENCH_ONLY=tls GET and PATCH
+// over HTTPS against plain HTTP, and `inventory get` over https against http.
 const only = process.env.BENCH_ONLY;
 try {
   if (only === "adjust") {
@@ -786,11 +796,14 @@ try {
     await memoryBenchmark();
   } else if (only === "metrics") {
     await runMetricsBenchmarks();
+  } else if (only === "tls") {
+    await runTlsBenchmarks();
   } else {
     await serverBenchmarks();
   }
   if (only === undefined) {
     await runMetricsBenchmarks();
+    await runTlsBenchmarks();
     await historyBenchmark();
     await memoryBenchmark();
     await runPostgresBenchmarks();
