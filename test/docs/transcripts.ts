@@ -3,8 +3,8 @@
  * transcript (`$ ` command lines, a trailing `\` continues one, `# exit N` at the end of a
  * command says its exit status; the lines after a command are what it prints, stdout and
  * stderr as a terminal shows them, `…` standing for any lines); in any other block, every line
- * that runs `petstore` is a command line of the program. An `ini` block is kept as it is (a
- * configuration file a test uses).
+ * that runs `petstore` is a command line of the program. An `ini` or `nginx` block is kept as
+ * it is (a configuration file a test uses).
  */
 
 export interface TranscriptStep {
@@ -26,6 +26,13 @@ export interface Transcript {
    * transaction mode (configured as the guide's `ini` block says), not the guide's SQLite one.
    */
   pgbouncer: boolean;
+  /**
+   * `console tls`: run in a world without a server, where the transcripts start their own
+   * (the HTTPS server a till reaches at PETSTORE_BASE_URL, https://127.0.0.1:8443/v1).
+   */
+  tls: boolean;
+  /** `console tls nginx`: run with the guide's `nginx` block served by a real nginx. */
+  nginx: boolean;
   steps: TranscriptStep[];
 }
 
@@ -33,6 +40,8 @@ export interface GuideBlocks {
   transcripts: Transcript[];
   /** The text of each ```ini block (a configuration file), in order. */
   iniFiles: string[];
+  /** The text of each ```nginx block (a site's configuration), in order. */
+  nginxFiles: string[];
   /** Lines of other blocks that run petstore, with their line numbers. */
   commandLines: { text: string; line: number }[];
 }
@@ -53,7 +62,7 @@ const RUNS_PETSTORE =
 /** Reads the fenced code blocks of a Markdown file. */
 export function readGuide(markdown: string): GuideBlocks {
   const lines = markdown.split("\n");
-  const guide: GuideBlocks = { transcripts: [], iniFiles: [], commandLines: [] };
+  const guide: GuideBlocks = { transcripts: [], iniFiles: [], nginxFiles: [], commandLines: [] };
   for (let index = 0; index < lines.length; index++) {
     const fence = /^(\s*)```(\S*)\s*(.*)$/.exec(lines[index] ?? "");
     if (fence === null) continue;
@@ -68,10 +77,14 @@ export function readGuide(markdown: string): GuideBlocks {
       guide.transcripts.push({
         tty: info.includes("tty"),
         pgbouncer: info.includes("pgbouncer"),
+        tls: info.includes("tls"),
+        nginx: info.includes("nginx"),
         steps: steps(body),
       });
     } else if (fence[2] === "ini") {
       guide.iniFiles.push(body.map((entry) => entry.text).join("\n"));
+    } else if (fence[2] === "nginx") {
+      guide.nginxFiles.push(body.map((entry) => entry.text).join("\n"));
     } else if (SHELL_BLOCKS.has(fence[2] ?? "")) {
       for (const entry of joinContinuations(body)) {
         if (RUNS_PETSTORE.test(entry.text)) guide.commandLines.push(entry);
@@ -126,7 +139,8 @@ function steps(body: { text: string; line: number }[]): TranscriptStep[] {
 
 /**
  * What varies from run to run, made the same on both sides: times, request ids and UUIDs,
- * ports, key digests, new keys, durations, and spaces at line ends.
+ * ports, key digests, new keys, durations, the values of `…_timestamp_seconds` metrics (Unix
+ * times: a certificate's expiry, a reload's time), and spaces at line ends.
  */
 export function normalized(text: string): string {
   return text
@@ -138,6 +152,7 @@ export function normalized(text: string): string {
     .replace(/sha256:[0-9a-f]{64}/g, "sha256:<digest>")
     .replace(/\b[0-9a-f]{16}:(\d+)\b/g, "<file-hash>:$1")
     .replace(/(127\.0\.0\.1|localhost):\d+/g, "$1:<port>")
+    .replace(/^(\w+_timestamp_seconds(\{[^}]*\})?) [\d.e+]+$/gm, "$1 <unix time>")
     .replace(/\bin \d+(\.\d+)? s\b/g, "in <n> s")
     .replace(/\b\d+(\.\d+)? ?ms\b/g, "<n> ms")
     .replace(/[ \t]+$/gm, "");

@@ -11,10 +11,22 @@
  * would, and TZ=UTC. A guide's ```console pgbouncer transcripts run in a world of their own:
  * the same, but the server's store is a PostgreSQL database reached through the run's
  * PgBouncer in transaction mode, which must be set up as the guide's ```ini block says.
+ *
+ * A guide's ```console tls transcripts run in a world of their own too, with `keys` and
+ * `till-1.key` but no server: they make their certificates with openssl and start their own
+ * servers. PETSTORE_BASE_URL is https://127.0.0.1:8443/v1 there, and the ports the guide
+ * names (8443, 4010, 9464), in commands and in its ```nginx block, are free ones the world
+ * picked (what the commands print has its ports normalised anyway). Before the first step of
+ * a ```console tls nginx transcript, a real nginx (test/support/nginx.ts) starts serving the
+ * guide's ```nginx block, its /etc/petstore/tls/ being the world's directory. Without openssl
+ * or curl the TLS world is skipped, and without nginx its nginx transcripts are, each saying
+ * why in its name. Whatever a step leaves running in the background (its process group) is
+ * ended when its world stops.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { CommanderError } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,6 +38,8 @@ import {
   type Transcript,
   type TranscriptStep,
 } from "../docs/transcripts.js";
+import { eventually } from "../support/eventually.js";
+import { nginxMissing, startNginx, type RunningNginx } from "../support/nginx.js";
 import { tempDir } from "../support/temp-dir.js";
 import { BIN, ROOT, assertBuilt } from "./support/binary.js";
 import { HAS_SCRIPT } from "./support/tty.js";
@@ -47,15 +61,17 @@ const GUIDES = [
 interface GuideWorld {
   dir: string;
   env: Record<string, string>;
-  server: ChildProcess;
+  /** The command a step runs, as the world runs it (the TLS world's ports are its own). */
+  command(text: string): string;
+  /** Called before the first step of each transcript. */
+  begin(transcript: Transcript): Promise<void>;
+  /** The process groups of steps that left something running in the background. */
+  groups: Set<number>;
   stop(): Promise<void>;
 }
 
-/**
- * A working directory with a `petstore` on PATH, a keys file, and a demo server on it: on
- * `petstore.db`, or on the PostgreSQL database `databaseUrl` names.
- */
-async function startWorld(databaseUrl?: string): Promise<GuideWorld> {
+/** A temporary working directory with a `petstore` on PATH, `keys` and `till-1.key`. */
+function prepareDir(): { dir: string; remove: () => void; base: Record<string, string> } {
   assertBuilt();
   const temp = tempDir("petstore-guide-");
   const dir = temp.dir;
@@ -77,6 +93,15 @@ async function startWorld(databaseUrl?: string): Promise<GuideWorld> {
   });
   writeFileSync(join(dir, "till-1.key"), created.stdout);
   writeFileSync(join(dir, "keys"), created.stderr);
+  return { dir, remove: temp.remove, base };
+}
+
+/**
+ * A working directory with a `petstore` on PATH, a keys file, and a demo server on it: on
+ * `petstore.db`, or on the PostgreSQL database `databaseUrl` names.
+ */
+async function startWorld(databaseUrl?: string): Promise<GuideWorld> {
+  const { dir, remove, base } = prepareDir();
   const store = databaseUrl === undefined ? ["--db", "petstore.db"] : [];
   const server = spawn(
     process.execPath,
@@ -99,18 +124,124 @@ async function startWorld(databaseUrl?: string): Promise<GuideWorld> {
     });
   });
   writeFileSync(join(dir, "petstore.pid"), `${server.pid ?? ""}\n`);
+  const groups = new Set<number>();
   return {
     dir,
-    server,
     env: { ...base, PETSTORE_BASE_URL: url, PETSTORE_API_KEY_FILE: join(dir, "till-1.key") },
+    command: (text) => text,
+    begin: () => Promise.resolve(),
+    groups,
     async stop() {
+      await endGroups(groups);
       if (server.exitCode === null && server.signalCode === null) {
         server.kill("SIGTERM");
         await once(server, "exit");
       }
-      temp.remove();
+      remove();
     },
   };
+}
+
+/** The ports the TLS world's transcripts and the guide's nginx block name. */
+const TLS_GUIDE_PORTS = ["8443", "4010", "9464"] as const;
+
+/** Where the guide's nginx block has the certificate and key: the TLS world's directory. */
+const TLS_GUIDE_FILES = "/etc/petstore/tls/";
+
+/** What the TLS world runs besides petstore and nginx, and why it cannot when one is missing. */
+function tlsToolsMissing(): string | undefined {
+  const missing = ["openssl", "curl"].filter(
+    (tool) => spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0,
+  );
+  return missing.length === 0 ? undefined : `${missing.join(" and ")} not installed`;
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  const address = server.address();
+  server.close();
+  await once(server, "close");
+  if (address === null || typeof address === "string") throw new Error("no port from listen(0)");
+  return address.port;
+}
+
+/**
+ * The world of `console tls` transcripts: a working directory with `keys` and `till-1.key`,
+ * no server, each of the guide's ports taken as a free one, and PETSTORE_BASE_URL at the
+ * HTTPS server the transcripts start (or nginx, later). `nginxSite` is the guide's nginx block,
+ * served from the first `console tls nginx` transcript on.
+ */
+async function startTlsWorld(nginxSite: string | undefined): Promise<GuideWorld> {
+  const { dir, remove, base } = prepareDir();
+  const ports = new Map<string, string>();
+  for (const port of TLS_GUIDE_PORTS) {
+    let free = String(await freePort());
+    while ([...ports.values()].includes(free)) free = String(await freePort());
+    ports.set(port, free);
+  }
+  const guidePort = new RegExp(`\\b(${TLS_GUIDE_PORTS.join("|")})\\b`, "g");
+  const portsOf = (text: string) => text.replace(guidePort, (port) => ports.get(port) ?? port);
+  const groups = new Set<number>();
+  let nginx: RunningNginx | undefined;
+  return {
+    dir,
+    env: {
+      ...base,
+      PETSTORE_BASE_URL: `https://127.0.0.1:${ports.get("8443") ?? ""}/v1`,
+      PETSTORE_API_KEY_FILE: join(dir, "till-1.key"),
+    },
+    command: portsOf,
+    async begin(transcript) {
+      if (!transcript.nginx || nginx !== undefined) return;
+      if (nginxSite === undefined) {
+        throw new Error("a console tls nginx transcript, but no nginx block in the guide");
+      }
+      const site = portsOf(nginxSite).replaceAll(TLS_GUIDE_FILES, `${dir}/`);
+      const listen = /^\s*listen\s+(?:[\d.]+:)?(\d+)/m.exec(site)?.[1];
+      if (listen === undefined) {
+        throw new Error(`no listen port in the guide's nginx block:\n${site}`);
+      }
+      nginx = await startNginx(site, Number(listen));
+    },
+    groups,
+    async stop() {
+      await endGroups(groups);
+      await nginx?.stop();
+      remove();
+    },
+  };
+}
+
+/** Sends `signal` to process group `group`; false when no process is left in it. */
+function signalGroup(group: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-group, signal);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ESRCH") return false;
+    throw error;
+  }
+}
+
+/**
+ * Ends what the transcripts' steps left running (a server started with `&`): SIGTERM to each
+ * group, SIGKILL to any still there after 5 s.
+ */
+async function endGroups(groups: Set<number>): Promise<void> {
+  for (const group of groups) signalGroup(group, "SIGTERM");
+  try {
+    await eventually(
+      "the transcripts' background processes to exit",
+      () => [...groups].every((group) => !signalGroup(group, 0)),
+      { timeoutMs: 5_000, intervalMs: 50 },
+    );
+  } catch {
+    for (const group of groups) signalGroup(group, "SIGKILL");
+  }
+  groups.clear();
 }
 
 /**
@@ -128,7 +259,7 @@ async function runStep(
   step: TranscriptStep,
   tty: boolean,
 ): Promise<{ code: number | null; output: string }> {
-  const script = `exec 2>&1\n${step.command}`;
+  const script = `exec 2>&1\n${world.command(step.command)}`;
   const typed = tty ? step.output.flatMap((line) => TYPED.exec(line)?.[2] ?? []) : [];
   const [command, args] = tty
     ? ["script", ["-qec", `stty cols 100 rows 50; sh -c ${shellQuote(script)}`, "/dev/null"]]
@@ -138,6 +269,9 @@ async function runStep(
     env: { ...world.env, ...(tty ? { TERM: "xterm-256color" } : {}) },
     // What is typed goes through `script` to the terminal the command reads, as keys do.
     stdio: [typed.length > 0 ? "pipe" : "ignore", "pipe", "pipe"],
+    // A group of its own (`script` makes a session of its own anyway): what the command leaves
+    // running in the background is ended with its world.
+    detached: !tty,
   });
   let output = "";
   let next = 0;
@@ -155,6 +289,7 @@ async function runStep(
   const timer = setTimeout(() => child.kill("SIGKILL"), 15_000);
   const [code] = (await once(child, "close")) as [number | null];
   clearTimeout(timer);
+  if (!tty && child.pid !== undefined && signalGroup(child.pid, 0)) world.groups.add(child.pid);
   const text = output.replaceAll("\r\n", "\n");
   return { code, output: typed.length > 0 ? plain(text) : text };
 }
@@ -202,12 +337,16 @@ function iniSettings(text: string): Map<string, string> {
   return settings;
 }
 
-/** Declares the tests that run `transcripts`, in order, in the world `start` makes. */
+/**
+ * Declares the tests that run `transcripts`, in order, in the world `start` makes; a transcript
+ * for which `skipped` gives a reason is skipped, its steps' names saying why.
+ */
 function describeTranscripts(
   name: string,
   guide: string,
   transcripts: readonly Transcript[],
   start: () => Promise<GuideWorld>,
+  skipped: (transcript: Transcript) => string | undefined = () => undefined,
 ): void {
   describe(name, () => {
     let world: GuideWorld | undefined;
@@ -219,15 +358,22 @@ function describeTranscripts(
     });
 
     const steps = transcripts.flatMap((transcript) =>
-      transcript.steps.map((step) => ({ step, tty: transcript.tty })),
+      transcript.steps.map((step, index) => ({ step, transcript, first: index === 0 })),
     );
     it.skipIf(steps.length === 0)("has transcripts", () => {
       expect(steps.length).toBeGreaterThan(0);
     });
-    for (const { step, tty } of steps) {
-      it.skipIf(tty && !HAS_SCRIPT)(`line ${step.line}: $ ${step.command}`, async () => {
+    for (const { step, transcript, first } of steps) {
+      const why = skipped(transcript);
+      const title = `line ${step.line}: $ ${step.command}`;
+      if (why !== undefined) {
+        it.skip(`${title} [skipped, ${why}]`, () => undefined);
+        continue;
+      }
+      it.skipIf(transcript.tty && !HAS_SCRIPT)(title, async () => {
         if (world === undefined) throw new Error("no server");
-        const { code, output } = await runStep(world, step, tty);
+        if (first) await world.begin(transcript);
+        const { code, output } = await runStep(world, step, transcript.tty);
         const expected = step.output.map((line) => normalized(line));
         const actual = linesOf(output);
         if (!matchesTranscript(expected, actual)) {
@@ -245,9 +391,42 @@ for (const guide of GUIDES.filter((file) => existsSync(join(ROOT, file)))) {
   describeTranscripts(
     `${guide}: its transcripts, run`,
     guide,
-    blocks.transcripts.filter((transcript) => !transcript.pgbouncer),
+    blocks.transcripts.filter((transcript) => !transcript.pgbouncer && !transcript.tls),
     () => startWorld(),
   );
+
+  const secure = blocks.transcripts.filter((transcript) => transcript.tls);
+  const proxied = secure.some((transcript) => transcript.nginx);
+  const toolsMissing = tlsToolsMissing();
+  const noNginx = nginxMissing();
+  if (secure.length > 0 && toolsMissing !== undefined) {
+    process.stderr.write(`${guide}: its TLS transcripts are skipped: ${toolsMissing}\n`);
+    describe.skip(`${guide}: its TLS transcripts: skipped, ${toolsMissing}`, () => {
+      it("runs them", () => undefined);
+    });
+  } else if (secure.length > 0) {
+    if (proxied && noNginx !== undefined) {
+      process.stderr.write(`${guide}: its nginx transcripts are skipped: ${noNginx}\n`);
+    }
+    if (proxied) {
+      describe(`${guide}: its nginx set-up`, () => {
+        it("is one site: TLS on 8443, passing X-Forwarded-For to petstore on 127.0.0.1:4010", () => {
+          expect(blocks.nginxFiles, "one nginx block").toHaveLength(1);
+          const [site] = blocks.nginxFiles;
+          expect(site).toMatch(/^\s*listen\s+8443\s+ssl;/m);
+          expect(site).toMatch(/^\s*proxy_pass\s+http:\/\/127\.0\.0\.1:4010;/m);
+          expect(site).toMatch(/X-Forwarded-For\s+\$proxy_add_x_forwarded_for;/);
+        });
+      });
+    }
+    describeTranscripts(
+      `${guide}: its TLS transcripts, run`,
+      guide,
+      secure,
+      () => startTlsWorld(blocks.nginxFiles[0]),
+      (transcript) => (transcript.nginx ? noNginx : undefined),
+    );
+  }
 
   const pooled = blocks.transcripts.filter((transcript) => transcript.pgbouncer);
   const missing = routeUnavailable("pgbouncer-transaction");

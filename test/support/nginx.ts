@@ -1,0 +1,162 @@
+/**
+ * A throwaway nginx (Debian's `nginx`, as CI's .ci/run installs it) serving one site file, as
+ * a guide gives it (a `server { … }` block, what goes in /etc/nginx/sites-available/): the
+ * main configuration around it is this file's, with the pid file, the temporary paths and the
+ * error log (nginx's stderr, shown only when it fails to start) in a directory of its own, no
+ * access log, and one worker. As root its workers run as root too (Debian's default user,
+ * www-data, could not read a test's temporary directory). The site file is taken as it is:
+ * its ports and file paths are the caller's to choose.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { accessSync, constants, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+
+/** Where Debian installs it (CI's .ci/run installs Debian's package). */
+const DEBIAN_PATH = "/usr/sbin/nginx";
+
+/**
+ * The places nginx is looked for: PETSTORE_TEST_NGINX alone when set (a path that is not
+ * there shows the skip), else Debian's path and each directory of PATH.
+ */
+function candidates(): string[] {
+  const chosen = process.env.PETSTORE_TEST_NGINX;
+  if (chosen !== undefined && chosen !== "") return [chosen];
+  return [
+    DEBIAN_PATH,
+    ...(process.env.PATH ?? "")
+      .split(delimiter)
+      .filter((dir) => dir !== "")
+      .map((dir) => join(dir, "nginx")),
+  ];
+}
+
+/** The nginx executable on this machine, or undefined. */
+export function findNginx(): string | undefined {
+  return candidates().find((path) => {
+    try {
+      accessSync(path, constants.X_OK);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** Why no nginx can be started here (its tests then skip, saying so), or undefined. */
+export function nginxMissing(): string | undefined {
+  if (findNginx() !== undefined) return undefined;
+  const chosen = process.env.PETSTORE_TEST_NGINX;
+  return chosen !== undefined && chosen !== ""
+    ? `nginx not installed (no ${chosen}, as PETSTORE_TEST_NGINX says)`
+    : `nginx not installed (no ${DEBIAN_PATH}, no nginx on PATH)`;
+}
+
+export interface RunningNginx {
+  /** Stops it (SIGTERM, then SIGKILL after 5 s), waits for it to exit, removes its files. */
+  stop(): Promise<void>;
+}
+
+/** The main configuration: everything nginx writes goes under `dir`; `site` is included as is. */
+function mainConfig(dir: string, site: string): string {
+  const asRoot = process.getuid?.() === 0;
+  return [
+    "# test/support/nginx.ts: a throwaway nginx around one site file",
+    ...(asRoot ? ["user root root;"] : []),
+    "worker_processes 1;",
+    `pid ${join(dir, "nginx.pid")};`,
+    "error_log stderr warn;",
+    "events {",
+    "    worker_connections 64;",
+    "}",
+    "http {",
+    "    access_log off;",
+    `    client_body_temp_path ${join(dir, "client_body")};`,
+    `    proxy_temp_path ${join(dir, "proxy")};`,
+    `    fastcgi_temp_path ${join(dir, "fastcgi")};`,
+    `    uwsgi_temp_path ${join(dir, "uwsgi")};`,
+    `    scgi_temp_path ${join(dir, "scgi")};`,
+    `    include ${site};`,
+    "}",
+    "",
+  ].join("\n");
+}
+
+/** Whether something accepts TCP connections on 127.0.0.1:`port` now. */
+async function accepts(port: number): Promise<boolean> {
+  const socket = connect(port, "127.0.0.1");
+  try {
+    await once(socket, "connect");
+    return true;
+  } catch {
+    return false;
+  } finally {
+    socket.destroy();
+  }
+}
+
+async function stopProcess(child: ChildProcess, exited: Promise<string>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill("SIGTERM");
+  const killer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(killer);
+}
+
+/**
+ * Starts nginx serving `site` (the text of a site file) and resolves once it listens: its pid
+ * file written (nginx writes it after binding every port) and `port` (one `site` listens on,
+ * on 127.0.0.1) accepting. nginx itself tries a port that another process is still closing for
+ * 2.5 s. Rejects, with nginx's output, when it is not installed, exits or does not listen
+ * within 10 s.
+ */
+export async function startNginx(site: string, port: number): Promise<RunningNginx> {
+  const executable = findNginx();
+  if (executable === undefined) throw new Error(nginxMissing());
+  const dir = mkdtempSync(join(tmpdir(), "petstore-nginx-"));
+  const siteFile = join(dir, "site.conf");
+  const configFile = join(dir, "nginx.conf");
+  writeFileSync(siteFile, site);
+  writeFileSync(configFile, mainConfig(dir, siteFile));
+  // -e: the error log before the configuration is read (Debian's default is stderr, not all builds').
+  const child = spawn(
+    executable,
+    ["-p", dir, "-c", configFile, "-e", "stderr", "-g", "daemon off;"],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<string>((resolve) => {
+    child.on("error", (error) => {
+      resolve(`could not be run: ${error.message}`);
+    });
+    child.on("exit", (code, signal) => {
+      resolve(`exited with ${signal ?? String(code)}`);
+    });
+  });
+  let exit: string | undefined;
+  void exited.then((how) => (exit = how));
+  const running: RunningNginx = {
+    async stop() {
+      await stopProcess(child, exited);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  const pidFile = join(dir, "nginx.pid");
+  const deadline = performance.now() + 10_000;
+  while (exit === undefined && performance.now() < deadline) {
+    if (existsSync(pidFile) && (await accepts(port))) return running;
+    await sleep(50);
+  }
+  const why = exit ?? "did not listen within 10 s";
+  await running.stop();
+  throw new Error(
+    `nginx ${why} (port ${port}):\n${output.trim() || "(no output)"}\n--- its site file:\n${site}`,
+  );
+}
