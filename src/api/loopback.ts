@@ -1,7 +1,7 @@
 /**
  * Whether a host is this machine's loopback, where traffic never reaches a network: the
- * server's clear-text warning and the CLI's warning before it sends a key over http:// both
- * ask. `localhost`, 127.0.0.0/8, ::1 and ::ffff:127.0.0.0/104; a name is not resolved, so any
+ * server's clear-text warning and (through isThisMachineAsDestination) the CLI's warning
+ * before it sends a key over http:// ask. `localhost`, 127.0.0.0/8, ::1 and ::ffff:127.0.0.0/104; a name is not resolved, so any
  * other name counts as the network (it may resolve anywhere).
  */
 import { BlockList, isIP } from "node:net";
@@ -18,4 +18,14 @@ export function isLoopbackHost(host: string): boolean {
   const family = isIP(bare);
   if (family === 0) return false;
   return LOOPBACK.check(bare, family === 4 ? "ipv4" : "ipv6");
+}
+
+/**
+ * Whether a connection to `host` stays on this machine: loopback, and the unspecified address
+ * (0.0.0.0, ::), which as a destination is this machine. As a listening address the
+ * unspecified one is every interface, the network: `serve` asks isLoopbackHost.
+ */
+export function isThisMachineAsDestination(host: string): boolean {
+  const bare = host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+  return bare === "0.0.0.0" || bare === "::" || isLoopbackHost(bare);
 }

@@ -7,7 +7,7 @@ import type { HttpExchange } from "../client/http-exchange.js";
 import type { Exchange } from "../client/transport.js";
 import { describeTarget, resolveTarget } from "../client/target.js";
 import { createIoStreams, type IoStreams } from "../output/io-streams.js";
-import { isLoopbackHost } from "../api/loopback.js";
+import { isThisMachineAsDestination } from "../api/loopback.js";
 import { formatClearTextWarning, formatDeprecationWarning } from "../output/messages.js";
 import { formatTraceEvent } from "../output/trace.js";
 import type { ProxyContext, TargetContext } from "../client/errors.js";
@@ -162,7 +162,12 @@ export class Factory {
   /** A key about to leave this machine unencrypted: said once, on stderr, before the first request. */
   #warnClearText(baseUrl: string): void {
     const url = new URL(baseUrl);
-    if (this.#warnedClearText || url.protocol !== "http:" || isLoopbackHost(url.hostname)) return;
+    if (
+      this.#warnedClearText ||
+      url.protocol !== "http:" ||
+      isThisMachineAsDestination(url.hostname)
+    )
+      return;
     this.#warnedClearText = true;
     this.deps.stderr.write(formatClearTextWarning(url.origin));
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isLoopbackHost } from "../../src/api/loopback.js";
+import { isLoopbackHost, isThisMachineAsDestination } from "../../src/api/loopback.js";
 import { clearTextWarning } from "../../src/server/start.js";
 
 describe("isLoopbackHost", () => {
@@ -29,6 +29,17 @@ describe("isLoopbackHost", () => {
     "127.0.0.1.nip.io",
   ])("%s is the network (a name is never resolved)", (host) => {
     expect(isLoopbackHost(host)).toBe(false);
+  });
+});
+
+describe("isThisMachineAsDestination", () => {
+  it("is loopback, and the unspecified address, which a connection reaches on this machine", () => {
+    for (const host of ["127.0.0.1", "[::1]", "localhost", "0.0.0.0", "[::]", "::"]) {
+      expect(isThisMachineAsDestination(host)).toBe(true);
+    }
+    for (const host of ["10.0.0.7", "[fe80::1]", "till-server.shop.test", "0.0.0.1"]) {
+      expect(isThisMachineAsDestination(host)).toBe(false);
+    }
   });
 });
 

@@ -26,7 +26,6 @@
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
 import { CommanderError } from "commander";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -49,6 +48,7 @@ import {
   skippedSuite,
   type TestDatabase,
 } from "../support/postgres-database.js";
+import { freePort } from "../support/free-port.js";
 
 const GUIDES = [
   "README.md",
@@ -154,18 +154,6 @@ function tlsToolsMissing(): string | undefined {
     (tool) => spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0,
   );
   return missing.length === 0 ? undefined : `${missing.join(" and ")} not installed`;
-}
-
-/** A TCP port free on 127.0.0.1 right now. */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const address = server.address();
-  server.close();
-  await once(server, "close");
-  if (address === null || typeof address === "string") throw new Error("no port from listen(0)");
-  return address.port;
 }
 
 /**

@@ -7,7 +7,6 @@
  * log is shown only when it fails to start.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
 import {
   accessSync,
   chownSync,
@@ -18,11 +17,11 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
+import { freePort } from "./free-port.js";
 
 export type PoolMode = "transaction" | "session";
 
@@ -104,18 +103,6 @@ export function targetOf(url: string): PgBouncerTarget {
     user: client.user ?? "postgres",
     password: typeof client.password === "string" ? client.password : "",
   };
-}
-
-/** A TCP port free on 127.0.0.1 right now (PgBouncer takes no port 0: a clash is retried). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const address = server.address();
-  server.close();
-  await once(server, "close");
-  if (address === null || typeof address === "string") throw new Error("no port from listen(0)");
-  return address.port;
 }
 
 /** The uid and gid of the `postgres` system user (root runs PgBouncer as it). */
