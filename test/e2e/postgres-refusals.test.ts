@@ -63,6 +63,22 @@ describe("petstore serve refused by PostgreSQL at start", () => {
     expect(result.stdout).toBe("");
   });
 
+  it("exits 2 at once for no password where PostgreSQL asks for one, not after its 60 s authentication_timeout", async () => {
+    const url = database.url.replace(/:[^:@/]*@/, "@");
+    const { address } = targetOf(url);
+    const started = Date.now();
+    const result = await serve(url);
+    // The server had said why at once, then held the half-authenticated socket open until
+    // PostgreSQL's authentication_timeout (60 s) let the process exit.
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(result.code).toBe(2);
+    expect(result.lines).toEqual([
+      `error: cannot use PostgreSQL database ${database.name} on ${targetOf(url).where}: SASL: SCRAM-SERVER-FIRST-MESSAGE: client password must be a string`,
+      `hint: PostgreSQL at ${address} asks for a password and none was given: put it in PGPASSWORD or ~/.pgpass (or in PETSTORE_DATABASE_URL)`,
+      "",
+    ]);
+  }, 30_000);
+
   it("exits 2 for a database that does not exist: create it, or fix the name", async () => {
     const url = database.url.replace(database.name, "nowhere");
     const { where } = targetOf(url);

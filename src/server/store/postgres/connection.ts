@@ -31,9 +31,42 @@ export interface PoolSettings {
   connectTimeoutMs: number;
 }
 
+type ConnectCallback = ((err: Error) => void) | ((err: null, client: pg.Client) => void);
+
+/**
+ * pg's Client, but one that closes its socket when connecting fails. The pool drops such a
+ * client without ending it, and a server left in the middle of authentication (it asked for a
+ * password the URL, PGPASSWORD and ~/.pgpass do not give) holds the socket open until its
+ * authentication_timeout (60 s by default): `serve` had said why it cannot start at once, and
+ * then not exited for a minute.
+ */
+export class ClosingClient extends pg.Client {
+  override connect(): Promise<pg.Client>;
+  override connect(callback: ConnectCallback): void;
+  override connect(callback?: ConnectCallback): Promise<pg.Client> | undefined {
+    const connecting = super.connect().catch(async (error: unknown) => {
+      await this.end().catch(() => undefined);
+      throw error;
+    });
+    if (callback === undefined) return connecting;
+    connecting.then(
+      (client) => {
+        (callback as (err: null, client: pg.Client) => void)(null, client);
+      },
+      (error: unknown) => {
+        (callback as (err: Error) => void)(
+          error instanceof Error ? error : new Error(String(error)),
+        );
+      },
+    );
+    return undefined;
+  }
+}
+
 /** A pool on `url` that keeps no state in its sessions (see above). */
 export function createPool(url: string, settings: PoolSettings): pg.Pool {
   return new pg.Pool({
+    Client: ClosingClient,
     connectionString: url,
     max: settings.poolSize,
     connectionTimeoutMillis: settings.connectTimeoutMs,
@@ -168,7 +201,12 @@ export function reasonOf(error: unknown, url: string): string {
   return maskPassword(text, url);
 }
 
-/** Replaces the URL's password, should it appear in `text`, with `***`. */
+/**
+ * Replaces the URL's password, should it appear in `text`, with `***`: as it is and as the URL
+ * writes it (percent-encoded), wherever it stands alone, not run into letters or digits. So
+ * a short password ("pg", "a") masks itself, not every word that contains it; a password that
+ * is a word of the message ("postgres") is masked there too.
+ */
 export function maskPassword(text: string, url: string): string {
   let password: string | undefined;
   try {
@@ -176,5 +214,10 @@ export function maskPassword(text: string, url: string): string {
   } catch {
     return text;
   }
-  return password ? text.replaceAll(password, "***") : text;
+  if (!password) return text;
+  const forms = [...new Set([password, encodeURIComponent(password)])]
+    .sort((a, b) => b.length - a.length)
+    .map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const alone = new RegExp(`(?<![A-Za-z0-9_])(?:${forms.join("|")})(?![A-Za-z0-9_])`, "g");
+  return text.replace(alone, "***");
 }

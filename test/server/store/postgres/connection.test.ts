@@ -48,4 +48,23 @@ describe("PostgreSQL connection errors", () => {
     expect(reasonOf(withCode("boom pa55word", "XX000"), url)).toBe("boom *** (XX000)");
     expect(reasonOf("plain", url)).toBe("plain");
   });
+
+  it("masks a short password where it stands alone, not inside every word that holds it", () => {
+    const url = "postgres://u:a@h/db";
+    expect(maskPassword("connection to database at h failed: a", url)).toBe(
+      "connection to database at h failed: ***",
+    );
+    expect(maskPassword('password authentication failed for "a"', url)).toBe(
+      'password authentication failed for "***"',
+    );
+  });
+
+  it("masks the password as the URL writes it too (percent-encoded), and one full of pattern characters", () => {
+    const url = "postgres://u:p%40ss%2Fw.rd*@h/db";
+    expect(maskPassword("bad URL postgres://u:p%40ss%2Fw.rd*@h/db", url)).toBe(
+      "bad URL postgres://u:***@h/db",
+    );
+    expect(maskPassword("said p@ss/w.rd* twice: p@ss/w.rd*", url)).toBe("said *** twice: ***");
+    expect(maskPassword("p@ss/wXrd", url)).toBe("p@ss/wXrd");
+  });
 });
