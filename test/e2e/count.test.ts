@@ -336,6 +336,21 @@ describe("a paper count sheet", () => {
     expect([now.get(16), now.get(17)]).toEqual([8, 3]);
   });
 
+  it("posted as of a seq the store has not reached (a mistyped seq, another store's sheet): exit 6 naming the latest, nothing changed", async () => {
+    const before = await quantities(env());
+    const path = join(states.dir, "future-sheet.csv");
+    writeFileSync(path, "petId,counted\n16,1\n17,2\n");
+    const posted = await runCli(["inventory", "apply", path, "--as-of", "999999"], {
+      env: env(),
+    });
+    expect(posted.code).toBe(6);
+    expect(posted.stdout).toBe("");
+    expect(posted.stderr).toMatch(
+      /^error: changes\[0\]\.asOf 999999 is after the latest change \(seq \d+\): a count is as of a seq a read of the inventory gave \(Inventory-Seq\); nothing was changed \(invalid_body, HTTP 400\)\nhint: the server rejected the request as invalid: its message above says what it rejected\n$/,
+    );
+    expect(await quantities(env())).toEqual(before);
+  });
+
   it("refuses --as-of with --force: exit 2, nothing sent", async () => {
     const result = await runCli(["inventory", "apply", "-", "--as-of", "1", "--force"], {
       env: env(),
