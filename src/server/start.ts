@@ -3,7 +3,7 @@ import { existsSync, rmSync } from "node:fs";
 import { basename } from "node:path";
 import { fittedReason } from "../api/change-reason.js";
 import type { Server } from "node:http";
-import { Server as TlsServer } from "node:tls";
+import { Server as TlsServer, type TLSSocket } from "node:tls";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import { ApiKeysError, loadApiKeys } from "../api/keys-file.js";
@@ -215,6 +215,9 @@ async function serveUntilSignalled(
       if (!(server instanceof TlsServer)) throw new Error("the API server does not speak TLS");
       tlsReloads = tlsReloader(server, tls, metrics);
       warnIfExpired(tls, Date.now(), log);
+      server.on("tlsClientError", (error: NodeJS.ErrnoException, socket: TLSSocket) => {
+        logFailedHandshake(log, error, socket.remoteAddress);
+      });
     } else {
       const warning = clearTextWarning(options.host);
       if (warning !== undefined) log.warn({ host: options.host }, warning);
@@ -332,6 +335,28 @@ function baseUrl(app: FastifyInstance, host: string, secure: boolean): string {
 export function clearTextWarning(host: string): string | undefined {
   if (isLoopbackHost(host)) return undefined;
   return `listening on ${host} without TLS: API keys cross the network in clear; pass --tls-cert and --tls-key, or listen on 127.0.0.1 behind a TLS-terminating proxy on this host`;
+}
+
+/**
+ * A connection that never completed the TLS handshake (Node has closed it). Plain HTTP sent to
+ * the HTTPS port is a client to fix (a till still on its http:// URL): said at info, naming the
+ * client. Anything else (a reset, a scanner, a client refusing the certificate mid-handshake)
+ * is debug, so that probes from the network do not fill the log.
+ */
+function logFailedHandshake(
+  log: Logger,
+  error: NodeJS.ErrnoException,
+  client: string | undefined,
+): void {
+  const fields = { client: client ?? null, code: error.code ?? null };
+  if (error.code === "ERR_SSL_HTTP_REQUEST") {
+    log.info(
+      fields,
+      `plain HTTP sent to the HTTPS port by ${client ?? "a client"}, answered with nothing: its URL must start with https://`,
+    );
+  } else {
+    log.debug(fields, `TLS handshake with ${client ?? "a client"} failed: ${error.message}`);
+  }
 }
 
 /** --tls-cert and --tls-key: both, or neither (plain HTTP). */

@@ -156,6 +156,22 @@ describe("petstore serve over TLS (a private CA, the chain served whole)", () =>
     expect(received.toString("latin1")).not.toContain("inventory");
     expect(received.length).toBe(0);
 
+    // The log names the client that sent it, to be told its URL is https:// now.
+    await eventually("the log line of the plain HTTP request", () =>
+      server.stderr().includes("plain HTTP sent to the HTTPS port"),
+    );
+    const logged = server
+      .stderr()
+      .split("\n")
+      .find((line) => line.includes("plain HTTP sent to the HTTPS port"));
+    expect(JSON.parse(logged ?? "{}")).toMatchObject({
+      level: 30,
+      client: "127.0.0.1",
+      code: "ERR_SSL_HTTP_REQUEST",
+      msg: "plain HTTP sent to the HTTPS port by 127.0.0.1, answered with nothing: its URL must start with https://",
+    });
+    expect(server.stderr()).not.toContain(API_KEY);
+
     const plainUrl = server.url.replace(/^https:/, "http:");
     const plain = await runCli(["--base-url", plainUrl, "--retries", "0", "inventory", "list"], {
       env: { PETSTORE_API_KEY: API_KEY },
