@@ -9,50 +9,28 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { accessSync, constants, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import { findSystemTool, systemToolMissing, type SystemTool } from "./system-tool.js";
 
-/** Where Debian installs it (CI's .ci/run installs Debian's package). */
-const DEBIAN_PATH = "/usr/sbin/nginx";
-
-/**
- * The places nginx is looked for: PETSTORE_TEST_NGINX alone when set (a path that is not
- * there shows the skip), else Debian's path and each directory of PATH.
- */
-function candidates(): string[] {
-  const chosen = process.env.PETSTORE_TEST_NGINX;
-  if (chosen !== undefined && chosen !== "") return [chosen];
-  return [
-    DEBIAN_PATH,
-    ...(process.env.PATH ?? "")
-      .split(delimiter)
-      .filter((dir) => dir !== "")
-      .map((dir) => join(dir, "nginx")),
-  ];
-}
+const NGINX: SystemTool = {
+  name: "nginx",
+  shownAs: "nginx",
+  debianPath: "/usr/sbin/nginx",
+  variable: "PETSTORE_TEST_NGINX",
+};
 
 /** The nginx executable on this machine, or undefined. */
 export function findNginx(): string | undefined {
-  return candidates().find((path) => {
-    try {
-      accessSync(path, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  return findSystemTool(NGINX);
 }
 
 /** Why no nginx can be started here (its tests then skip, saying so), or undefined. */
 export function nginxMissing(): string | undefined {
-  if (findNginx() !== undefined) return undefined;
-  const chosen = process.env.PETSTORE_TEST_NGINX;
-  return chosen !== undefined && chosen !== ""
-    ? `nginx not installed (no ${chosen}, as PETSTORE_TEST_NGINX says)`
-    : `nginx not installed (no ${DEBIAN_PATH}, no nginx on PATH)`;
+  return systemToolMissing(NGINX);
 }
 
 export interface RunningNginx {

@@ -7,62 +7,31 @@
  * log is shown only when it fails to start.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import {
-  accessSync,
-  chownSync,
-  constants,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { freePort } from "./free-port.js";
+import { findSystemTool, systemToolMissing, type SystemTool } from "./system-tool.js";
 
 export type PoolMode = "transaction" | "session";
 
-/** Where Debian installs it (CI's .ci/run installs Debian's package). */
-const DEBIAN_PATH = "/usr/sbin/pgbouncer";
-
-/**
- * The places PgBouncer is looked for: PETSTORE_TEST_PGBOUNCER alone when set (a path that is
- * not there shows the skip), else Debian's path and each directory of PATH.
- */
-function candidates(): string[] {
-  const chosen = process.env.PETSTORE_TEST_PGBOUNCER;
-  if (chosen !== undefined && chosen !== "") return [chosen];
-  return [
-    DEBIAN_PATH,
-    ...(process.env.PATH ?? "")
-      .split(delimiter)
-      .filter((dir) => dir !== "")
-      .map((dir) => join(dir, "pgbouncer")),
-  ];
-}
+const PGBOUNCER: SystemTool = {
+  name: "pgbouncer",
+  shownAs: "PgBouncer",
+  debianPath: "/usr/sbin/pgbouncer",
+  variable: "PETSTORE_TEST_PGBOUNCER",
+};
 
 /** The PgBouncer executable on this machine, or undefined. */
 export function findPgBouncer(): string | undefined {
-  return candidates().find((path) => {
-    try {
-      accessSync(path, constants.X_OK);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  return findSystemTool(PGBOUNCER);
 }
 
 /** Why no PgBouncer can be started here (the pooled suites then skip, saying so), or undefined. */
 export function pgBouncerMissing(): string | undefined {
-  if (findPgBouncer() !== undefined) return undefined;
-  const chosen = process.env.PETSTORE_TEST_PGBOUNCER;
-  return chosen !== undefined && chosen !== ""
-    ? `PgBouncer not installed (no ${chosen}, as PETSTORE_TEST_PGBOUNCER says)`
-    : `PgBouncer not installed (no ${DEBIAN_PATH}, no pgbouncer on PATH)`;
+  return systemToolMissing(PGBOUNCER);
 }
 
 /** The server PgBouncer connects to, and the user it logs in as (clients use the same). */
