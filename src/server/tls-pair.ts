@@ -43,10 +43,9 @@ const PEM_BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----[\s\S]*?-----END \1-----/g;
 
 /** Reads both files and checks them as a pair; rejects with TlsPairError. */
 export async function readTlsPair(files: TlsFiles): Promise<TlsPair> {
-  const [cert, key] = await Promise.all([
-    readPem(files.cert, "certificate"),
-    readPem(files.key, "key"),
-  ]);
+  // One after the other, so that with both unreadable the certificate is the one named.
+  const cert = await readPem(files.cert, "certificate");
+  const key = await readPem(files.key, "key");
   const chain = certificatesIn(files.cert, cert.toString("latin1"));
   const [leaf] = chain;
   if (leaf === undefined) throw new Error("unreachable: certificatesIn returns at least one");

@@ -57,6 +57,11 @@ describe("readTlsPair", () => {
       file: missing,
       message: `${missing}: cannot read the certificate (no such file)`,
     });
+    // Both unreadable: the certificate, named first on the command line, is the one named.
+    expect(await refusal(missing, join(ca.dir, "missing.key"))).toEqual({
+      file: missing,
+      message: `${missing}: cannot read the certificate (no such file)`,
+    });
     expect(await refusal(chained.certPath, ca.dir)).toEqual({
       file: ca.dir,
       message: `${ca.dir}: cannot read the key (a directory, not a file)`,
