@@ -13,7 +13,8 @@ import { rawConnection } from "../server/raw-http.js";
 import { eventually } from "../support/eventually.js";
 import { tempDir } from "../support/temp-dir.js";
 import { runCli } from "./support/cli.js";
-import { startServer, type RunningServer } from "./support/servers.js";
+import { startServer } from "./support/servers.js";
+import { logLine, metricsUrlOf, sampleOf } from "./support/server-output.js";
 
 const KEYS = {
   till: "till-1-key-8c1f0e",
@@ -42,33 +43,11 @@ afterEach(() => {
   temp.remove();
 });
 
-async function metricsUrlOf(server: RunningServer): Promise<string> {
-  const line = () => /^metrics on (http:\/\/\S+)$/m.exec(server.stdout())?.[1];
-  await eventually("the `metrics on` line", () => line() !== undefined);
-  return line() ?? "";
-}
-
 async function scrape(url: string): Promise<string> {
   const response = await fetch(url);
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toContain("text/plain");
   return response.text();
-}
-
-function sampleOf(text: string, series: string): number | undefined {
-  const line = text.split("\n").find((candidate) => candidate.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
-
-/** Waits for a log line (the server flushes its log at least every half second). */
-async function logLine(server: RunningServer, pattern: RegExp): Promise<string> {
-  const find = () =>
-    server
-      .stderr()
-      .split("\n")
-      .find((candidate) => pattern.test(candidate));
-  await eventually(`a log line ${String(pattern)}`, () => find() !== undefined);
-  return find() ?? "";
 }
 
 /** The order of a test's events across its loops: a counter, not a clock. */

@@ -25,6 +25,7 @@ import {
 import { cannotMountTmpfs, fillFileSystem, mountTmpfs } from "../support/tmpfs.js";
 import { runCli } from "./support/cli.js";
 import { API_KEY, startServer, type RunningServer } from "./support/servers.js";
+import { metricsUrlOf } from "./support/server-output.js";
 
 const SIZE = "2m";
 const PETS = 5;
@@ -67,17 +68,6 @@ async function batch(server: RunningServer, changes: unknown[]): Promise<Answer>
     retryAfter: response.headers.get("retry-after"),
     body: await response.json(),
   };
-}
-
-/** The metrics listener's URL, from the line the server prints once it listens. */
-async function metricsUrlOf(server: RunningServer): Promise<string> {
-  const url = () => /^metrics on (http:\/\/\S+)$/m.exec(server.stdout())?.[1];
-  await eventually("the server's `metrics on URL` line", () => url() !== undefined).catch(
-    (error: unknown) => {
-      throw new Error(`${String(error)}; stdout:\n${server.stdout()}`);
-    },
-  );
-  return url() ?? "";
 }
 
 async function refusedWrites(metricsUrl: string, reason: string): Promise<number> {

@@ -13,23 +13,16 @@ import { join } from "node:path";
 import { TLSSocket } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { privateCa, type IssuedCertificate, type PrivateCa } from "../support/local-tls.js";
+import { eventually } from "../support/eventually.js";
 import { tempDir } from "../support/temp-dir.js";
 import { runCli } from "./support/cli.js";
+import { logLine, metricsUrlOf, sampleOf } from "./support/server-output.js";
 import { API_KEY, startServer, type RunningServer } from "./support/servers.js";
 
 const SEED = [
   { petId: 1, name: "Rex", status: "available" as const, quantity: 4 },
   { petId: 2, name: "Tom", status: "pending" as const, quantity: 7 },
 ];
-
-/** Polls `check` every 20 ms for up to 10 s. */
-async function eventually(what: string, check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 interface Answer {
   status: number;
@@ -85,12 +78,6 @@ async function plainHttpTo(port: number): Promise<Buffer> {
   return Buffer.concat(received);
 }
 
-/** The value of a metric line (`name` with its labels) in an exposition. */
-function metric(text: string, name: string): number | undefined {
-  const line = text.split("\n").find((candidate) => candidate.startsWith(`${name} `));
-  return line === undefined ? undefined : Number(line.slice(name.length + 1));
-}
-
 describe("petstore serve over TLS (a private CA, the chain served whole)", () => {
   let ca: PrivateCa;
   let first: IssuedCertificate;
@@ -99,8 +86,8 @@ describe("petstore serve over TLS (a private CA, the chain served whole)", () =>
   let keyPath: string;
   let server: RunningServer;
   let caPem: string;
-  const metricsUrl = () => /^metrics on (http:\/\/\S+)$/m.exec(server.stdout())?.[1] ?? "";
-  const scrape = async () => (await fetch(metricsUrl())).text();
+  let metricsUrl = "";
+  const scrape = async () => (await fetch(metricsUrl)).text();
   /** Puts `issued`'s files where the server reads its pair, as a renewal would. */
   const install = (issued: { certPath: string; keyPath: string }) => {
     copyFileSync(issued.certPath, certPath);
@@ -120,7 +107,7 @@ describe("petstore serve over TLS (a private CA, the chain served whole)", () =>
       seed: SEED,
       args: ["--tls-cert", certPath, "--tls-key", keyPath, "--metrics-port", "0"],
     });
-    await eventually("the metrics line", () => metricsUrl() !== "");
+    metricsUrl = await metricsUrlOf(server);
   });
 
   afterAll(async () => {
@@ -157,14 +144,8 @@ describe("petstore serve over TLS (a private CA, the chain served whole)", () =>
     expect(received.length).toBe(0);
 
     // The log names the client that sent it, to be told its URL is https:// now.
-    await eventually("the log line of the plain HTTP request", () =>
-      server.stderr().includes("plain HTTP sent to the HTTPS port"),
-    );
-    const logged = server
-      .stderr()
-      .split("\n")
-      .find((line) => line.includes("plain HTTP sent to the HTTPS port"));
-    expect(JSON.parse(logged ?? "{}")).toMatchObject({
+    const logged = await logLine(server, /plain HTTP sent to the HTTPS port/);
+    expect(JSON.parse(logged)).toMatchObject({
       level: 30,
       client: "127.0.0.1",
       code: "ERR_SSL_HTTP_REQUEST",
@@ -219,9 +200,7 @@ describe("petstore serve over TLS (a private CA, the chain served whole)", () =>
     const second = ca.issue("server-2", { viaIntermediate: true, days: 2 });
     install(second);
     server.process.kill("SIGHUP");
-    await eventually("the reload's log line", () =>
-      server.stderr().includes("TLS certificate reloaded from"),
-    );
+    const line = await logLine(server, /TLS certificate reloaded from/);
     const afterReload = answered;
     await eventually("the load to go on", () => answered >= afterReload + 20);
     running = false;
@@ -242,40 +221,30 @@ describe("petstore serve over TLS (a private CA, the chain served whole)", () =>
     });
     keepAlive.destroy();
 
-    const line = server
-      .stderr()
-      .split("\n")
-      .find((candidate) => candidate.includes("TLS certificate reloaded from"));
-    expect(JSON.parse(line ?? "{}")).toMatchObject({
+    expect(JSON.parse(line)).toMatchObject({
       level: 30,
       file: certPath,
       subject: "CN=server-2",
       notAfter: new Date(second.notAfter).toISOString(),
     });
     const metrics = await scrape();
-    expect(metric(metrics, "petstore_tls_certificate_expiry_timestamp_seconds")).toBe(
+    expect(sampleOf(metrics, "petstore_tls_certificate_expiry_timestamp_seconds")).toBe(
       second.notAfter / 1000,
     );
-    expect(metric(metrics, 'petstore_tls_reloads_total{result="success"}')).toBe(1);
-    expect(metric(metrics, "petstore_tls_last_reload_successful")).toBe(1);
+    expect(sampleOf(metrics, 'petstore_tls_reloads_total{result="success"}')).toBe(1);
+    expect(sampleOf(metrics, "petstore_tls_last_reload_successful")).toBe(1);
   }, 60_000);
 
   it("keeps the pair it serves when SIGHUP finds a broken one, and says which file and why", async () => {
     const served = await get(`${server.url}/inventory/1`, caPem);
-    const expiry = metric(await scrape(), "petstore_tls_certificate_expiry_timestamp_seconds");
+    const expiry = sampleOf(await scrape(), "petstore_tls_certificate_expiry_timestamp_seconds");
     // A renewal gone wrong: the new certificate, with the key of another.
     const third = ca.issue("server-3");
     const other = ca.issue("server-4");
     install({ certPath: third.certPath, keyPath: other.keyPath });
     server.process.kill("SIGHUP");
-    await eventually("the refusal's log line", () =>
-      server.stderr().includes("TLS certificate refused"),
-    );
-    const line = server
-      .stderr()
-      .split("\n")
-      .find((candidate) => candidate.includes("TLS certificate refused"));
-    expect(JSON.parse(line ?? "{}")).toMatchObject({
+    const line = await logLine(server, /TLS certificate refused/);
+    expect(JSON.parse(line)).toMatchObject({
       level: 50,
       file: keyPath,
       msg: `TLS certificate refused, the old one stays: ${keyPath}: this key does not match the certificate in ${certPath} (the first certificate there must be the server's own, and this its key)`,
@@ -289,9 +258,9 @@ describe("petstore serve over TLS (a private CA, the chain served whole)", () =>
     });
     expect(cli).toMatchObject({ code: 0, stderr: "" });
     const metrics = await scrape();
-    expect(metric(metrics, "petstore_tls_certificate_expiry_timestamp_seconds")).toBe(expiry);
-    expect(metric(metrics, 'petstore_tls_reloads_total{result="failure"}')).toBe(1);
-    expect(metric(metrics, "petstore_tls_last_reload_successful")).toBe(0);
+    expect(sampleOf(metrics, "petstore_tls_certificate_expiry_timestamp_seconds")).toBe(expiry);
+    expect(sampleOf(metrics, 'petstore_tls_reloads_total{result="failure"}')).toBe(1);
+    expect(sampleOf(metrics, "petstore_tls_last_reload_successful")).toBe(0);
   });
 });
 
