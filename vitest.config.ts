@@ -10,6 +10,7 @@ const postgresFiles = [
   "test/server/store/postgres/storage-full.test.ts",
   "test/server/store/postgres/concurrent-counts.test.ts",
   "test/server/store/postgres/refs.test.ts",
+  "test/server/store/postgres/since.test.ts",
   "test/server/db-copy.test.ts",
   "test/server/db-copy-progress.test.ts",
   "test/server/counts-postgres.test.ts",

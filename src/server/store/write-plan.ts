@@ -137,19 +137,34 @@ export function sinceByPet(
   return since;
 }
 
-/** Every `(petId, asOf)` the writes' counts ask, each once: what a store reads `since` for. */
-export function countsOf(writes: readonly PlannedWrite[]): { petId: bigint; asOf: bigint }[] {
-  const seen = new Map<bigint, Set<bigint>>();
+/**
+ * Every `(petId, asOf)` the writes' counts ask, each once: what a store reads `since` for;
+ * with `moved`, only the pairs it says may have moved after asOf (a store that knows a pet
+ * has not leaves it out before anything is kept of it). A pet is counted once per batch as a
+ * rule, so a pet's first asOf is kept apart and only a second, different one of the same pet
+ * gets a set (10,000 counts made 10,000 sets before).
+ */
+export function countsOf(
+  writes: readonly PlannedWrite[],
+  moved: (petId: bigint, asOf: bigint) => boolean = () => true,
+): { petId: bigint; asOf: bigint }[] {
+  const firstAsOf = new Map<bigint, bigint>();
+  const otherAsOfs = new Map<bigint, Set<bigint>>();
   const counts: { petId: bigint; asOf: bigint }[] = [];
   for (const write of writes) {
     if (write.kind !== "batch") continue;
     for (const change of write.batch.changes) {
-      if (change.count === undefined) continue;
+      if (change.count === undefined || !moved(change.petId, change.asOf)) continue;
       const { petId, asOf } = change;
-      let ofPet = seen.get(petId);
-      if (!ofPet) seen.set(petId, (ofPet = new Set<bigint>()));
-      if (ofPet.has(asOf)) continue;
-      ofPet.add(asOf);
+      const first = firstAsOf.get(petId);
+      if (first === undefined) firstAsOf.set(petId, asOf);
+      else if (first === asOf) continue;
+      else {
+        let others = otherAsOfs.get(petId);
+        if (!others) otherAsOfs.set(petId, (others = new Set<bigint>()));
+        if (others.has(asOf)) continue;
+        others.add(asOf);
+      }
       counts.push({ petId, asOf });
     }
   }
@@ -207,8 +222,10 @@ export function refsOf(writes: readonly PlannedWrite[]): { petId: bigint; ref: s
   for (const write of writes) {
     if (write.kind !== "batch") continue;
     for (const { petId, ref } of write.batch.changes) {
-      if (ref === undefined || seen.has(refId(petId, ref))) continue;
-      seen.add(refId(petId, ref));
+      if (ref === undefined) continue;
+      const id = refId(petId, ref);
+      if (seen.has(id)) continue;
+      seen.add(id);
       refs.push({ petId, ref });
     }
   }
@@ -263,7 +280,8 @@ function changeResult(
 export function planWrites(writes: readonly PlannedWrite[], state: WriteState): WritePlan {
   const entries = new Map(state.entries);
   const keys = new Map(state.keys);
-  const refs = new Set(state.refs);
+  // The refs applied before, then also those of the writes kept in this group.
+  let refs = new Set(state.refs);
   const plan: WritePlan = {
     results: [],
     changesThrough: [],
@@ -273,7 +291,7 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
   };
   // The net change of each pet by the writes kept before, in this group: committed after any
   // seq a count of this group can name.
-  const groupNet = new Map<bigint, number>();
+  let groupNet = new Map<bigint, number>();
 
   /** The rule for one change, on the entries as the writes before (and `evaluation`) left them. */
   const decideChange = (
@@ -358,28 +376,29 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
       (groupNet.get(step.petId) ?? 0) +
       (evaluation.net.get(step.petId) ?? 0);
     const book = entry.quantity - since;
-    // One literal of every field (not changeResult's spread): 10,000 counts of a batch spent
-    // more on copying results than on the rest of their plan.
-    const result = (
-      outcome: BatchChangeResult["outcome"],
-      quantity = entry.quantity,
-    ): BatchChangeResult => ({
+    const quantity = count.counted + since;
+    const outcome: BatchChangeResult["outcome"] =
+      quantity < 0
+        ? "below_zero"
+        : quantity > MAX_QUANTITY
+          ? "too_large"
+          : quantity === entry.quantity
+            ? "unchanged"
+            : "changed";
+    if (outcome === "changed") record(step, entry, quantity, evaluation, author, ref);
+    // One literal of every field (not changeResult's spread, nor a closure per count): 10,000
+    // counts of a batch spent more on copying results than on the rest of their plan.
+    return {
       petId: step.petId,
       outcome,
       previous: entry.quantity,
-      quantity,
+      quantity: outcome === "changed" ? quantity : entry.quantity,
       status: entry.status,
       book,
       since,
       counted: count.counted,
       variance: count.counted - book,
-    });
-    const quantity = count.counted + since;
-    if (quantity < 0) return result("below_zero");
-    if (quantity > MAX_QUANTITY) return result("too_large");
-    if (quantity === entry.quantity) return result("unchanged");
-    record(step, entry, quantity, evaluation, author, ref);
-    return result("changed", quantity);
+    };
   };
 
   const evaluate = (steps: readonly ChangeStep[], author: ChangeAuthor): Evaluation => {
@@ -400,9 +419,14 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
       plan.quantities.set(petId, item.quantity);
     }
     plan.changes.push(...evaluation.changes);
-    for (const ref of evaluation.refs) refs.add(ref);
-    for (const [petId, net] of evaluation.net)
-      groupNet.set(petId, (groupNet.get(petId) ?? 0) + net);
+    // Done with, the evaluation's set becomes the group's when that is empty: a batch of
+    // 10,000 new refs is not added twice.
+    if (refs.size === 0) refs = evaluation.refs;
+    else for (const ref of evaluation.refs) refs.add(ref);
+    if (groupNet.size === 0) groupNet = evaluation.net;
+    else
+      for (const [petId, net] of evaluation.net)
+        groupNet.set(petId, (groupNet.get(petId) ?? 0) + net);
   };
 
   const decideUpdate = (write: Extract<PlannedWrite, { kind: "update" }>): WriteOutcome => {

@@ -10,6 +10,7 @@ import {
   type WriteOutcome,
 } from "../../../src/server/store/store.js";
 import {
+  countsOf,
   isUnexpired,
   keyId,
   planWrites,
@@ -383,6 +384,29 @@ describe("planWrites: batches", () => {
     expect(plan.changes.map((change) => change.ref)).toEqual(["new", "new", "failed"]);
   });
 
+  it("the refs and the net of the writes kept before reach every later write of the group", () => {
+    const plan = planWrites(
+      [
+        batch([{ petId: 1n, delta: -1, ref: "a" }]),
+        batch([
+          { petId: 1n, delta: 2, ref: "a" },
+          { petId: 1n, delta: 2, ref: "b" },
+        ]),
+        batch([
+          { petId: 1n, delta: 5, ref: "b" },
+          { petId: 1n, count: 10, asOf: 7n, ref: "c" },
+        ]),
+      ],
+      { ...state(), latestSeq: 7n },
+    );
+    expect(outcomes(plan.results[0])).toEqual(["changed"]);
+    expect(outcomes(plan.results[1])).toEqual(["duplicate", "changed"]);
+    expect(outcomes(plan.results[2])).toEqual(["duplicate", "changed"]);
+    // The count is as of seq 7: the group's -1 and +2 came after it, so 10 + 1.
+    const [, counted] = plan.results[2]?.kind === "evaluated" ? plan.results[2].results : [];
+    expect(counted).toMatchObject({ book: 3, since: 1, counted: 10, quantity: 11 });
+  });
+
   it("an atomic batch with a failure and a dry run leave nothing for the writes after them", () => {
     const plan = planWrites(
       [
@@ -448,5 +472,43 @@ describe("planWrites: batches", () => {
       ["k", "changed"],
     ]);
     expect([...plan.quantities]).toEqual([[1n, 4]]);
+  });
+});
+
+describe("countsOf: the (pet, asOf) pairs a store reads the net since for", () => {
+  const counts = (changes: BatchChange[]): PlannedWrite => ({
+    kind: "batch",
+    batch: { atomic: true, dryRun: false, changes },
+    options: {},
+  });
+  const writes = [
+    counts([
+      { petId: 1n, count: 4, asOf: 10n },
+      { petId: 2n, quantity: 3 },
+      { petId: 1n, count: 5, asOf: 10n },
+      { petId: 1n, count: 6, asOf: 12n },
+    ]),
+    counts([
+      { petId: 1n, count: 7, asOf: 12n },
+      { petId: 3n, count: 1, asOf: 10n },
+      { petId: 1n, count: 8, asOf: 9n },
+    ]),
+    write(4n, 1),
+  ];
+
+  it("names each pair once, in the order first asked, and no set or update", () => {
+    expect(countsOf(writes)).toEqual([
+      { petId: 1n, asOf: 10n },
+      { petId: 1n, asOf: 12n },
+      { petId: 3n, asOf: 10n },
+      { petId: 1n, asOf: 9n },
+    ]);
+  });
+
+  it("leaves out the pairs the store knows have not moved", () => {
+    expect(countsOf(writes, (petId, asOf) => petId === 1n && asOf < 12n)).toEqual([
+      { petId: 1n, asOf: 10n },
+      { petId: 1n, asOf: 9n },
+    ]);
   });
 });

@@ -66,10 +66,13 @@ export const SQL = {
   // For each count's (pet, asOf), the net of the pet's changes after asOf; read once the pets
   // are locked, so every change of them that will ever have a seq up to the latest is seen.
   // One index probe of (pet_id, seq) per count: a pet that has not moved since costs one.
+  // None for a count as of the latest seq (a sheet counted and posted with nothing sold
+  // between): every change of a locked pet has committed by then, with a seq up to it.
   since: `SELECT w.pet_id, w.as_of,
       (SELECT coalesce(sum(c.quantity - coalesce(c.previous, 0)), 0) FROM inventory_changes c
         WHERE c.pet_id = w.pet_id AND c.seq > w.as_of)::bigint AS net
-    FROM unnest($1::bigint[], $2::bigint[]) AS w (pet_id, as_of)`,
+    FROM unnest($1::bigint[], $2::bigint[]) AS w (pet_id, as_of)
+    WHERE w.as_of < (SELECT revision FROM inventory_revision WHERE id = 1)`,
   // The plan's writes (migration 12's function, whose plan each server session keeps):
   // the keys' answers, the pets' quantities, the revision row last, the history records.
   // The seq before this group's first change (null without changes): change i has base + i.

@@ -195,11 +195,10 @@ class SqliteStore implements Store {
     // The transaction is the file's only writer: nothing commits between these reads and it.
     const latestSeq = this.#sql.latestSeq.get() ?? 0n;
     const since: { petId: bigint; asOf: bigint; net: number }[] = [];
-    for (const { petId, asOf } of countsOf(writes)) {
-      // A pet whose last change is no later than the count's seq has moved 0 since: the
-      // common case (a shelf counted and posted with no sale between) costs no walk.
-      const last = lastChange.get(petId) ?? null;
-      if (last === null || last <= asOf) continue;
+    // A pet whose last change is no later than the count's seq has moved 0 since: the common
+    // case (a shelf counted and posted with no sale between) costs no walk.
+    const moved = (petId: bigint, asOf: bigint) => (lastChange.get(petId) ?? 0n) > asOf;
+    for (const { petId, asOf } of countsOf(writes, moved)) {
       since.push({ petId, asOf, net: Number(this.#sql.since.get({ pet: petId, asOf }) ?? 0n) });
     }
     const plan = planWrites(writes, {
