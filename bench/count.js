@@ -285,7 +285,7 @@ export async function countBenchmarks(tools) {
 
   // 3. The server's batch of 10,000 counts against one of 10,000 sets: SQLite, PostgreSQL.
   const batchPets = 10_000;
-  const batchRounds = 7;
+  const batchRounds = 11;
   const report = (engine, runs) => {
     targets.push({
       what: `${engine}: a batch of 10,000 counts vs a batch of 10,000 sets, time`,

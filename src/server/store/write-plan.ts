@@ -68,8 +68,8 @@ export interface WriteState {
   latestSeq?: bigint | undefined;
   /** The record of every key the writes claim, by keyId. */
   keys: ReadonlyMap<string, KeyRecord>;
-  /** Of the `(petId, ref)` pairs the writes carry (refId), those a history record holds. */
-  refs: ReadonlySet<string>;
+  /** Of the `(petId, ref)` pairs the writes carry (refsOf), those a history record holds. */
+  refs: Iterable<PetRef>;
 }
 
 /** An idempotency record to keep: a new one, or one replacing the key's expired record. */
@@ -113,9 +113,46 @@ export function keyId(owner: string, key: string): string {
   return `${owner}\0${key}`;
 }
 
-/** How a plan names a business reference of a pet (a ref holds no NUL). */
-export function refId(petId: bigint, ref: string): string {
-  return `${petId}\0${ref}`;
+/** A business reference of a pet: a change carrying `ref` of `petId`, applied once ever. */
+export interface PetRef {
+  petId: bigint;
+  ref: string;
+}
+
+/**
+ * A set of `(petId, ref)` pairs, by ref and then the pet or pets carrying it. Most refs are
+ * of one pet (`count:<session>:<petId>`, a sales file's line), so they take no set of their
+ * own, and no pair is joined into a string to be looked up (10,000 of a batch were).
+ */
+export class RefSet {
+  readonly #pets = new Map<string, bigint | Set<bigint>>();
+
+  constructor(pairs: Iterable<PetRef> = []) {
+    for (const { petId, ref } of pairs) this.add(petId, ref);
+  }
+
+  get isEmpty(): boolean {
+    return this.#pets.size === 0;
+  }
+
+  has(petId: bigint, ref: string): boolean {
+    const pets = this.#pets.get(ref);
+    return pets === petId || (pets instanceof Set && pets.has(petId));
+  }
+
+  add(petId: bigint, ref: string): void {
+    const pets = this.#pets.get(ref);
+    if (pets === undefined) this.#pets.set(ref, petId);
+    else if (pets instanceof Set) pets.add(petId);
+    else if (pets !== petId) this.#pets.set(ref, new Set([pets, petId]));
+  }
+
+  *[Symbol.iterator](): IterableIterator<PetRef> {
+    for (const [ref, pets] of this.#pets) {
+      if (pets instanceof Set) for (const petId of pets) yield { petId, ref };
+      else yield { petId: pets, ref };
+    }
+  }
 }
 
 /**
@@ -215,18 +252,16 @@ export function petIdsOf(writes: readonly PlannedWrite[]): bigint[] {
   return [...ids];
 }
 
-/** Every `(petId, ref)` the writes carry, each once: what a store looks up for `refs`. */
-export function refsOf(writes: readonly PlannedWrite[]): { petId: bigint; ref: string }[] {
-  const seen = new Set<string>();
-  const refs: { petId: bigint; ref: string }[] = [];
+/**
+ * Every `(petId, ref)` the writes carry: what a store looks up for `refs`. A pair carried twice
+ * is named twice (rare; a lookup finds it either way).
+ */
+export function refsOf(writes: readonly PlannedWrite[]): PetRef[] {
+  const refs: PetRef[] = [];
   for (const write of writes) {
     if (write.kind !== "batch") continue;
     for (const { petId, ref } of write.batch.changes) {
-      if (ref === undefined) continue;
-      const id = refId(petId, ref);
-      if (seen.has(id)) continue;
-      seen.add(id);
-      refs.push({ petId, ref });
+      if (ref !== undefined) refs.push({ petId, ref });
     }
   }
   return refs;
@@ -261,7 +296,7 @@ interface Evaluation {
   /** The entries as the changes left them (only those they changed). */
   written: Map<bigint, InventoryItem>;
   changes: PlannedChange[];
-  refs: Set<string>;
+  refs: RefSet;
   /** The net change of each pet by this evaluation's changes so far (a count's `since`). */
   net: Map<bigint, number>;
 }
@@ -281,7 +316,7 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
   const entries = new Map(state.entries);
   const keys = new Map(state.keys);
   // The refs applied before, then also those of the writes kept in this group.
-  let refs = new Set(state.refs);
+  let refs = new RefSet(state.refs);
   const plan: WritePlan = {
     results: [],
     changesThrough: [],
@@ -317,20 +352,20 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
     }
     const result = (outcome: BatchChangeResult["outcome"], quantity = entry.quantity) =>
       changeResult(step.petId, entry, outcome, quantity);
-    const ref = step.ref === undefined ? undefined : refId(step.petId, step.ref);
-    if (ref !== undefined && (refs.has(ref) || evaluation.refs.has(ref))) {
+    const { ref } = step;
+    if (ref !== undefined && (refs.has(step.petId, ref) || evaluation.refs.has(step.petId, ref))) {
       return result("duplicate");
     }
     // A count posted before is a duplicate as any change is (above), without a count's fields.
     if (step.count !== undefined) {
-      return decideCount(step, step.count, entry, evaluation, author, ref);
+      return decideCount(step, step.count, entry, evaluation, author);
     }
     if (!conditionHolds(step.condition, entry.quantity)) return result("conflict");
     const quantity = step.quantity ?? entry.quantity + step.delta;
     if (quantity < 0) return result("below_zero");
     if (quantity > MAX_QUANTITY) return result("too_large");
     if (quantity === entry.quantity && !step.recordUnchanged) return result("unchanged");
-    record(step, entry, quantity, evaluation, author, ref);
+    record(step, entry, quantity, evaluation, author);
     return result("changed", quantity);
   };
 
@@ -341,7 +376,6 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
     quantity: number,
     evaluation: Evaluation,
     author: ChangeAuthor,
-    ref: string | undefined,
   ): void => {
     evaluation.written.set(step.petId, { ...entry, quantity });
     evaluation.changes.push({
@@ -351,7 +385,7 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
       author,
       ref: step.ref ?? null,
     });
-    if (ref !== undefined) evaluation.refs.add(ref);
+    if (step.ref !== undefined) evaluation.refs.add(step.petId, step.ref);
     evaluation.net.set(
       step.petId,
       (evaluation.net.get(step.petId) ?? 0) + quantity - entry.quantity,
@@ -369,7 +403,6 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
     entry: InventoryItem,
     evaluation: Evaluation,
     author: ChangeAuthor,
-    ref: string | undefined,
   ): BatchChangeResult => {
     const since =
       (state.since?.get(step.petId)?.get(count.asOf) ?? 0) +
@@ -385,7 +418,7 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
           : quantity === entry.quantity
             ? "unchanged"
             : "changed";
-    if (outcome === "changed") record(step, entry, quantity, evaluation, author, ref);
+    if (outcome === "changed") record(step, entry, quantity, evaluation, author);
     // One literal of every field (not changeResult's spread, nor a closure per count): 10,000
     // counts of a batch spent more on copying results than on the rest of their plan.
     return {
@@ -406,7 +439,7 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
       results: [],
       written: new Map(),
       changes: [],
-      refs: new Set(),
+      refs: new RefSet(),
       net: new Map(),
     };
     for (const step of steps) evaluation.results.push(decideChange(step, evaluation, author));
@@ -421,8 +454,8 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
     plan.changes.push(...evaluation.changes);
     // Done with, the evaluation's set becomes the group's when that is empty: a batch of
     // 10,000 new refs is not added twice.
-    if (refs.size === 0) refs = evaluation.refs;
-    else for (const ref of evaluation.refs) refs.add(ref);
+    if (refs.isEmpty) refs = evaluation.refs;
+    else for (const { petId, ref } of evaluation.refs) refs.add(petId, ref);
     if (groupNet.size === 0) groupNet = evaluation.net;
     else
       for (const [petId, net] of evaluation.net)

@@ -7,6 +7,7 @@
 import { describe, expect, it } from "vitest";
 import { Interrupts } from "../../../src/program/interrupts.js";
 import { fakeKey, HttpStubs, json, runFake } from "../fake-deps.js";
+import type { RefSet } from "../../../src/server/store/write-plan.js";
 import { serveBatches, stockOf } from "./batch-server.js";
 
 const SALES = "petId,delta,ref\n1,-1\n2,+3,till-7\n1,-2\n";
@@ -456,7 +457,7 @@ describe("inventory adjust --file: a row's ref is never guessed", () => {
   it("the same bytes on two days with two prefixes both apply; a day run twice applies once", async () => {
     const files = { "sales.csv": "petId,delta\n1,-1\n" };
     const stock = stockOf(1, 10);
-    let refs: Set<string> | undefined;
+    let refs: RefSet | undefined;
     const runDay = async (day: string) => {
       const stubs = new HttpStubs();
       const server = serveBatches(stubs, stock, { listed: false, ...(refs ? { refs } : {}) });

@@ -7,14 +7,14 @@
 import { parseExactJson } from "../../../src/api/exact-json.js";
 import { readBatchRequest } from "../../../src/api/batch.js";
 import { renderBatch } from "../../../src/server/routes/inventory-batch.js";
-import { planWrites, refId } from "../../../src/server/store/write-plan.js";
+import { planWrites, RefSet } from "../../../src/server/store/write-plan.js";
 import type { HttpStubs } from "../fake-deps.js";
 
 export interface BatchServer {
   /** The stock, by petId; pets not in it are unknown (not_found). */
   stock: Map<bigint, number>;
-  /** The refs applied (refId, as the planner names them): kept for good, as the server does. */
-  refs: Set<string>;
+  /** The refs applied: kept for good, as the server does. */
+  refs: RefSet;
   /** Each batch request received, as the server read it. */
   requests: { atomic: boolean; dryRun: boolean; size: number; key: string | undefined }[];
 }
@@ -38,8 +38,8 @@ export function serveBatches(
   {
     times = 1,
     listed = true,
-    refs = new Set<string>(),
-  }: { times?: number; listed?: boolean; refs?: Set<string> } = {},
+    refs = new RefSet(),
+  }: { times?: number; listed?: boolean; refs?: RefSet } = {},
 ): BatchServer {
   const server: BatchServer = { stock, refs, requests: [] };
   if (listed) {
@@ -74,7 +74,7 @@ export function serveBatches(
         refs,
       });
       for (const [petId, quantity] of plan.quantities) stock.set(petId, quantity);
-      for (const { petId, ref } of plan.changes) if (ref !== null) refs.add(refId(petId, ref));
+      for (const { petId, ref } of plan.changes) if (ref !== null) refs.add(petId, ref);
       const [result] = plan.results;
       if (result?.kind !== "evaluated") throw new Error("a batch without a key was not evaluated");
       // The server's own answer to it, as the route renders it.

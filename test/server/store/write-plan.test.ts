@@ -10,13 +10,14 @@ import {
   type WriteOutcome,
 } from "../../../src/server/store/store.js";
 import {
+  RefSet,
   countsOf,
   isUnexpired,
   keyId,
   planWrites,
-  refId,
   type KeyRecord,
   type PlannedResult,
+  type PetRef,
   type PlannedWrite,
 } from "../../../src/server/store/write-plan.js";
 
@@ -284,10 +285,10 @@ describe("planWrites: batches", () => {
   });
   const outcomes = (result: PlannedResult | undefined) =>
     result?.kind === "evaluated" ? result.results.map((change) => change.outcome) : result?.kind;
-  const state = (refs: string[] = []) => ({
+  const state = (refs: PetRef[] = []) => ({
     entries: new Map([entry(1n, 3), entry(2n, 0)]),
     keys: new Map<string, KeyRecord>(),
-    refs: new Set(refs),
+    refs,
   });
 
   it("decides each change on the ones before it: deltas add up, below 0 and above the maximum fail alone", () => {
@@ -371,7 +372,7 @@ describe("planWrites: batches", () => {
           { petId: 2n, delta: 1, ref: "failed" },
         ]),
       ],
-      state([refId(1n, "old")]),
+      state([{ petId: 1n, ref: "old" }]),
     );
     expect(outcomes(plan.results[0])).toEqual([
       "duplicate",
@@ -510,5 +511,32 @@ describe("countsOf: the (pet, asOf) pairs a store reads the net since for", () =
       { petId: 1n, asOf: 10n },
       { petId: 1n, asOf: 9n },
     ]);
+  });
+});
+
+describe("RefSet: the (pet, ref) pairs applied", () => {
+  it("holds a ref per pet: another pet's same ref is another pair", () => {
+    const refs = new RefSet([
+      { petId: 1n, ref: "a" },
+      { petId: 2n, ref: "a" },
+      { petId: 1n, ref: "a" },
+    ]);
+    refs.add(3n, "a");
+    refs.add(1n, "b");
+    expect(refs.isEmpty).toBe(false);
+    expect([refs.has(1n, "a"), refs.has(2n, "a"), refs.has(3n, "a"), refs.has(4n, "a")]).toEqual([
+      true,
+      true,
+      true,
+      false,
+    ]);
+    expect([refs.has(1n, "b"), refs.has(2n, "b"), refs.has(1n, "c")]).toEqual([true, false, false]);
+    expect([...refs]).toEqual([
+      { petId: 1n, ref: "a" },
+      { petId: 2n, ref: "a" },
+      { petId: 3n, ref: "a" },
+      { petId: 1n, ref: "b" },
+    ]);
+    expect(new RefSet().isEmpty).toBe(true);
   });
 });

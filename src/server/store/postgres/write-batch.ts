@@ -21,7 +21,6 @@ import {
   keyId,
   petIdsOf,
   planWrites,
-  refId,
   refsOf,
   sinceByPet,
   withSeqs,
@@ -222,7 +221,7 @@ export async function writeBatch(
     keys.set(id, toKeyRecord(row));
   }
   const entries = new Map(locked.rows.map((row) => [row.id, toItem(row)]));
-  const refs = new Set(found?.rows.map((row) => refId(row.pet_id, row.ref)));
+  const refs = (found?.rows ?? []).map((row) => ({ petId: row.pet_id, ref: row.ref }));
   const latestSeq = latest.rows[0]?.revision ?? 0n;
   const since = sinceByPet(
     (sinceRows?.rows ?? []).map((row) => ({

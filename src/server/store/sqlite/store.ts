@@ -29,7 +29,7 @@ import {
   petIdsOf,
   countsOf,
   planWrites,
-  refId,
+  type PetRef,
   refsOf,
   sinceByPet,
   withSeqs,
@@ -174,7 +174,7 @@ class SqliteStore implements Store {
     const entries = new Map<bigint, InventoryItem>();
     const lastChange = new Map<bigint, bigint | null>();
     const keys = new Map<string, KeyRecord>();
-    const refs = new Set<string>();
+    const refs: PetRef[] = [];
     for (const petId of petIdsOf(writes)) {
       const row = this.#sql.current.get(petId);
       lastChange.set(petId, row?.last_change ?? null);
@@ -183,7 +183,8 @@ class SqliteStore implements Store {
     const wanted = refsOf(writes);
     if (wanted.length > 0) {
       const pairs = JSON.stringify(wanted.map(({ petId, ref }) => [petId.toString(), ref]));
-      for (const row of this.#sql.findRefs.all(pairs)) refs.add(refId(row.pet_id, row.ref));
+      for (const row of this.#sql.findRefs.all(pairs))
+        refs.push({ petId: row.pet_id, ref: row.ref });
     }
     for (const write of writes) {
       const claim = claimOf(write);
