@@ -130,15 +130,15 @@ const etagHeader = (description: string) => ({
  * `Inventory-Seq`: the change-feed seq of the last change an inventory answer reflects, read
  * in the same snapshot as its quantities (src/server/routes/inventory.ts and
  * inventory-batch.ts). `which` says which seq that is for the answer; a write's answer
- * replayed for a repeated Idempotency-Key has none (its seq is not kept with it), so there
- * the header is not required.
+ * replayed for a repeated Idempotency-Key has the one it was first given, unless its record
+ * was kept by a server that kept none, so there the header is not required.
  */
 const inventorySeqHeader = (which: string, { replayable }: { replayable: boolean }) => ({
   "Inventory-Seq": {
     description:
       `The change-feed seq of the last change the answer reflects: ${which}. The quantities and the seq come from one snapshot: every change with a \`seq\` up to it is in the answer, none after it. ` +
       (replayable
-        ? "A replayed answer (`Idempotent-Replayed: true`) has none; every other answer of this status has it. "
+        ? "A replayed answer (`Idempotent-Replayed: true`) has the one it was first given with (the body holds as of it), unless a server older than schema version 13 kept its record; every other answer of this status has it. "
         : "Every answer of this status has it. ") +
       "Send it as a count's `asOf` when the shelf was counted at this answer, and follow the change feed from it (`after`) for what changed since",
     required: !replayable,

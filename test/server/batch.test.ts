@@ -418,25 +418,61 @@ describe("Inventory-Seq and counts", () => {
       payload: JSON.stringify({ quantity }),
     });
 
-  it("says on every inventory answer the seq of the last change it reflects; a replay says none", async () => {
+  it("says on every inventory answer the seq of the last change it reflects; a replay the one it was first given", async () => {
     // The seed's three records are seqs 1 to 3.
     expect((await get("/v1/inventory")).headers["inventory-seq"]).toBe("3");
     expect((await get("/v1/inventory/1")).headers["inventory-seq"]).toBe("3");
     const written = await patch(4, { "idempotency-key": "p-1" });
     expect([written.statusCode, written.headers["inventory-seq"]]).toEqual([200, "4"]);
-    const conflict = await patch(9, { "if-match": '"3"' });
+    const conflict = await patch(9, { "if-match": '"3"', "idempotency-key": "p-2" });
     expect([conflict.statusCode, conflict.headers["inventory-seq"]]).toEqual([412, "4"]);
-    const batched = await batch({
+    const twice = {
       changes: [
         { petId: 2, delta: 1 },
         { petId: 2, delta: 1 },
       ],
-    });
+    };
+    const batched = await batch(twice, { "idempotency-key": "b-1" });
     expect(batched.headers["inventory-seq"]).toBe("6");
     expect((await get("/v1/inventory")).headers["inventory-seq"]).toBe("6");
-    const replayed = await patch(4, { "idempotency-key": "p-1" });
-    expect(replayed.headers["idempotent-replayed"]).toBe("true");
-    expect(replayed.headers["inventory-seq"]).toBeUndefined();
+    await batch({ changes: [{ petId: 3, delta: 1 }] });
+    // Replays, after seq 7: each with the seq it was first given, not the latest.
+    const replays = [
+      await patch(4, { "idempotency-key": "p-1" }),
+      await patch(9, { "if-match": '"3"', "idempotency-key": "p-2" }),
+      await batch(twice, { "idempotency-key": "b-1" }),
+    ];
+    expect(
+      replays.map((replay) => [
+        replay.statusCode,
+        replay.headers["idempotent-replayed"],
+        replay.headers["inventory-seq"],
+      ]),
+    ).toEqual([
+      [200, "true", "4"],
+      [412, "true", "4"],
+      [200, "true", "6"],
+    ]);
+    // A 404 says no seq, first given or replayed.
+    const patchMissing = () =>
+      t.app.inject({
+        method: "PATCH",
+        url: "/v1/inventory/404",
+        headers: { ...AUTH, "content-type": "application/json", "idempotency-key": "p-404" },
+        payload: { quantity: 1 },
+      });
+    const missing = await patchMissing();
+    const missingAgain = await patchMissing();
+    expect(
+      [missing, missingAgain].map((answer) => [
+        answer.statusCode,
+        answer.headers["idempotent-replayed"],
+        answer.headers["inventory-seq"],
+      ]),
+    ).toEqual([
+      [404, undefined, undefined],
+      [404, "true", undefined],
+    ]);
   });
 
   it("sets a count plus what moved after its asOf, and answers book, since, counted and variance", async () => {

@@ -168,6 +168,12 @@ function sqliteRows(path: string): Record<string, Rows> {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   db.defaultSafeIntegers(true);
   const all = (sql: string) => db.prepare(sql).all() as Rows;
+  // A file before schema version 13 keeps no seq with its records.
+  const seq = db
+    .prepare("SELECT 1 FROM pragma_table_info('idempotency_records') WHERE name = 'seq'")
+    .get()
+    ? "seq"
+    : "NULL AS seq";
   try {
     return {
       pets: normalized(
@@ -183,7 +189,7 @@ function sqliteRows(path: string): Record<string, Rows> {
              FROM inventory_changes ORDER BY id`),
       ),
       idempotency: normalized(
-        all(`SELECT owner, key, fingerprint, created_at, status, body, etag
+        all(`SELECT owner, key, fingerprint, created_at, status, body, etag, ${seq}
              FROM idempotency_records ORDER BY owner, key`),
       ),
     };
@@ -203,7 +209,7 @@ async function postgresRows(url: string): Promise<Record<string, Rows>> {
     ),
     history: await all(`SELECT id, seq, pet_id, at, previous, quantity, key_name, request_id,
       reason, ref FROM inventory_changes ORDER BY id`),
-    idempotency: await all(`SELECT owner, key, fingerprint, created_at, status, body, etag
+    idempotency: await all(`SELECT owner, key, fingerprint, created_at, status, body, etag, seq
       FROM idempotency_records ORDER BY owner COLLATE "C", key COLLATE "C"`),
   };
 }
@@ -316,8 +322,14 @@ forEachRoute("db copy into PostgreSQL", (route, name) => {
           feed: await sqlite.listFeed(0n, 1000),
           orders: await sqlite.listOrders(),
           pet: await sqlite.getPet(BIG),
+          // A replay writes nothing: the keyed write's answer with the seq it held as of.
+          replay: await sqlite.updateQuantity(BIG, 9, { idempotency: KEYED }),
         };
         await sqlite.close();
+        expect(expected.replay).toMatchObject({
+          kind: "replayed",
+          seq: expect.any(BigInt) as unknown,
+        });
 
         const { lastSeq } = await copyStore({ from, url: database.url });
         const store = await openTarget();
@@ -332,6 +344,7 @@ forEachRoute("db copy into PostgreSQL", (route, name) => {
         expect(await store.updateQuantity(BIG, 9, { idempotency: KEYED })).toEqual({
           kind: "replayed",
           response: { status: 200, body: "q=9", etag: '"9"' },
+          seq: expected.replay.kind === "replayed" ? expected.replay.seq : "none",
         });
         expect(
           await store.updateQuantity(BIG, 9, { idempotency: { ...KEYED, fingerprint: "other" } }),
@@ -379,6 +392,8 @@ forEachRoute("db copy into PostgreSQL", (route, name) => {
         const from = join(temp.dir, "petstore.db");
         await makeSqliteStore(from, { pets: 5, keyed: 3 });
         const file = new Database(from);
+        // Version 13 added the records' seq: a version-8 file has none.
+        file.exec("ALTER TABLE idempotency_records DROP COLUMN seq");
         file.pragma("user_version = 8");
         file.close();
         await queryDatabase(
@@ -402,8 +417,10 @@ forEachRoute("db copy into PostgreSQL", (route, name) => {
           ),
         ).toEqual([{ old: null, version: POSTGRES_MIGRATIONS.length }]);
         const store = await openTarget();
+        // Its records kept no seq, so their replays say none.
         expect(await store.updateQuantity(BIG, 9, { idempotency: KEYED })).toMatchObject({
           kind: "replayed",
+          seq: null,
         });
       });
     });

@@ -16,6 +16,7 @@ import { conditionOf, parseIfMatch } from "../if-match.js";
 import { lockedOut } from "../service-unavailable.js";
 import type {
   ChangeAuthor,
+  Replayed,
   Store,
   StoredResponse,
   UpdateOptions,
@@ -119,9 +120,13 @@ export function send(reply: FastifyReply, response: StoredResponse): FastifyRepl
 
 /**
  * `Inventory-Seq`: the change-feed seq of the last change an inventory answer reflects (a
- * count as of it is reconciled with every change after it). A replayed answer has none.
+ * count as of it is reconciled with every change after it). A replayed answer has the one it
+ * was first given with, when its record kept one.
  */
 export const INVENTORY_SEQ_HEADER = "inventory-seq";
+
+/** The statuses of a write's answer that say their seq: 200, and 409 and 412 (nothing written). */
+const ANSWERS_WITH_SEQ = new Set([200, 409, 412]);
 
 /** What the inventory routes take: the store, the clock, and where applied changes are counted. */
 export interface InventoryRouteOptions {
@@ -238,14 +243,16 @@ export const inventoryRoutes: FastifyPluginAsync<InventoryRouteOptions> = async 
  */
 export function answerUnwritten(
   reply: FastifyReply,
-  result:
-    { kind: "replayed"; response: StoredResponse } | { kind: "key_reused" } | { kind: "busy" },
+  result: Replayed | { kind: "key_reused" } | { kind: "busy" },
   other: string,
   what: string,
 ): FastifyReply {
   switch (result.kind) {
     case "replayed":
       void reply.header(IDEMPOTENT_REPLAYED_HEADER, "true");
+      if (result.seq !== null && ANSWERS_WITH_SEQ.has(result.response.status)) {
+        void reply.header(INVENTORY_SEQ_HEADER, result.seq.toString());
+      }
       return send(reply, result.response);
     case "key_reused":
       throw new HttpError(

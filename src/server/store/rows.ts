@@ -155,6 +155,8 @@ export interface IdempotencyRow {
   status: StoredInt;
   body: string;
   etag: string | null;
+  /** The seq its answer held as of; null in a record kept before schema version 13. */
+  seq: StoredInt | null;
 }
 
 /** The record a key's row holds, as the write plan reads it. */
@@ -163,4 +165,5 @@ export const toKeyRecord = (row: Omit<IdempotencyRow, "owner" | "key">): KeyReco
   fingerprint: row.fingerprint,
   at: Number(row.created_at),
   response: { status: Number(row.status), body: row.body, etag: row.etag },
+  seq: row.seq === null ? null : BigInt(row.seq),
 });

@@ -61,6 +61,17 @@ export interface StoredResponse {
 }
 
 /**
+ * An answer kept for an Idempotency-Key, given again for the same request, nothing written:
+ * `seq` is the seq it held as of when first given (its Inventory-Seq), null for a record kept
+ * before records kept one (schema version 13).
+ */
+export interface Replayed {
+  kind: "replayed";
+  response: StoredResponse;
+  seq: bigint | null;
+}
+
+/**
  * An `Idempotency-Key` claim on a write. The store keeps `(owner, key)` with the fingerprint
  * and the rendered answer, in the same transaction as the write, for IDEMPOTENCY_TTL_MS.
  */
@@ -177,11 +188,7 @@ export interface BatchRefusal {
 }
 
 export type BatchResult =
-  | BatchEvaluation
-  | BatchRefusal
-  | { kind: "replayed"; response: StoredResponse }
-  | { kind: "key_reused" }
-  | { kind: "busy" };
+  BatchEvaluation | BatchRefusal | Replayed | { kind: "key_reused" } | { kind: "busy" };
 
 /**
  * What a write of one entry came to. Expected outcomes are values, not exceptions, so a
@@ -192,11 +199,7 @@ export type BatchResult =
  * `busy`: another process held the database's write lock for longer than the store waits;
  * nothing was written, and the same write may succeed later.
  */
-export type UpdateResult =
-  | WriteOutcome
-  | { kind: "replayed"; response: StoredResponse }
-  | { kind: "key_reused" }
-  | { kind: "busy" };
+export type UpdateResult = WriteOutcome | Replayed | { kind: "key_reused" } | { kind: "busy" };
 
 /**
  * Persistent storage of pets, their stock and store orders. A read or a seed that cannot get

@@ -53,7 +53,14 @@ export type PlannedResult = UpdateResult | BatchResult;
  */
 export type KeyRecord =
   | { kind: "absent" }
-  | { kind: "recorded"; fingerprint: string; at: number; response: StoredResponse };
+  | {
+      kind: "recorded";
+      fingerprint: string;
+      at: number;
+      response: StoredResponse;
+      /** The seq its answer held as of (null: kept before records kept one). */
+      seq: bigint | null;
+    };
 
 /** What a store read in the transaction, before planning. */
 export interface WriteState {
@@ -80,6 +87,11 @@ export interface KeptAnswer {
   /** The claim's time (Unix ms): the record expires IDEMPOTENCY_TTL_MS after it. */
   at: number;
   response: StoredResponse;
+  /**
+   * How many of the plan's changes its answer reflects: it is kept with the seq of the last
+   * of them, or, when none, the latest seq the transaction read (seqThrough).
+   */
+  changesThrough: number;
 }
 
 /** A write of the plan, as its history record keeps it. */
@@ -100,6 +112,11 @@ export interface WritePlan {
    * latest seq the transaction read).
    */
   changesThrough: number[];
+  /**
+   * The writes replaying an answer kept by an earlier write of this group: their seq is that
+   * answer's (their changesThrough is its), known once the plan is written.
+   */
+  groupReplays: Set<number>;
   /** Every change, in the writes' order: one history record each. */
   changes: PlannedChange[];
   /** The final quantity of every entry the plan writes, in the order first written. */
@@ -219,17 +236,30 @@ export function withSeqs(
   latestRead: bigint,
 ): PlannedResult[] {
   return plan.results.map((result, index) => {
-    const through = plan.changesThrough[index] ?? 0;
-    const seq = through > 0 ? seqOfChange(through - 1) : latestRead;
+    const seq = seqThrough(plan.changesThrough[index] ?? 0, seqOfChange, latestRead);
     switch (result.kind) {
       case "updated":
       case "precondition_failed":
       case "evaluated":
         return { ...result, seq };
+      case "replayed":
+        return plan.groupReplays.has(index) ? { ...result, seq } : result;
       default:
         return result;
     }
   });
+}
+
+/**
+ * The seq of an answer reflecting `through` of a plan's changes: the last one's once written
+ * (`seqOfChange`, by its index in `plan.changes`), or, when none, `latestRead`.
+ */
+export function seqThrough(
+  through: number,
+  seqOfChange: (index: number) => bigint,
+  latestRead: bigint,
+): bigint {
+  return through > 0 ? seqOfChange(through - 1) : latestRead;
 }
 
 /** Whether a record made at `recordedAt` still answers for its key at `at` (both Unix ms). */
@@ -320,10 +350,13 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
   const plan: WritePlan = {
     results: [],
     changesThrough: [],
+    groupReplays: new Set(),
     changes: [],
     quantities: new Map(),
     answers: [],
   };
+  // The keys whose answers writes of this group kept, with their changesThrough.
+  const keptInGroup = new Map<string, number>();
   // The net change of each pet by the writes kept before, in this group: committed after any
   // seq a count of this group can name.
   let groupNet = new Map<bigint, number>();
@@ -521,12 +554,13 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
       throw new Error("the writes claim a key whose record was not read");
     }
     if (claim && record?.kind === "recorded" && isUnexpired(record.at, claim.at)) {
-      plan.results.push(
-        record.fingerprint === claim.fingerprint
-          ? { kind: "replayed", response: record.response }
-          : { kind: "key_reused" },
-      );
-      plan.changesThrough.push(plan.changes.length);
+      const keptThrough = keptInGroup.get(keyId(claim.owner, claim.key));
+      if (record.fingerprint !== claim.fingerprint) plan.results.push({ kind: "key_reused" });
+      else {
+        if (keptThrough !== undefined) plan.groupReplays.add(plan.results.length);
+        plan.results.push({ kind: "replayed", response: record.response, seq: record.seq });
+      }
+      plan.changesThrough.push(keptThrough ?? plan.changes.length);
       continue;
     }
     let response: StoredResponse | undefined;
@@ -550,8 +584,10 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
         fingerprint: claim.fingerprint,
         at: claim.at,
         response,
+        changesThrough: plan.changes.length,
       };
-      keys.set(keyId(claim.owner, claim.key), { kind: "recorded", ...answer });
+      keys.set(keyId(claim.owner, claim.key), { kind: "recorded", ...answer, seq: null });
+      keptInGroup.set(keyId(claim.owner, claim.key), answer.changesThrough);
       plan.answers.push(answer);
     }
   }

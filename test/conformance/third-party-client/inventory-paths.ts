@@ -452,7 +452,7 @@ export interface operations {
       /** @description The batch was evaluated (and, unless `dryRun`, written): the counts and one result per change, in request order. Failed changes of a batch that is not atomic were not applied; the others were. Replayed, the answer an earlier request with the same `Idempotency-Key` got */
       200: {
         headers: {
-          /** @description The change-feed seq of the last change the answer reflects: the batch's own last change; when it changed nothing (a dry run, nothing applied), the store's latest when its results were evaluated. The quantities and the seq come from one snapshot: every change with a `seq` up to it is in the answer, none after it. A replayed answer (`Idempotent-Replayed: true`) has none; every other answer of this status has it. Send it as a count's `asOf` when the shelf was counted at this answer, and follow the change feed from it (`after`) for what changed since */
+          /** @description The change-feed seq of the last change the answer reflects: the batch's own last change; when it changed nothing (a dry run, nothing applied), the store's latest when its results were evaluated. The quantities and the seq come from one snapshot: every change with a `seq` up to it is in the answer, none after it. A replayed answer (`Idempotent-Replayed: true`) has the one it was first given with (the body holds as of it), unless a server older than schema version 13 kept its record; every other answer of this status has it. Send it as a count's `asOf` when the shelf was counted at this answer, and follow the change feed from it (`after`) for what changed since */
           "Inventory-Seq"?: string;
           /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`: nothing was changed now */
           "Idempotent-Replayed"?: "true";
@@ -503,7 +503,7 @@ export interface operations {
       /** @description `batch_rejected`: the batch is atomic and a change failed, so nothing was written. The Error body with the results, the failed ones saying why (or, replayed, the answer an earlier request with the same `Idempotency-Key` got) */
       409: {
         headers: {
-          /** @description The change-feed seq of the last change the answer reflects: the store's latest when its results were evaluated (nothing was written). The quantities and the seq come from one snapshot: every change with a `seq` up to it is in the answer, none after it. A replayed answer (`Idempotent-Replayed: true`) has none; every other answer of this status has it. Send it as a count's `asOf` when the shelf was counted at this answer, and follow the change feed from it (`after`) for what changed since */
+          /** @description The change-feed seq of the last change the answer reflects: the store's latest when its results were evaluated (nothing was written). The quantities and the seq come from one snapshot: every change with a `seq` up to it is in the answer, none after it. A replayed answer (`Idempotent-Replayed: true`) has the one it was first given with (the body holds as of it), unless a server older than schema version 13 kept its record; every other answer of this status has it. Send it as a count's `asOf` when the shelf was counted at this answer, and follow the change feed from it (`after`) for what changed since */
           "Inventory-Seq"?: string;
           /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`: nothing was changed now */
           "Idempotent-Replayed"?: "true";
@@ -740,7 +740,7 @@ export interface operations {
         headers: {
           /** @description The entry's new quantity as a quoted decimal */
           ETag: string;
-          /** @description The change-feed seq of the last change the answer reflects: this write's own change (a PATCH records one even when the quantity stays). The quantities and the seq come from one snapshot: every change with a `seq` up to it is in the answer, none after it. A replayed answer (`Idempotent-Replayed: true`) has none; every other answer of this status has it. Send it as a count's `asOf` when the shelf was counted at this answer, and follow the change feed from it (`after`) for what changed since */
+          /** @description The change-feed seq of the last change the answer reflects: this write's own change (a PATCH records one even when the quantity stays). The quantities and the seq come from one snapshot: every change with a `seq` up to it is in the answer, none after it. A replayed answer (`Idempotent-Replayed: true`) has the one it was first given with (the body holds as of it), unless a server older than schema version 13 kept its record; every other answer of this status has it. Send it as a count's `asOf` when the shelf was counted at this answer, and follow the change feed from it (`after`) for what changed since */
           "Inventory-Seq"?: string;
           /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`: nothing was changed now */
           "Idempotent-Replayed"?: "true";
@@ -807,7 +807,7 @@ export interface operations {
         headers: {
           /** @description The entry's current quantity as a quoted decimal */
           ETag: string;
-          /** @description The change-feed seq of the last change the answer reflects: the store's latest when the current entry was read (nothing was written). The quantities and the seq come from one snapshot: every change with a `seq` up to it is in the answer, none after it. A replayed answer (`Idempotent-Replayed: true`) has none; every other answer of this status has it. Send it as a count's `asOf` when the shelf was counted at this answer, and follow the change feed from it (`after`) for what changed since */
+          /** @description The change-feed seq of the last change the answer reflects: the store's latest when the current entry was read (nothing was written). The quantities and the seq come from one snapshot: every change with a `seq` up to it is in the answer, none after it. A replayed answer (`Idempotent-Replayed: true`) has the one it was first given with (the body holds as of it), unless a server older than schema version 13 kept its record; every other answer of this status has it. Send it as a count's `asOf` when the shelf was counted at this answer, and follow the change feed from it (`after`) for what changed since */
           "Inventory-Seq"?: string;
           /** @description `true` when this is the stored answer to an earlier request with the same `Idempotency-Key`: nothing was changed now */
           "Idempotent-Replayed"?: "true";

@@ -15,6 +15,7 @@ import {
   isUnexpired,
   keyId,
   planWrites,
+  withSeqs,
   type KeyRecord,
   type PlannedResult,
   type PetRef,
@@ -58,7 +59,8 @@ const recorded = (
   fingerprint: string,
   at: number,
   response: StoredResponse,
-): [string, KeyRecord] => [keyId("o", key), { kind: "recorded", fingerprint, at, response }];
+  seq: bigint | null = null,
+): [string, KeyRecord] => [keyId("o", key), { kind: "recorded", fingerprint, at, response, seq }];
 
 describe("planWrites: conditions and order", () => {
   it("plans one history record per write, in order, with the quantity before and the author", () => {
@@ -164,7 +166,7 @@ describe("planWrites: idempotency keys", () => {
     );
     expect(plan.results).toEqual([
       { kind: "updated", item: { petId: 1n, quantity: 7, status: "available" } },
-      { kind: "replayed", response: { status: 200, body: "q=7", etag: '"7"' } },
+      { kind: "replayed", response: { status: 200, body: "q=7", etag: '"7"' }, seq: null },
       { kind: "key_reused" },
     ]);
     expect(plan.answers).toEqual([
@@ -174,9 +176,41 @@ describe("planWrites: idempotency keys", () => {
         fingerprint: "f",
         at: T0,
         response: { status: 200, body: "q=7", etag: '"7"' },
+        changesThrough: 1,
       },
     ]);
     expect([...plan.quantities]).toEqual([[1n, 7]]);
+  });
+
+  it("gives a replay the seq its answer was kept with: a record's, or, kept in this group, that write's", () => {
+    const plan = planWrites(
+      [
+        write(2n, 1, claim("old", "f")),
+        write(1n, 7, claim("k", "f")),
+        write(2n, 5),
+        write(1n, 7, claim("k", "f")),
+        write(2n, 1, claim("older", "f")),
+      ],
+      {
+        entries: new Map([entry(1n, 3), entry(2n, 0)]),
+        keys: new Map([
+          recorded("old", "f", T0 - 1000, { status: 200, body: "", etag: null }, 40n),
+          absent("k"),
+          recorded("older", "f", T0 - 1000, { status: 200, body: "", etag: null }),
+        ]),
+        refs: [],
+      },
+    );
+    expect(plan.answers.map((answer) => [answer.key, answer.changesThrough])).toEqual([["k", 1]]);
+    // Written as seqs 51 (pet 1) and 52 (pet 2), after the latest seq read, 50.
+    const results = withSeqs(plan, (index) => 51n + BigInt(index), 50n);
+    expect(results.map((result) => [result.kind, "seq" in result ? result.seq : "none"])).toEqual([
+      ["replayed", 40n],
+      ["updated", 51n],
+      ["updated", 52n],
+      ["replayed", 51n],
+      ["replayed", null],
+    ]);
   });
 
   it("replays an unexpired record and writes nothing for it", () => {
@@ -186,7 +220,7 @@ describe("planWrites: idempotency keys", () => {
       keys: new Map([recorded("k", "f", T0 - 1000, response)]),
       refs: new Set(),
     });
-    expect(plan.results).toEqual([{ kind: "replayed", response }]);
+    expect(plan.results).toEqual([{ kind: "replayed", response, seq: null }]);
     expect(plan.quantities.size).toBe(0);
     expect(plan.changes).toEqual([]);
     expect(plan.answers).toEqual([]);

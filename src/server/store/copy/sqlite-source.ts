@@ -75,10 +75,12 @@ export function openSqliteSource(path: string): SqliteSource {
     RETAINED.push(statement);
     return statement;
   };
+  let version = 0;
   try {
     db.defaultSafeIntegers(true);
     prepare("PRAGMA busy_timeout = 5000").run();
-    checkVersion(path, Number(prepare("PRAGMA user_version").pluck().get()));
+    version = Number(prepare("PRAGMA user_version").pluck().get());
+    checkVersion(path, version);
     // Ended by close(): every read below sees the file as of the first one.
     prepare("BEGIN").run();
   } catch (error) {
@@ -107,7 +109,8 @@ export function openSqliteSource(path: string): SqliteSource {
       };
     },
     *pages<Row extends SourceRow>(table: CopiedTable<Row>) {
-      const select = prepare(table.select);
+      const older = table.selectBefore;
+      const select = prepare(older && version < older.version ? older.select : table.select);
       let after = BEFORE_FIRST;
       for (;;) {
         const rows = reading(() => select.all(after, BigInt(table.pageSize)) as Row[]);
@@ -127,7 +130,8 @@ export function openSqliteSource(path: string): SqliteSource {
  * The oldest schema version the copy reads. The tables it reads are the same from version 8
  * (the feed's seq) to the latest: SQLite's versions 9 and 10 moved the number only
  * (PostgreSQL's renamed its idempotency table, then indexed its changes by pet and seq), so a
- * store made by a petstore of version 8 is copied as is.
+ * store made by a petstore of version 8 is copied as is; version 13's records' seq is read as
+ * null from an older file (tables.ts, selectBefore).
  * A migration that changes a table the copy reads must raise this, or read both shapes.
  */
 export const OLDEST_COPIED_VERSION = 8;

@@ -22,6 +22,8 @@ export interface CopiedTable<Row extends SourceRow = SourceRow> {
   target: string;
   /** SQLite: the rows with an id above `?`, in id order, at most `?` of them. */
   select: string;
+  /** The same, for a file older than `version`, which lacks columns `select` reads. */
+  selectBefore?: { version: number; select: string };
   /** Rows per page: one INSERT each. */
   pageSize: number;
   /** PostgreSQL: one page's rows, from the arrays `values` gives. */
@@ -120,13 +122,19 @@ const idempotency: CopiedTable<IdempotencyRow & SourceRow> = {
   label: "idempotency records",
   source: "idempotency_records",
   target: "idempotency_records",
-  select: `SELECT id, owner, key, fingerprint, created_at, status, body, etag
+  select: `SELECT id, owner, key, fingerprint, created_at, status, body, etag, seq
     FROM idempotency_records WHERE id > ? ORDER BY id LIMIT ?`,
+  // Before version 13 a record kept no seq; its replay says none, on PostgreSQL too.
+  selectBefore: {
+    version: 13,
+    select: `SELECT id, owner, key, fingerprint, created_at, status, body, etag, NULL AS seq
+      FROM idempotency_records WHERE id > ? ORDER BY id LIMIT ?`,
+  },
   // A record keeps its whole answer, a batch's up to a few MB: fewer per page.
   pageSize: 500,
-  insert: `INSERT INTO idempotency_records (owner, key, fingerprint, created_at, status, body, etag)
+  insert: `INSERT INTO idempotency_records (owner, key, fingerprint, created_at, status, body, etag, seq)
     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::integer[],
-      $6::text[], $7::text[])`,
+      $6::text[], $7::text[], $8::bigint[])`,
   values: (rows) => [
     rows.map((row) => row.owner),
     rows.map((row) => row.key),
@@ -135,6 +143,7 @@ const idempotency: CopiedTable<IdempotencyRow & SourceRow> = {
     rows.map((row) => row.status),
     rows.map((row) => row.body),
     rows.map((row) => row.etag),
+    rows.map((row) => row.seq),
   ],
 };
 

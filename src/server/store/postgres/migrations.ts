@@ -187,6 +187,61 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   END
   $function$;
   `,
+  // 13: a kept answer keeps the seq it held as of, so that its replay says it (Inventory-Seq):
+  // version 12's function with two more arguments, each answer's count of the group's changes
+  // it reflects ($20) and the latest seq the transaction read ($21, an answer's seq when it
+  // reflects none). Version 12's stays for a server of that version still running in a rolling
+  // upgrade; the records it keeps have no seq, and their replays say none, as before.
+  `
+  ALTER TABLE idempotency_records ADD COLUMN seq bigint;
+
+  CREATE FUNCTION petstore_write_planned(
+    bigint[], integer[], text[], text[], text[], bigint[], integer[], text[], text[],
+    bigint[], bigint[], integer[], integer[], text[], text[], text[], text[], text[], text[],
+    integer[], bigint
+  ) RETURNS bigint LANGUAGE plpgsql AS $function$
+  DECLARE
+    first_seq bigint;
+  BEGIN
+    WITH revised AS (
+        -- The feed's seqs, one per history record, from the revision row: its lock, held until
+        -- this transaction commits, makes the next writer's seqs come after this commit
+        -- (migration 8). Keys and pets are locked already, so the order here takes no new lock
+        -- but this one.
+        UPDATE inventory_revision SET revision = revision + cardinality($10::bigint[])
+          WHERE id = 1 AND cardinality($10::bigint[]) > 0
+          RETURNING revision - cardinality($10::bigint[]) AS base
+      ), answered AS (
+        INSERT INTO idempotency_records (owner, key, fingerprint, created_at, status, body, etag, seq)
+          SELECT owner, key, fingerprint, created_at, status, body, etag,
+              CASE WHEN through > 0 THEN (SELECT revised.base FROM revised) + through ELSE $21 END
+            FROM unnest($3::text[], $4::text[], $5::text[], $6::bigint[], $7::integer[], $8::text[], $9::text[], $20::integer[])
+              AS answer (owner, key, fingerprint, created_at, status, body, etag, through)
+        ON CONFLICT (owner, key) DO UPDATE SET fingerprint = excluded.fingerprint,
+          created_at = excluded.created_at, status = excluded.status, body = excluded.body,
+          etag = excluded.etag, seq = excluded.seq
+      ), released AS (
+        DELETE FROM idempotency_records
+          WHERE (owner, key) IN (SELECT * FROM unnest($18::text[], $19::text[]))
+      ), written AS (
+        UPDATE pets SET quantity = planned.quantity
+          FROM unnest($1::bigint[], $2::integer[]) AS planned (id, quantity)
+          -- The ANY lets the primary key find the rows (version 12).
+          WHERE pets.id = planned.id AND pets.id = ANY ($1::bigint[])
+          RETURNING 1
+      ), recorded AS (
+        INSERT INTO inventory_changes (pet_id, at, previous, quantity, key_name, request_id, reason, ref, seq)
+          SELECT pet_id, at, previous, quantity, key_name, request_id, reason, ref, revised.base + ord
+          FROM unnest($10::bigint[], $11::bigint[], $12::integer[], $13::integer[], $14::text[], $15::text[], $16::text[], $17::text[])
+              WITH ORDINALITY AS change (pet_id, at, previous, quantity, key_name, request_id, reason, ref, ord),
+            revised
+          ORDER BY ord
+      )
+    SELECT (SELECT revised.base FROM revised) INTO first_seq;
+    RETURN first_seq;
+  END
+  $function$;
+  `,
 ];
 
 /**

@@ -44,7 +44,7 @@ export const SQL = {
     ON CONFLICT (owner, key) DO NOTHING
     RETURNING owner, key`,
   // Every key's record, locked (an earlier one is taken over once expired), newest version.
-  lockKeys: `SELECT owner, key, fingerprint, created_at, status, body, etag FROM idempotency_records
+  lockKeys: `SELECT owner, key, fingerprint, created_at, status, body, etag, seq FROM idempotency_records
     WHERE (owner, key) IN (SELECT * FROM unnest($1::text[], $2::text[]))
     ORDER BY owner, key FOR UPDATE`,
   lockPets:
@@ -72,13 +72,13 @@ export const SQL = {
         WHERE c.pet_id = w.pet_id AND c.seq > w.as_of)::bigint AS net
     FROM unnest($1::bigint[], $2::bigint[]) AS w (pet_id, as_of)
     WHERE w.as_of < (SELECT revision FROM inventory_revision WHERE id = 1)`,
-  // The plan's writes (migration 12's function, whose plan each server session keeps):
-  // the keys' answers, the pets' quantities, the revision row last, the history records.
+  // The plan's writes (migration 13's function, whose plan each server session keeps): the
+  // revision row, the keys' answers with their seqs, the pets' quantities, the history records.
   // The seq before this group's first change (null without changes): change i has base + i.
   writePlanned: `SELECT petstore_write_planned($1::bigint[], $2::integer[], $3::text[], $4::text[],
       $5::text[], $6::bigint[], $7::integer[], $8::text[], $9::text[], $10::bigint[],
       $11::bigint[], $12::integer[], $13::integer[], $14::text[], $15::text[], $16::text[],
-      $17::text[], $18::text[], $19::text[]) AS base`,
+      $17::text[], $18::text[], $19::text[], $20::integer[], $21::bigint) AS base`,
 } as const;
 
 interface KeyRow {
@@ -259,6 +259,8 @@ export async function writeBatch(
       ...changeColumns(plan.changes),
       released.map((claim) => claim.owner),
       released.map((claim) => claim.key),
+      answers.map((answer) => answer.changesThrough),
+      latestSeq,
     ]),
     client.query("COMMIT"),
   ]);

@@ -139,6 +139,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   SELECT 1;
   `,
+  // 13: a kept answer keeps the seq it held as of, so that its replay says it (Inventory-Seq);
+  // a record kept before has none, and its replay says none.
+  `
+  ALTER TABLE idempotency_records ADD COLUMN seq INTEGER;
+  `,
 ];
 
 /**

@@ -39,7 +39,9 @@ export interface SqliteStatements {
   feed: Database.Statement<[bigint, bigint], ChangeColumns>;
   exists: Database.Statement<[bigint], bigint>;
   record: Database.Statement<[string, string], RecordRow>;
-  keepRecord: Database.Statement<[string, string, string, bigint, bigint, string, string | null]>;
+  keepRecord: Database.Statement<
+    [string, string, string, bigint, bigint, string, string | null, bigint]
+  >;
   purgeRecords: Database.Statement<[bigint, bigint]>;
   pet: Database.Statement<[bigint], PetRow>;
   orders: Database.Statement<[], OrderRow>;
@@ -97,16 +99,16 @@ export function prepareStatements(db: Database.Database): SqliteStatements {
       .raw(),
     exists: db.prepare<[bigint], bigint>("SELECT 1 FROM pets WHERE id = ?").pluck(),
     record: db.prepare(
-      `SELECT fingerprint, created_at, status, body, etag FROM idempotency_records
+      `SELECT fingerprint, created_at, status, body, etag, seq FROM idempotency_records
        WHERE owner = ? AND key = ?`,
     ),
     // A key's expired record, not yet purged, gives way to the new one.
     keepRecord: db.prepare(
-      `INSERT INTO idempotency_records (owner, key, fingerprint, created_at, status, body, etag)
-       VALUES (?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO idempotency_records (owner, key, fingerprint, created_at, status, body, etag, seq)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (owner, key) DO UPDATE SET fingerprint = excluded.fingerprint,
          created_at = excluded.created_at, status = excluded.status, body = excluded.body,
-         etag = excluded.etag`,
+         etag = excluded.etag, seq = excluded.seq`,
     ),
     purgeRecords: db.prepare(
       `DELETE FROM idempotency_records WHERE id IN

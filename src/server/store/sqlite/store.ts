@@ -31,6 +31,7 @@ import {
   planWrites,
   type PetRef,
   refsOf,
+  seqThrough,
   sinceByPet,
   withSeqs,
   type KeyRecord,
@@ -231,6 +232,7 @@ class SqliteStore implements Store {
     for (const [petId, quantity] of plan.quantities) {
       this.#sql.update.run(BigInt(quantity), lastChange.get(petId) ?? null, petId);
     }
+    const seqOfChange = (index: number) => seqs[index] ?? latestSeq;
     for (const answer of plan.answers) {
       this.#sql.keepRecord.run(
         answer.owner,
@@ -240,9 +242,10 @@ class SqliteStore implements Store {
         BigInt(answer.response.status),
         answer.response.body,
         answer.response.etag,
+        seqThrough(answer.changesThrough, seqOfChange, latestSeq),
       );
     }
-    return withSeqs(plan, (index) => seqs[index] ?? latestSeq, latestSeq);
+    return withSeqs(plan, seqOfChange, latestSeq);
   }
 
   async getPet(petId: bigint): Promise<Pet | undefined> {

@@ -103,11 +103,47 @@ forEachRoute("PostgreSQL store: engine-specific behaviour", (route, name) => {
       expect(await store.updateQuantity(1n, 4, { idempotency: claim("f") })).toEqual({
         kind: "replayed",
         response: { status: 200, body: "kept", etag: '"4"' },
+        // Kept before records kept their seq: replayed without one.
+        seq: null,
       });
       expect(await store.updateQuantity(1n, 9, { idempotency: claim("g") })).toEqual({
         kind: "key_reused",
       });
       expect(await query("SELECT to_regclass('idempotency_keys') AS t")).toEqual([{ t: null }]);
+    });
+
+    it("keeps version 12's write for a server of that version still running: its records replay without a seq", async () => {
+      const store = await open();
+      await store.seedIfEmpty([
+        { id: 1n, name: "Rex", status: "available", quantity: 4, photoUrls: [], tags: [] },
+      ]);
+      // What a version-12 server sends: one answer, no changes, nineteen arguments.
+      await query(
+        `SELECT petstore_write_planned('{}'::bigint[], '{}'::integer[], '{o}', '{old}', '{f}',
+           ARRAY[${Date.now()}]::bigint[], '{200}'::integer[], '{kept}', ARRAY[NULL]::text[],
+           '{}'::bigint[], '{}'::bigint[], '{}'::integer[], '{}'::integer[], '{}'::text[],
+           '{}'::text[], '{}'::text[], '{}'::text[], '{}'::text[], '{}'::text[])`,
+      );
+      const claim = {
+        owner: "o",
+        key: "old",
+        fingerprint: "f",
+        at: Date.now(),
+        render: () => ({ status: 200, body: "new", etag: null }),
+      };
+      expect(await store.updateQuantity(1n, 4, { idempotency: claim })).toEqual({
+        kind: "replayed",
+        response: { status: 200, body: "kept", etag: null },
+        seq: null,
+      });
+      // This version's own records keep theirs.
+      const written = await store.updateQuantity(1n, 5, { idempotency: { ...claim, key: "new" } });
+      expect(written).toMatchObject({ kind: "updated" });
+      expect(await store.updateQuantity(1n, 5, { idempotency: { ...claim, key: "new" } })).toEqual({
+        kind: "replayed",
+        response: { status: 200, body: "new", etag: null },
+        seq: written.kind === "updated" ? written.seq : "none",
+      });
     });
 
     it("migrates once when instances start together on an empty database", async () => {

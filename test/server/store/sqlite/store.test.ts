@@ -119,6 +119,7 @@ describe("SQLite store: engine-specific behaviour", () => {
     expect(await store.updateQuantity(9223372036854775807n, 6, { idempotency: claim })).toEqual({
       kind: "replayed",
       response: { status: 200, body: "kept", etag: '"6"' },
+      seq: ANY_SEQ,
     });
     await store.close();
     const check = new Database(dbPath);
@@ -168,9 +169,11 @@ describe("SQLite store: engine-specific behaviour", () => {
     insert.run("f", Date.now(), "kept");
     db.close();
     const store = openSqliteStore(dbPath);
+    // Kept before records kept their seq: replayed without one.
     expect(await store.updateQuantity(1n, 4, { idempotency: keyClaim("k", "f") })).toEqual({
       kind: "replayed",
       response: { status: 200, body: "kept", etag: null },
+      seq: null,
     });
     await store.close();
     const check = new Database(dbPath);
@@ -195,6 +198,7 @@ describe("SQLite store: engine-specific behaviour", () => {
     expect(await store.updateQuantity(1n, 4, { idempotency: keyClaim("k", "f") })).toEqual({
       kind: "replayed",
       response: { status: 200, body: "kept", etag: '"4"' },
+      seq: null,
     });
     expect(await store.updateQuantity(1n, 9, { idempotency: keyClaim("k", "g") })).toEqual({
       kind: "key_reused",
