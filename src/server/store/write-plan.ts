@@ -21,7 +21,12 @@
  * Pure: no I/O, no clock but the claims' own times.
  */
 import { MAX_QUANTITY } from "../../api/limits.js";
-import { isFailedOutcome, type BatchChangeResult, type InventoryItem } from "../../api/types.js";
+import {
+  isFailedOutcome,
+  type BatchChangeResult,
+  type CountFields,
+  type InventoryItem,
+} from "../../api/types.js";
 import {
   IDEMPOTENCY_TTL_MS,
   authorOf,
@@ -312,8 +317,11 @@ interface ChangeStep {
   ref: string | undefined;
   /** A set to the quantity held is a change too (a PATCH), not `unchanged`. */
   recordUnchanged: boolean;
-  /** A count: `counted` as of the seq `asOf`; `quantity` and `delta` are then unused. */
-  count?: { counted: number; asOf: bigint } | undefined;
+  /**
+   * A count (the batch's change itself): `count` as of the seq `asOf`; `quantity` and `delta`
+   * are then unused.
+   */
+  count?: Readonly<Pick<CountFields, "count" | "asOf">> | undefined;
 }
 
 function conditionHolds(condition: UpdateCondition | undefined, quantity: number): boolean {
@@ -379,7 +387,7 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
             status: null,
             book: null,
             since: null,
-            counted: step.count.counted,
+            counted: step.count.count,
             variance: null,
           };
     }
@@ -426,13 +434,13 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
   };
 
   /**
-   * A count: the pet held `counted` as of `asOf`, so it holds `counted` plus every change of
-   * it committed after `asOf` (read by the store, and those of the writes before it in this
+   * A count: the pet held `count.count` as of `count.asOf`, so it holds that plus every change
+   * of it committed after `asOf` (read by the store, and those of the writes before it in this
    * group and this batch). A count with nothing since and equal to the book is `unchanged`.
    */
   const decideCount = (
     step: ChangeStep,
-    count: { counted: number; asOf: bigint },
+    count: Readonly<Pick<CountFields, "count" | "asOf">>,
     entry: InventoryItem,
     evaluation: Evaluation,
     author: ChangeAuthor,
@@ -442,7 +450,7 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
       (groupNet.get(step.petId) ?? 0) +
       (evaluation.net.get(step.petId) ?? 0);
     const book = entry.quantity - since;
-    const quantity = count.counted + since;
+    const quantity = count.count + since;
     const outcome: BatchChangeResult["outcome"] =
       quantity < 0
         ? "below_zero"
@@ -462,8 +470,8 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
       status: entry.status,
       book,
       since,
-      counted: count.counted,
-      variance: count.counted - book,
+      counted: count.count,
+      variance: count.count - book,
     };
   };
 
@@ -538,7 +546,7 @@ export function planWrites(writes: readonly PlannedWrite[], state: WriteState): 
           : { kind: "quantity_in", quantities: [change.ifQuantity] },
       ref: change.ref,
       recordUnchanged: false,
-      count: change.count === undefined ? undefined : { counted: change.count, asOf: change.asOf },
+      count: change.count === undefined ? undefined : change,
     }));
     const evaluation = evaluate(steps, options.author ?? authorOf({}));
     const rejected =
