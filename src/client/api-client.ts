@@ -63,8 +63,9 @@ export interface InventorySnapshot {
 
 /**
  * The answer to a batch and the seq it holds as of (`Inventory-Seq`: its own last change's, or
- * the latest it reflects when it changed nothing); undefined from a server that does not say,
- * and on a replayed answer (never guessed).
+ * the latest it reflects when it changed nothing; a replay's, the one it was first given);
+ * undefined from a server that does not say, and on the replay of an answer kept by a server
+ * that kept none (never guessed).
  */
 export interface BatchAnswer extends BatchResponse {
   seq?: bigint | undefined;

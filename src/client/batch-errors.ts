@@ -17,7 +17,7 @@ export class BatchRejectedError extends ApiError {
   readonly results: BatchChangeResult[];
   /**
    * The latest seq the results reflect (`Inventory-Seq`; nothing was written); undefined from
-   * a server that does not say, and on a replayed answer.
+   * a server that does not say, and on the replay of an answer kept by a server that kept none.
    */
   readonly seq: bigint | undefined;
 

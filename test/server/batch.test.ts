@@ -1,4 +1,5 @@
 /** POST /v1/inventory/batch through app.inject(): every answer, and what it leaves behind. */
+import Database from "better-sqlite3";
 import type { LightMyRequestResponse } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { expectError } from "./expect-error.js";
@@ -473,6 +474,18 @@ describe("Inventory-Seq and counts", () => {
       [404, undefined, undefined],
       [404, "true", undefined],
     ]);
+  });
+
+  it("replays an answer whose record kept no seq (kept before schema version 13) without one", async () => {
+    const written = await patch(4, { "idempotency-key": "p-old" });
+    expect(written.headers["inventory-seq"]).toBe("4");
+    const db = new Database(t.dbPath);
+    db.prepare("UPDATE idempotency_records SET seq = NULL").run();
+    db.close();
+    const replayed = await patch(4, { "idempotency-key": "p-old" });
+    expect([replayed.statusCode, replayed.body]).toEqual([200, written.body]);
+    expect(replayed.headers["idempotent-replayed"]).toBe("true");
+    expect(replayed.headers["inventory-seq"]).toBeUndefined();
   });
 
   it("sets a count plus what moved after its asOf, and answers book, since, counted and variance", async () => {

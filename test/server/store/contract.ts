@@ -473,15 +473,22 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         await store.seedIfEmpty(PETS);
         const results = await Promise.all([
           store.updateQuantity(1n, 30, claim("same", "f")),
+          store.updateQuantity(2n, 5),
           store.updateQuantity(1n, 30, claim("same", "f")),
           store.updateQuantity(1n, 31, claim("same", "other")),
         ]);
         const seq = results[0].kind === "updated" ? results[0].seq : "none";
+        // The replay holds as of the keyed write, not of the write after it in the group.
         expect(results).toEqual([
           { kind: "updated", item: { petId: 1n, quantity: 30, status: "available" }, seq },
+          { kind: "updated", item: { petId: 2n, quantity: 5, status: "sold" }, seq: ANY_SEQ },
           { kind: "replayed", response: { status: 200, body: "q=30", etag: '"30"' }, seq },
           { kind: "key_reused" },
         ]);
+        const seqs = results.map((result) => (result.kind === "updated" ? result.seq : undefined));
+        expect((seqs[1] ?? 0n) > (seqs[0] ?? 0n)).toBe(true);
+        // Kept with the same seq: a replay after the group says it too.
+        expect(await store.updateQuantity(1n, 30, claim("same", "f"))).toEqual(results[2]);
       });
 
       it("applies one of two connections' writes with one new key, and replays it to the other", async () => {

@@ -190,8 +190,10 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   // 13: a kept answer keeps the seq it held as of, so that its replay says it (Inventory-Seq):
   // version 12's function with two more arguments, each answer's count of the group's changes
   // it reflects ($20) and the latest seq the transaction read ($21, an answer's seq when it
-  // reflects none). Version 12's stays for a server of that version still running in a rolling
-  // upgrade; the records it keeps have no seq, and their replays say none, as before.
+  // reflects none). Version 12's stays, for a server of that version still running in a
+  // rolling upgrade (one restarted refuses the newer schema), as a call of this one with no
+  // seq: a record it keeps, or takes over from an expired one, has none, and its replay says
+  // none rather than a seq the answer does not hold as of.
   `
   ALTER TABLE idempotency_records ADD COLUMN seq bigint;
 
@@ -240,6 +242,14 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
     SELECT (SELECT revised.base FROM revised) INTO first_seq;
     RETURN first_seq;
   END
+  $function$;
+
+  CREATE OR REPLACE FUNCTION petstore_write_planned(
+    bigint[], integer[], text[], text[], text[], bigint[], integer[], text[], text[],
+    bigint[], bigint[], integer[], integer[], text[], text[], text[], text[], text[], text[]
+  ) RETURNS bigint LANGUAGE sql AS $function$
+    SELECT petstore_write_planned($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14,
+      $15, $16, $17, $18, $19, array_fill(0, ARRAY[cardinality($3)]), NULL::bigint)
   $function$;
   `,
 ];

@@ -4,7 +4,7 @@ import { MIGRATIONS } from "../../../../src/server/store/sqlite/migrations.js";
 import { POSTGRES_MIGRATIONS } from "../../../../src/server/store/postgres/migrations.js";
 import { beginTransaction, createPool } from "../../../../src/server/store/postgres/connection.js";
 import { openPostgresStore } from "../../../../src/server/store/postgres/store.js";
-import type { Store } from "../../../../src/server/store/store.js";
+import { IDEMPOTENCY_TTL_MS, type Store } from "../../../../src/server/store/store.js";
 import { StoreUnavailableError } from "../../../../src/server/store/store-unavailable-error.js";
 import {
   createTestDatabase,
@@ -112,34 +112,47 @@ forEachRoute("PostgreSQL store: engine-specific behaviour", (route, name) => {
       expect(await query("SELECT to_regclass('idempotency_keys') AS t")).toEqual([{ t: null }]);
     });
 
-    it("keeps version 12's write for a server of that version still running: its records replay without a seq", async () => {
+    it("keeps version 12's write for a server of that version still running: its records, new or taken over, replay without a seq", async () => {
       const store = await open();
       await store.seedIfEmpty([
         { id: 1n, name: "Rex", status: "available", quantity: 4, photoUrls: [], tags: [] },
       ]);
-      // What a version-12 server sends: one answer, no changes, nineteen arguments.
-      await query(
-        `SELECT petstore_write_planned('{}'::bigint[], '{}'::integer[], '{o}', '{old}', '{f}',
-           ARRAY[${Date.now()}]::bigint[], '{200}'::integer[], '{kept}', ARRAY[NULL]::text[],
-           '{}'::bigint[], '{}'::bigint[], '{}'::integer[], '{}'::integer[], '{}'::text[],
-           '{}'::text[], '{}'::text[], '{}'::text[], '{}'::text[], '{}'::text[])`,
-      );
-      const claim = {
+      // What a version-12 server sends to keep one answer (no changes): nineteen arguments.
+      const keepAsVersion12 = (key: string) =>
+        query(
+          `SELECT petstore_write_planned('{}'::bigint[], '{}'::integer[], '{o}', '{${key}}',
+             '{f}', ARRAY[${Date.now()}]::bigint[], '{200}'::integer[], '{kept}',
+             ARRAY[NULL]::text[], '{}'::bigint[], '{}'::bigint[], '{}'::integer[],
+             '{}'::integer[], '{}'::text[], '{}'::text[], '{}'::text[], '{}'::text[],
+             '{}'::text[], '{}'::text[])`,
+        );
+      const claim = (key: string, at = Date.now()) => ({
         owner: "o",
-        key: "old",
+        key,
         fingerprint: "f",
-        at: Date.now(),
+        at,
         render: () => ({ status: 200, body: "new", etag: null }),
-      };
-      expect(await store.updateQuantity(1n, 4, { idempotency: claim })).toEqual({
-        kind: "replayed",
-        response: { status: 200, body: "kept", etag: null },
+      });
+      const replayed = { kind: "replayed", response: { status: 200, body: "kept", etag: null } };
+      await keepAsVersion12("old");
+      expect(await store.updateQuantity(1n, 4, { idempotency: claim("old") })).toEqual({
+        ...replayed,
+        seq: null,
+      });
+      // This version's record, expired, taken over by a version-12 server: its seq goes too.
+      const expired = claim("taken", Date.now() - IDEMPOTENCY_TTL_MS - 1000);
+      expect(await store.updateQuantity(1n, 6, { idempotency: expired })).toMatchObject({
+        kind: "updated",
+      });
+      await keepAsVersion12("taken");
+      expect(await store.updateQuantity(1n, 4, { idempotency: claim("taken") })).toEqual({
+        ...replayed,
         seq: null,
       });
       // This version's own records keep theirs.
-      const written = await store.updateQuantity(1n, 5, { idempotency: { ...claim, key: "new" } });
+      const written = await store.updateQuantity(1n, 5, { idempotency: claim("new") });
       expect(written).toMatchObject({ kind: "updated" });
-      expect(await store.updateQuantity(1n, 5, { idempotency: { ...claim, key: "new" } })).toEqual({
+      expect(await store.updateQuantity(1n, 5, { idempotency: claim("new") })).toEqual({
         kind: "replayed",
         response: { status: 200, body: "new", etag: null },
         seq: written.kind === "updated" ? written.seq : "none",
