@@ -81,18 +81,21 @@ export function createPool(url: string, settings: PoolSettings): pg.Pool {
 }
 
 /**
- * Opens a transaction on `client` with what it sets for itself alone: how long a statement
- * waits for a lock another session holds (a row another instance writes, the migration or
- * seed lock) before failing with 55P03, and that COMMIT returns only once the WAL is flushed
- * (a 200 is on disk), whatever the server's default. The two statements are pipelined: a
- * caller may send its next ones without waiting, and they follow in order.
+ * Opens a transaction on `client` with what it sets for itself alone, whatever the server's or
+ * the database's default: read committed, so that each statement sees what committed before
+ * it (a write locks its pets, then reads their refs and what moved since; under repeatable
+ * read, a default some hosted databases set, a pet another instance wrote meanwhile failed the
+ * write with 40001); how long a statement waits for a lock another session holds (a row
+ * another instance writes, the migration or seed lock) before failing with 55P03; and that
+ * COMMIT returns only once the WAL is flushed (a 200 is on disk). The two statements are
+ * pipelined: a caller may send its next ones without waiting, and they follow in order.
  */
 export async function beginTransaction(
   client: pg.ClientBase,
   lockTimeoutMs: number,
 ): Promise<void> {
   await Promise.all([
-    client.query("BEGIN"),
+    client.query("BEGIN ISOLATION LEVEL READ COMMITTED"),
     client.query({
       text: "SELECT set_config('lock_timeout', $1, true), set_config('synchronous_commit', 'on', true)",
       values: [`${Math.round(lockTimeoutMs)}ms`],

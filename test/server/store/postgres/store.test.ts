@@ -56,6 +56,32 @@ forEachRoute("PostgreSQL store: engine-specific behaviour", (route, name) => {
       await database.drop();
     });
 
+    it("applies every write whatever the database's default isolation: two instances' writers of one pet", async () => {
+      // A hosted database may default to repeatable read, where a transaction that finds its
+      // pet changed since its first statement fails (40001): each statement of a write must
+      // see what committed before it, as read committed does.
+      await query(
+        `ALTER DATABASE "${database.name}" SET default_transaction_isolation TO 'repeatable read'`,
+      );
+      const [first, second] = [await open(), await open()];
+      await first.seedIfEmpty(PETS);
+      const settled: PromiseSettledResult<unknown>[] = [];
+      for (let round = 0; round < 30; round++) {
+        const sale = (store: Store, side: string) =>
+          store.applyBatch({
+            atomic: false,
+            dryRun: false,
+            changes: [{ petId: 1n, delta: 1, ref: `sale:${round}:${side}` }],
+          });
+        settled.push(...(await Promise.allSettled([sale(first, "a"), sale(second, "b")])));
+      }
+      const failures = settled.flatMap((outcome) =>
+        outcome.status === "rejected" ? [String(outcome.reason)] : [],
+      );
+      expect(failures).toEqual([]);
+      expect((await second.getInventoryItem(1n))?.item.quantity).toBe(3 + 60);
+    });
+
     it("numbers its schema versions as the SQLite store does", async () => {
       await open();
       expect(POSTGRES_MIGRATIONS).toHaveLength(MIGRATIONS.length);
