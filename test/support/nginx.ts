@@ -7,14 +7,18 @@
  * www-data, could not read a test's temporary directory). The site file is taken as it is:
  * its ports and file paths are the caller's to choose.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { findSystemTool, systemToolMissing, type SystemTool } from "./system-tool.js";
+import {
+  findSystemTool,
+  runSystemTool,
+  systemToolMissing,
+  type SystemTool,
+} from "./system-tool.js";
 
 const NGINX: SystemTool = {
   name: "nginx",
@@ -76,14 +80,6 @@ async function accepts(port: number): Promise<boolean> {
   }
 }
 
-async function stopProcess(child: ChildProcess, exited: Promise<string>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill("SIGTERM");
-  const killer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-  await exited;
-  clearTimeout(killer);
-}
-
 /**
  * Starts nginx serving `site` (the text of a site file) and resolves once it listens: its pid
  * file written (nginx writes it after binding every port) and `port` (one `site` listens on,
@@ -100,41 +96,31 @@ export async function startNginx(site: string, port: number): Promise<RunningNgi
   writeFileSync(siteFile, site);
   writeFileSync(configFile, mainConfig(dir, siteFile));
   // -e: the error log before the configuration is read (Debian's default is stderr, not all builds').
-  const child = spawn(
-    executable,
-    ["-p", dir, "-c", configFile, "-e", "stderr", "-g", "daemon off;"],
-    {
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
-  let output = "";
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<string>((resolve) => {
-    child.on("error", (error) => {
-      resolve(`could not be run: ${error.message}`);
-    });
-    child.on("exit", (code, signal) => {
-      resolve(`exited with ${signal ?? String(code)}`);
-    });
-  });
-  let exit: string | undefined;
-  void exited.then((how) => (exit = how));
+  const nginx = runSystemTool(executable, [
+    "-p",
+    dir,
+    "-c",
+    configFile,
+    "-e",
+    "stderr",
+    "-g",
+    "daemon off;",
+  ]);
   const running: RunningNginx = {
     async stop() {
-      await stopProcess(child, exited);
+      await nginx.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
   const pidFile = join(dir, "nginx.pid");
   const deadline = performance.now() + 10_000;
-  while (exit === undefined && performance.now() < deadline) {
+  while (nginx.exit() === undefined && performance.now() < deadline) {
     if (existsSync(pidFile) && (await accepts(port))) return running;
     await sleep(50);
   }
-  const why = exit ?? "did not listen within 10 s";
+  const why = nginx.exit() ?? "did not listen within 10 s";
   await running.stop();
   throw new Error(
-    `nginx ${why} (port ${port}):\n${output.trim() || "(no output)"}\n--- its site file:\n${site}`,
+    `nginx ${why} (port ${port}):\n${nginx.output().trim() || "(no output)"}\n--- its site file:\n${site}`,
   );
 }

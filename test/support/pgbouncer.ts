@@ -6,14 +6,19 @@
  * what any PgBouncer takes. Its files are in a temporary directory, removed when it stops; its
  * log is shown only when it fails to start.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { freePort } from "./free-port.js";
-import { findSystemTool, systemToolMissing, type SystemTool } from "./system-tool.js";
+import {
+  findSystemTool,
+  runSystemTool,
+  systemToolMissing,
+  type SystemTool,
+} from "./system-tool.js";
 
 export type PoolMode = "transaction" | "session";
 
@@ -59,7 +64,10 @@ export interface RunningPgBouncer {
   url: string;
   /** The directory of its files (settings, auth file, log), removed by stop(). */
   dir: string;
-  /** Stops it (SIGTERM, then SIGKILL after 5 s), waits for it to exit, removes its files. */
+  /**
+   * Stops it (SIGTERM, PgBouncer 1.18's immediate shutdown; SIGKILL after 5 s), waits for it to
+   * exit, removes its files.
+   */
   stop(): Promise<void>;
 }
 
@@ -173,23 +181,11 @@ async function startOn(
   if (ids !== undefined) {
     for (const path of [dir, ini, join(dir, "users.txt")]) chownSync(path, ids.uid, ids.gid);
   }
-  let output = "";
-  const child = spawn(executable, [ini], {
-    stdio: ["ignore", "pipe", "pipe"],
-    ...(ids === undefined ? {} : { uid: ids.uid, gid: ids.gid }),
-  });
-  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<string>((resolve) => {
-    child.on("error", (error) => {
-      resolve(`could not be run: ${error.message}`);
-    });
-    child.on("exit", (code, signal) => {
-      resolve(`exited with ${signal ?? String(code)}`);
-    });
-  });
-  let exit: string | undefined;
-  void exited.then((how) => (exit = how));
+  const pgbouncer = runSystemTool(
+    executable,
+    [ini],
+    ids === undefined ? {} : { uid: ids.uid, gid: ids.gid },
+  );
 
   const url = `postgres://${encodeURIComponent(target.user)}:${encodeURIComponent(target.password)}@127.0.0.1:${port}/postgres`;
   const running: RunningPgBouncer = {
@@ -198,18 +194,20 @@ async function startOn(
     url,
     dir,
     async stop() {
-      await stopProcess(child, exited);
+      await pgbouncer.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
   const log = () => {
     const file = join(dir, "pgbouncer.log");
     const logged = existsSync(file) ? readFileSync(file, "utf8") : "";
-    return [output, logged].filter((text) => text.trim() !== "").join("\n") || "(no output)";
+    return (
+      [pgbouncer.output(), logged].filter((text) => text.trim() !== "").join("\n") || "(no output)"
+    );
   };
   const deadline = performance.now() + 10_000;
   let lastError = "";
-  while (exit === undefined) {
+  while (pgbouncer.exit() === undefined) {
     try {
       await queryOnce(url);
       return running;
@@ -219,6 +217,7 @@ async function startOn(
     if (performance.now() > deadline) break;
     await sleep(50);
   }
+  const exit = pgbouncer.exit();
   const why =
     exit === undefined
       ? `answered no query in 10 s (last: ${lastError})`
@@ -240,13 +239,4 @@ async function queryOnce(url: string): Promise<void> {
   } finally {
     await client.end().catch(() => undefined);
   }
-}
-
-/** SIGTERM (PgBouncer 1.18's immediate shutdown), SIGKILL if it has not exited in 5 s. */
-async function stopProcess(child: ChildProcess, exited: Promise<string>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill("SIGTERM");
-  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-  await exited;
-  clearTimeout(timer);
 }
