@@ -33,6 +33,7 @@ export interface SqliteStatements {
     ]
   >;
   findRefs: Database.Statement<[string], { pet_id: bigint; ref: string }>;
+  firstRefFrom: Database.Statement<[string], string>;
   /** Read raw: each row an array of its columns (rows.ts ChangeColumns). */
   changes: Database.Statement<[bigint, bigint], ChangeColumns>;
   /** Read raw: each row an array of its columns (rows.ts ChangeColumns). */
@@ -76,6 +77,14 @@ export function prepareStatements(db: Database.Database): SqliteStatements {
            ON c.ref = wanted.value ->> 1 AND c.pet_id = CAST(wanted.value ->> 0 AS INTEGER)
        WHERE c.ref IS NOT NULL`,
     ),
+    // The least stored ref not below a prefix: every ref starting with the prefix sorts
+    // together, right from it, so this one starts with it exactly when any does. One step
+    // into the refs' index (`ref >= ?` holds only where ref is not null).
+    firstRefFrom: db
+      .prepare<[string], string>(
+        "SELECT ref FROM inventory_changes WHERE ref >= ? ORDER BY ref LIMIT 1",
+      )
+      .pluck(),
     // The entry's chain, newest first: its last change, then each change's earlier one.
     changes: db
       .prepare<[bigint, bigint], ChangeColumns>(

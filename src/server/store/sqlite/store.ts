@@ -182,7 +182,7 @@ class SqliteStore implements Store {
       if (row) entries.set(petId, toItem(row));
     }
     const wanted = refsOf(writes);
-    if (wanted.length > 0) {
+    if (wanted.length > 0 && this.#mayBeApplied(wanted)) {
       const pairs = JSON.stringify(wanted.map(({ petId, ref }) => [petId.toString(), ref]));
       for (const row of this.#sql.findRefs.all(pairs))
         refs.push({ petId: row.pet_id, ref: row.ref });
@@ -246,6 +246,18 @@ class SqliteStore implements Store {
       );
     }
     return withSeqs(plan, seqOfChange, latestSeq);
+  }
+
+  /**
+   * Whether any of `wanted` may be applied already. A batch's refs mostly share a prefix (a
+   * count session's `count:<session>:`, a sales file's `--ref-prefix`): when no stored ref
+   * starts with it, none of them is stored, which one probe of the refs' index tells instead
+   * of one lookup per ref. Refs sharing no prefix are looked up one by one.
+   */
+  #mayBeApplied(wanted: readonly PetRef[]): boolean {
+    const prefix = commonPrefix(wanted.map(({ ref }) => ref));
+    if (prefix === "") return true;
+    return this.#sql.firstRefFrom.get(prefix)?.startsWith(prefix) ?? false;
   }
 
   async getPet(petId: bigint): Promise<Pet | undefined> {
@@ -335,4 +347,14 @@ class SqliteStore implements Store {
   #whenUnlocked<T>(operation: () => T): Promise<T> {
     return whenUnlocked(operation, this.#lockTimeoutMs, this.#now);
   }
+}
+
+/** The longest prefix every one of `texts` starts with ("" when they share none). */
+export function commonPrefix(texts: readonly string[]): string {
+  let prefix = texts[0] ?? "";
+  for (const text of texts) {
+    while (!text.startsWith(prefix)) prefix = prefix.slice(0, -1);
+    if (prefix === "") break;
+  }
+  return prefix;
 }
