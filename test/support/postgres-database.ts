@@ -129,11 +129,22 @@ async function admin<T>(action: (client: pg.Client) => Promise<T>): Promise<T> {
   }
 }
 
-/** Creates a new empty database with a random name, reached through `route` (direct unless said). */
-export async function createTestDatabase(route: Route = "direct"): Promise<TestDatabase> {
+/**
+ * Creates a new empty database with a random name, reached through `route` (direct unless
+ * said); with `icuLocale` (such as "en-US"), its default collation is that language's, as a
+ * hosted database's often is, instead of the run's byte order.
+ */
+export async function createTestDatabase(
+  route: Route = "direct",
+  { icuLocale }: { icuLocale?: string } = {},
+): Promise<TestDatabase> {
   const url = routeUrl(route);
   const name = `petstore_test_${randomBytes(6).toString("hex")}`;
-  await admin((client) => client.query(`CREATE DATABASE ${name}`));
+  const collation =
+    icuLocale === undefined
+      ? ""
+      : ` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '${icuLocale}' LOCALE 'C'`;
+  await admin((client) => client.query(`CREATE DATABASE ${name}${collation}`));
   return {
     url: withDatabase(url, name),
     directUrl: withDatabase(postgresAdminUrl(), name),

@@ -755,6 +755,85 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         expect(await store.listChanges(9223372036854775807n, 20)).toHaveLength(4);
       });
 
+      describe("refs sharing a prefix (a store may probe the prefix once for them all)", () => {
+        const sell = (petId: bigint, ref: string) => ({ petId, delta: -1, ref });
+        /** The outcomes of `posted` on pets 1 to 3 (10 each), once `stored` was applied. */
+        const outcomesAfter = async (stored: [bigint, string][], posted: [bigint, string][]) => {
+          const store = await open();
+          await store.seedIfEmpty(
+            [1n, 2n, 3n].map((id) => ({
+              id,
+              name: `pet ${id}`,
+              status: "available" as const,
+              quantity: 10,
+              photoUrls: [],
+              tags: [],
+            })),
+          );
+          const batch = (pairs: [bigint, string][]) =>
+            store.applyBatch({
+              atomic: false,
+              dryRun: false,
+              changes: pairs.map(([petId, ref]) => sell(petId, ref)),
+            });
+          if (stored.length > 0) expect(outcomes(await batch(stored))).not.toContain("duplicate");
+          return outcomes(await batch(posted));
+        };
+
+        it("finds the one applied among new ones of its prefix", async () => {
+          expect(
+            await outcomesAfter(
+              [[2n, "till-1/2026-11-26:2"]],
+              [
+                [1n, "till-1/2026-11-26:1"],
+                [2n, "till-1/2026-11-26:2"],
+                [3n, "till-1/2026-11-26:3"],
+              ],
+            ),
+          ).toEqual(["changed", "duplicate", "changed"]);
+        });
+
+        it("applies refs whose prefix only other pets' refs start with", async () => {
+          expect(
+            await outcomesAfter(
+              [[3n, "count:s1:1"]],
+              [
+                [1n, "count:s1:1"],
+                [2n, "count:s1:2"],
+              ],
+            ),
+          ).toEqual(["changed", "changed"]);
+        });
+
+        it("applies refs whose prefix no stored ref starts with, stored refs sorting around it", async () => {
+          expect(
+            await outcomesAfter(
+              [
+                [1n, "till-1/2026-11-25:1"],
+                [2n, "till-1/2026-11-27:2"],
+                [3n, "till-1/2026-11-2"],
+              ],
+              [
+                [1n, "till-1/2026-11-26:1"],
+                [2n, "till-1/2026-11-26:2"],
+              ],
+            ),
+          ).toEqual(["changed", "changed"]);
+        });
+
+        it("finds applied refs that share no prefix with the others", async () => {
+          expect(
+            await outcomesAfter(
+              [[1n, "b:1"]],
+              [
+                [1n, "a:1"],
+                [1n, "b:1"],
+              ],
+            ),
+          ).toEqual(["changed", "duplicate"]);
+        });
+      });
+
       it("writes nothing of an atomic batch with a failed change, and nothing of a dry run", async () => {
         const store = await open();
         await store.seedIfEmpty(PETS);

@@ -11,6 +11,7 @@ import {
 } from "../../../src/server/store/store.js";
 import {
   RefSet,
+  commonPrefix,
   countsOf,
   isUnexpired,
   keyId,
@@ -572,5 +573,17 @@ describe("RefSet: the (pet, ref) pairs applied", () => {
       { petId: 1n, ref: "b" },
     ]);
     expect(new RefSet().isEmpty).toBe(true);
+  });
+});
+
+describe("commonPrefix: what a batch's refs all start with", () => {
+  it("is the longest prefix every one starts with, or none", () => {
+    expect(commonPrefix([])).toBe("");
+    expect(commonPrefix(["count:s1:42"])).toBe("count:s1:42");
+    expect(commonPrefix(["count:s1:42", "count:s1:43", "count:s1:4"])).toBe("count:s1:4");
+    expect(commonPrefix(["count:s1:4", "count:s1:42"])).toBe("count:s1:4");
+    expect(commonPrefix(["sale:1", "sale:1"])).toBe("sale:1");
+    expect(commonPrefix(["a:1", "b:1"])).toBe("");
+    expect(commonPrefix(["b:1", "a:1", "b:2"])).toBe("");
   });
 });

@@ -252,6 +252,16 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
       $15, $16, $17, $18, $19, array_fill(0, ARRAY[cardinality($3)]), NULL::bigint)
   $function$;
   `,
+  // 14: refs compare byte by byte (collation "C", as SQLite's do), whatever the database's
+  // default. Every ref starting with a prefix then sorts together, right from the prefix, so
+  // one step into the (ref, pet_id) index tells whether any does (write-batch.ts, findRefs);
+  // under a language's collation, which weighs punctuation last, they need not. Refs are
+  // visible ASCII and text equality is byte equality under any deterministic collation, so no
+  // ref changes and the unique index keeps meaning the same. The table is not rewritten; its
+  // index on ref is rebuilt, writes of history waiting meanwhile (as for version 11).
+  `
+  ALTER TABLE inventory_changes ALTER COLUMN ref TYPE text COLLATE "C";
+  `,
 ];
 
 /**

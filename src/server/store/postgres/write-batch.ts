@@ -22,6 +22,7 @@ import {
   petIdsOf,
   planWrites,
   refsOf,
+  commonPrefix,
   sinceByPet,
   withSeqs,
   type KeyRecord,
@@ -54,11 +55,17 @@ export const SQL = {
   // One probe of the (ref, pet_id) index per wanted pair, whatever the history holds: as a
   // plain join of 10,000 pairs the planner chose to scan and sort every ref ever applied.
   // LIMIT 1 (the index is unique, so it drops nothing) keeps the subquery a lateral probe.
+  // None when no stored ref starts with the pairs' common prefix ($3, commonPrefix): refs
+  // sort byte by byte (version 14), so the least ref from the prefix on starts with it
+  // exactly when any does, and one step into the index finds that one (the first posting of
+  // a count session or a sales file probes nothing more).
   findRefs: `SELECT found.pet_id, found.ref
     FROM unnest($1::bigint[], $2::text[]) AS wanted (pet_id, ref)
     CROSS JOIN LATERAL (SELECT c.pet_id, c.ref FROM inventory_changes c
       WHERE c.ref = wanted.ref AND c.pet_id = wanted.pet_id AND c.ref IS NOT NULL
-      LIMIT 1) AS found`,
+      LIMIT 1) AS found
+    WHERE starts_with((SELECT c.ref FROM inventory_changes c
+      WHERE c.ref >= $3::text ORDER BY c.ref LIMIT 1), $3::text)`,
   // The latest seq, read once the pets are locked: no change of a locked pet can commit after
   // it until this transaction has (an answer without changes of its own holds as of it).
   latest: "SELECT revision FROM inventory_revision WHERE id = 1",
@@ -198,6 +205,7 @@ export async function writeBatch(
       ? run<RefRow>(client, "findRefs", [
           wantedRefs.map((wanted) => wanted.petId),
           wantedRefs.map((wanted) => wanted.ref),
+          commonPrefix(wantedRefs.map((wanted) => wanted.ref)),
         ])
       : NO_ROWS,
     run<{ revision: bigint }>(client, "latest", []),

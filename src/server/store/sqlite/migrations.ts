@@ -144,6 +144,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE idempotency_records ADD COLUMN seq INTEGER;
   `,
+  // 14: PostgreSQL's version 14 compares refs byte by byte (collation "C"), as SQLite's
+  // BINARY collation always has. The number moves all the same.
+  `
+  SELECT 1;
+  `,
 ];
 
 /**

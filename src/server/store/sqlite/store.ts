@@ -31,6 +31,7 @@ import {
   planWrites,
   type PetRef,
   refsOf,
+  commonPrefix,
   seqThrough,
   sinceByPet,
   withSeqs,
@@ -349,12 +350,3 @@ class SqliteStore implements Store {
   }
 }
 
-/** The longest prefix every one of `texts` starts with ("" when they share none). */
-export function commonPrefix(texts: readonly string[]): string {
-  let prefix = texts[0] ?? "";
-  for (const text of texts) {
-    while (!text.startsWith(prefix)) prefix = prefix.slice(0, -1);
-    if (prefix === "") break;
-  }
-  return prefix;
-}
