@@ -158,6 +158,8 @@ export class RefSet {
   }
 
   has(petId: bigint, ref: string): boolean {
+    // Empty, it hashes no ref (a batch's 10,000 new refs each asked the applied set first).
+    if (this.#pets.size === 0) return false;
     const pets = this.#pets.get(ref);
     return pets === petId || (pets instanceof Set && pets.has(petId));
   }
