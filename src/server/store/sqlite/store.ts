@@ -349,4 +349,3 @@ class SqliteStore implements Store {
     return whenUnlocked(operation, this.#lockTimeoutMs, this.#now);
   }
 }
-
