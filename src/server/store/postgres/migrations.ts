@@ -255,7 +255,8 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   // 14: refs compare byte by byte (collation "C", as SQLite's do), whatever the database's
   // default. Every ref starting with a prefix then sorts together, right from the prefix, so
   // one step into the (ref, pet_id) index tells whether any does (write-batch.ts, findRefs);
-  // under a language's collation, which weighs punctuation last, they need not. Refs are
+  // under a language's collation, which weighs case after letters, they need not (ICU's en-US
+  // puts "till-A1" between "till-a" and "till-a2"). Refs are
   // visible ASCII and text equality is byte equality under any deterministic collation, so no
   // ref changes and the unique index keeps meaning the same. The table is not rewritten; its
   // index on ref is rebuilt, writes of history waiting meanwhile (as for version 11).

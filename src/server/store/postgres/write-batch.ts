@@ -17,12 +17,12 @@
 import type pg from "pg";
 import {
   claimOf,
+  commonPrefix,
   countsOf,
   keyId,
   petIdsOf,
   planWrites,
   refsOf,
-  commonPrefix,
   sinceByPet,
   withSeqs,
   type KeyRecord,
