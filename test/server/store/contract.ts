@@ -821,6 +821,22 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
           ).toEqual(["changed", "changed"]);
         });
 
+        it("finds an applied ref of its prefix with stored refs sorting just before and after", async () => {
+          expect(
+            await outcomesAfter(
+              [
+                [1n, "till-1/2026-11-25:1"],
+                [2n, "till-1/2026-11-26:2"],
+                [3n, "till-1/2026-11-27:3"],
+              ],
+              [
+                [1n, "till-1/2026-11-26:1"],
+                [2n, "till-1/2026-11-26:2"],
+              ],
+            ),
+          ).toEqual(["changed", "duplicate"]);
+        });
+
         it("finds applied refs that share no prefix with the others", async () => {
           expect(
             await outcomesAfter(

@@ -128,10 +128,10 @@ export function openSqliteSource(path: string): SqliteSource {
 
 /**
  * The oldest schema version the copy reads. The tables it reads are the same from version 8
- * (the feed's seq) to the latest: SQLite's versions 9 and 10 moved the number only
- * (PostgreSQL's renamed its idempotency table, then indexed its changes by pet and seq), so a
- * store made by a petstore of version 8 is copied as is; version 13's records' seq is read as
- * null from an older file (tables.ts, selectBefore).
+ * (the feed's seq) to the latest: SQLite's versions 9, 10 and 14 moved the number only
+ * (PostgreSQL's renamed its idempotency table, indexed its changes by pet and seq, and made
+ * refs compare byte by byte), so a store made by a petstore of version 8 is copied as is;
+ * version 13's records' seq is read as null from an older file (tables.ts, selectBefore).
  * A migration that changes a table the copy reads must raise this, or read both shapes.
  */
 export const OLDEST_COPIED_VERSION = 8;

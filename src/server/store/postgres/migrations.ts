@@ -256,12 +256,16 @@ export const POSTGRES_MIGRATIONS: readonly string[] = [
   // default. Every ref starting with a prefix then sorts together, right from the prefix, so
   // one step into the (ref, pet_id) index tells whether any does (write-batch.ts, findRefs);
   // under a language's collation, which weighs case after letters, they need not (ICU's en-US
-  // puts "till-A1" between "till-a" and "till-a2"). Refs are
-  // visible ASCII and text equality is byte equality under any deterministic collation, so no
-  // ref changes and the unique index keeps meaning the same. The table is not rewritten; its
-  // index on ref is rebuilt, writes of history waiting meanwhile (as for version 11).
+  // puts "till-A1" between "till-a" and "till-a2"). Refs are visible ASCII and text equality
+  // is byte equality under any deterministic collation, so no ref changes and the unique index
+  // keeps meaning the same. The table is not rewritten, but its index on ref is rebuilt under
+  // the table's exclusive lock: reads and writes of history wait meanwhile (as for version
+  // 11; docs/operating.md gives the time). The change drops the column's statistics, which
+  // ANALYZE makes again at once rather than at the next autovacuum.
   `
   ALTER TABLE inventory_changes ALTER COLUMN ref TYPE text COLLATE "C";
+
+  ANALYZE inventory_changes (ref);
   `,
 ];
 
