@@ -46,6 +46,18 @@ export const PETS: readonly SeedPet[] = [
   },
 ];
 
+/** Available pets with these ids, named `pet <id>`, `quantity` of each, as a store seeds them. */
+export function petsWithIds(ids: readonly bigint[], quantity = 10): SeedPet[] {
+  return ids.map((id) => ({
+    id,
+    name: `pet ${id}`,
+    status: "available",
+    quantity,
+    photoUrls: [],
+    tags: [],
+  }));
+}
+
 export interface TestApp {
   app: FastifyInstance;
   store: Store;

@@ -14,7 +14,7 @@ import {
   type StoredResponse,
   type WriteOutcome,
 } from "../../../src/server/store/store.js";
-import { PETS } from "../fixture.js";
+import { PETS, petsWithIds } from "../fixture.js";
 
 /** Any seq: where the test is not about which (a seq test pins them). */
 const ANY_SEQ: unknown = expect.any(BigInt);
@@ -760,16 +760,7 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         /** The outcomes of `posted` on pets 1 to 3 (10 each), once `stored` was applied. */
         const outcomesAfter = async (stored: [bigint, string][], posted: [bigint, string][]) => {
           const store = await open();
-          await store.seedIfEmpty(
-            [1n, 2n, 3n].map((id) => ({
-              id,
-              name: `pet ${id}`,
-              status: "available" as const,
-              quantity: 10,
-              photoUrls: [],
-              tags: [],
-            })),
-          );
+          await store.seedIfEmpty(petsWithIds([1n, 2n, 3n]));
           const batch = (pairs: [bigint, string][]) =>
             store.applyBatch({
               atomic: false,

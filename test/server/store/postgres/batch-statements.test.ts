@@ -22,17 +22,11 @@ import {
   queryDatabase,
   type TestDatabase,
 } from "../../../support/postgres-database.js";
+import { petsWithIds } from "../../fixture.js";
 
 /** Pets 1 to `count`, 10 of each, and their ids as text (as int8 parameters go). */
 function numberedPets(count: number) {
-  const pets = Array.from({ length: count }, (_, i) => ({
-    id: BigInt(i + 1),
-    name: `pet ${i + 1}`,
-    status: "available" as const,
-    quantity: 10,
-    photoUrls: [],
-    tags: [],
-  }));
+  const pets = petsWithIds(Array.from({ length: count }, (_, i) => BigInt(i + 1)));
   return { pets, ids: pets.map((pet) => String(pet.id)) };
 }
 

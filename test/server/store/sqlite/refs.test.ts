@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { openConnection } from "../../../../src/server/store/sqlite/connection.js";
 import { prepareStatements } from "../../../../src/server/store/sqlite/statements.js";
 import { openSqliteStore } from "../../../../src/server/store/sqlite/store.js";
-import { tempDir } from "../../fixture.js";
+import { petsWithIds, tempDir } from "../../fixture.js";
 
 describe("SQLite: the refs a batch carries", () => {
   let temp: ReturnType<typeof tempDir>;
@@ -49,16 +49,7 @@ describe("SQLite: the refs a batch carries", () => {
   it("are found for pet ids past 2^53, and a ref of one pet is not another's", async () => {
     const big = 9_007_199_254_740_993n;
     const store = openSqliteStore(join(temp.dir, "store.db"));
-    await store.seedIfEmpty(
-      [big, big + 1n].map((id) => ({
-        id,
-        name: `pet ${id}`,
-        status: "available" as const,
-        quantity: 10,
-        photoUrls: [],
-        tags: [],
-      })),
-    );
+    await store.seedIfEmpty(petsWithIds([big, big + 1n]));
     const sell = (petId: bigint) => ({ petId, delta: -1, ref: "sale:1" });
     const first = await store.applyBatch({ atomic: false, dryRun: false, changes: [sell(big)] });
     const again = await store.applyBatch({
