@@ -178,6 +178,7 @@ export async function writeBatch(
   const claiming = claims.keys.length > 0;
   const petIds = petIdsOf(writes);
   const wantedRefs = refsOf(writes);
+  const wantedRefTexts = wantedRefs.map((wanted) => wanted.ref);
   const counts = countsOf(writes);
   const [, claimed, recorded, locked, found, latest, sinceRows] = await allSucceeded<
     [
@@ -204,8 +205,8 @@ export async function writeBatch(
     wantedRefs.length > 0
       ? run<RefRow>(client, "findRefs", [
           wantedRefs.map((wanted) => wanted.petId),
-          wantedRefs.map((wanted) => wanted.ref),
-          commonPrefix(wantedRefs.map((wanted) => wanted.ref)),
+          wantedRefTexts,
+          commonPrefix(wantedRefTexts),
         ])
       : NO_ROWS,
     run<{ revision: bigint }>(client, "latest", []),
