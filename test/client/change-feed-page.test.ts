@@ -32,6 +32,26 @@ describe("decodeChangeFeedPage", () => {
     });
   });
 
+  it("reads a record from a server that sends no ref, and a first record with no previous", () => {
+    const body = parseJson(
+      `{"changes":[{"seq":3,"at":"2026-11-22T14:03:12.481Z","petId":42,"previous":null,` +
+        `"quantity":7,"keyName":null,"requestId":"r-1","reason":"stocktake"}],"next":3}`,
+    );
+    expect(decodeChangeFeedPage(body, 0n, 10).changes).toEqual([
+      {
+        seq: 3n,
+        at: "2026-11-22T14:03:12.481Z",
+        petId: 42n,
+        previous: null,
+        quantity: 7,
+        keyName: null,
+        requestId: "r-1",
+        reason: "stocktake",
+        ref: null,
+      },
+    ]);
+  });
+
   it("takes an empty page whose next is the cursor asked after", () => {
     expect(decodeChangeFeedPage(page([], "17"), 17n, 100)).toEqual({ changes: [], next: 17n });
   });
@@ -90,6 +110,42 @@ describe("decodeChangeFeedPage", () => {
     ["no next", parseJson(`{"changes":[]}`), 0n, 100, ".next is not an integer"],
     ["no changes", parseJson(`{"next":0}`), 0n, 100, ".changes is not an array"],
     ["a bad record", page([`{"seq":1}`], "1"), 0n, 100, ".changes[0].at is not a string"],
+    ["a record that is a list", page(["[1]"], "1"), 0n, 100, ".changes[0] is not an object"],
+    [
+      "a quantity that is a string",
+      page([record("1").replace('"quantity":7', '"quantity":"7"')], "1"),
+      0n,
+      100,
+      ".changes[0].quantity is not an integer",
+    ],
+    [
+      "a previous with a fraction",
+      page([record("1").replace('"previous":8', '"previous":8.5')], "1"),
+      0n,
+      100,
+      ".changes[0].previous is not an integer",
+    ],
+    [
+      "a petId beyond int64",
+      page([record("1").replace('"petId":42', '"petId":9223372036854775808')], "1"),
+      0n,
+      100,
+      ".changes[0].petId is not an int64",
+    ],
+    [
+      "a keyName that is a number",
+      page([record("1").replace('"keyName":"till-1"', '"keyName":5')], "1"),
+      0n,
+      100,
+      ".changes[0].keyName is not a string",
+    ],
+    [
+      "a ref that is a number",
+      page([record("1").replace('"ref":null', '"ref":5')], "1"),
+      0n,
+      100,
+      ".changes[0].ref is not a string",
+    ],
   ])("refuses %s", (_name, body, after, limit, message) => {
     expect(() => decodeChangeFeedPage(body, after, limit)).toThrow(message);
   });
