@@ -3,8 +3,47 @@
 // cluster the benchmark starts itself (bench/postgres-cluster.js). PostgreSQL
 // runs on a core other than the servers' (with the load generator, on a machine
 // of two cores), as a database server runs on a machine or cores of its own.
+import { readdirSync, readFileSync } from "node:fs";
 import { hasPgBouncer, startBenchPgBouncer } from "./pgbouncer.js";
 import { startBenchCluster } from "./postgres-cluster.js";
+
+/**
+ * CPU time (user + system, children's included) of every PostgreSQL process so far, in
+ * milliseconds: the postmaster and its backends, whichever cluster they belong to (the
+ * benchmark runs one at a time).
+ */
+function postgresCpuMs() {
+  let ticks = 0;
+  for (const pid of readdirSync("/proc")) {
+    if (!/^[0-9]+$/.test(pid)) continue;
+    let stat;
+    try {
+      stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue; // ended meanwhile
+    }
+    if (!stat.startsWith(`${pid} (postgres) `)) continue;
+    const fields = stat.split(") ")[1].split(" ");
+    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+  }
+  return (ticks * 1000) / 100; // clock ticks of 10 ms
+}
+
+/**
+ * `load` with PostgreSQL's CPU per request beside the server's: what a request costs the
+ * database, which shares its core with the load generator. Each round's figure is pushed
+ * onto `into`.
+ */
+function withPostgresCpu(load, into) {
+  return async (options) => {
+    // compare()'s warm-up round names its own duration; the measured rounds do not.
+    if (options?.duration !== undefined) return load(options);
+    const before = postgresCpuMs();
+    const result = await load(options);
+    into.push(((postgresCpuMs() - before) * 1000) / Math.max(1, result.requests));
+    return result;
+  };
+}
 
 /**
  * Adds two rows with targets, GET at 1,000 pets vs the static ceiling and PATCH vs a minimal
@@ -15,6 +54,8 @@ export async function postgresBenchmarks(tools) {
   const { bin, root, join, writeSeed, startProcess, load, compareAtLeast } = tools;
   const { figures, pets, log, median, fmt, spread, rounds } = tools;
   const cluster = await startBenchCluster(tools.pinned ? { cores: "0" } : {});
+  // PostgreSQL's CPU per request in the rounds: GET (ours), PATCH (ours, the minimal handler).
+  const databaseCpu = { get: [], patch: [], minimal: [] };
   try {
     /** Our server on `url`; seeded by the first instance started with `seed`. */
     const serve = (url, seed = []) =>
@@ -44,7 +85,7 @@ export async function postgresBenchmarks(tools) {
       0.8,
       `PostgreSQL: GET /v1/inventory, ${pets.toLocaleString("en-US")} pets`,
       "bare node:http, same bytes",
-      (options) => load(ours, "/v1/inventory", options),
+      withPostgresCpu((options) => load(ours, "/v1/inventory", options), databaseCpu.get),
       (options) => load(ceiling, "/v1/inventory", options),
     );
     await ours.stop();
@@ -60,9 +101,21 @@ export async function postgresBenchmarks(tools) {
       0.9,
       `PostgreSQL: PATCH /v1/inventory/{random of ${pets.toLocaleString("en-US")}}`,
       "node:http + pg, synchronous_commit on",
-      (options) => load(patchOurs, "/", { requests: tools.patchRequests(pets), ...options }),
-      (options) => load(minimal, "/", { requests: tools.patchRequests(pets), ...options }),
+      withPostgresCpu(
+        (options) => load(patchOurs, "/", { requests: tools.patchRequests(pets), ...options }),
+        databaseCpu.patch,
+      ),
+      withPostgresCpu(
+        (options) => load(minimal, "/", { requests: tools.patchRequests(pets), ...options }),
+        databaseCpu.minimal,
+      ),
     );
+    figures.push({
+      what: "PostgreSQL's own CPU per request (all its processes, on the load generator's core) in the rows above: GET ours; PATCH ours; PATCH the minimal handler",
+      shown: [databaseCpu.get, databaseCpu.patch, databaseCpu.minimal]
+        .map((values) => `${fmt(median(values))} µs (${spread(values)})`)
+        .join("; "),
+    });
     await patchOurs.stop();
     await minimal.stop();
 
