@@ -7,6 +7,7 @@
  * same rules for the OpenAPI document; a test checks the two agree on examples.
  */
 import { isLosslessNumber } from "lossless-json";
+import { exactInteger } from "./exact-json.js";
 import {
   MAX_BATCH_CHANGES,
   MAX_PET_ID,
@@ -36,17 +37,14 @@ function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
 }
 
 /**
- * An integer as parsed by api/exact-json.ts, by JSON's number model (as JSON Schema and PATCH
- * see it): a plain number (an integer of at most 15 digits), a LosslessNumber written as an
- * integer (exact, int64 and beyond), or one written otherwise (`4.0`, `1e2`) whose value is an
- * integer JavaScript holds exactly. Anything else (a fraction, a string) is not one.
+ * An integer as the server's JSON reader gives it (api/exact-json.ts, parseRequestJson), by
+ * JSON's number model (as JSON Schema and PATCH see it): a plain number (a safe integer), or a
+ * LosslessNumber whose text stands for an integer exactly (int64 and beyond, `4.0` or `1e2`
+ * written so). Anything else (a fraction, however close to an integer; a string) is not one.
  */
 function integerOf(value: unknown): bigint | undefined {
   if (typeof value === "number") return Number.isSafeInteger(value) ? BigInt(value) : undefined;
-  if (!isLosslessNumber(value)) return undefined;
-  if (/^-?(0|[1-9][0-9]*)$/.test(value.value)) return BigInt(value.value);
-  const number = Number(value.value);
-  return Number.isSafeInteger(number) ? BigInt(number) : undefined;
+  return isLosslessNumber(value) ? exactInteger(value.value) : undefined;
 }
 
 function quantityField(value: unknown, path: string): number {

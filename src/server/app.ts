@@ -15,6 +15,7 @@ import { drainRequestBody } from "./drain-request-body.js";
 import { errorHandler } from "./error-handler.js";
 import { HttpError } from "./http-error.js";
 import { startIdempotencyPurge } from "./idempotency-purge.js";
+import { readJsonBodies } from "./json-body.js";
 import { KeyRing } from "./key-ring.js";
 import { serverLogger } from "./log-format.js";
 import type { ServerMetrics } from "./metrics.js";
@@ -131,8 +132,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
   });
 
-  // Only JSON is accepted; anything else is 415.
+  // Only JSON is accepted; anything else is 415. JSON is read exactly (json-body.ts).
   app.removeContentTypeParser("text/plain");
+  readJsonBodies(app);
   app.setErrorHandler(handleError);
   app.server.on("checkExpectation", answerUnmetExpectation);
   app.server.on(

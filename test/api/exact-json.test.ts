@@ -6,7 +6,13 @@
 import fc from "fast-check";
 import { isLosslessNumber, parse } from "lossless-json";
 import { describe, expect, it } from "vitest";
-import { parseExactJson } from "../../src/api/exact-json.js";
+import {
+  exactInteger,
+  parseExactJson,
+  parseRequestJson,
+  RepeatedNameError,
+  repeatedName,
+} from "../../src/api/exact-json.js";
 
 /**
  * The two parses agree, a plain number being exactly the integer lossless-json kept in
@@ -98,5 +104,119 @@ describe("parseExactJson", () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe("exactInteger", () => {
+  it.each([
+    ["0", 0n],
+    ["-0", 0n],
+    ["42", 42n],
+    ["4.0", 4n],
+    ["1e2", 100n],
+    ["1E+2", 100n],
+    ["1.5e1", 15n],
+    ["1500e-2", 15n],
+    ["0.0e-7", 0n],
+    ["-2.50e1", -25n],
+    ["9223372036854775807", 9223372036854775807n],
+    ["9223372036854775808.000", 9223372036854775808n],
+  ])("reads %s as %s", (text, value) => {
+    expect(exactInteger(text)).toBe(value);
+  });
+
+  it.each([
+    "2.5",
+    "2147483647.0000001",
+    "1e-1",
+    "1501e-2",
+    "0.1e1000000000",
+    "1e41",
+    "1e999999999999",
+    "1.",
+    ".5",
+    "01",
+    "+1",
+    "1e",
+    "abc",
+  ])("finds no integer in %s", (text) => {
+    expect(exactInteger(text)).toBeUndefined();
+  });
+
+  it("agrees with Number where Number is exact", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -1e6, max: 1e6 }),
+        fc.integer({ min: 0, max: 6 }),
+        (n, shift) => {
+          const text = `${n}e${shift}`;
+          expect(exactInteger(text)).toBe(BigInt(n) * 10n ** BigInt(shift));
+          const fraction = `${n}.${"0".repeat(shift)}1`;
+          expect(exactInteger(fraction)).toBeUndefined();
+        },
+      ),
+    );
+  });
+});
+
+describe("repeatedName", () => {
+  it.each([
+    ['{"a":1,"a":2}', "a"],
+    ['{"a":1,"b":{"c":1,"c":2}}', "c"],
+    ['[{"a":1},{"a":1,"b":2,"b":3}]', "b"],
+    ['{"quantity":5,"\\u0071uantity":7}', "quantity"],
+    ['{ "a" : 1 , "a"\n: 2 }', "a"],
+    ['{"s":"}{\\"x\\":","x":1,"x":2}', "x"],
+  ])("finds the name %s repeats", (text, name) => {
+    expect(repeatedName(text)).toBe(name);
+  });
+
+  it.each([
+    '{"a":1,"b":2}',
+    '[{"a":1},{"a":2}]',
+    '{"a":{"a":{"a":1}}}',
+    '{"a":"a","b":["a","a"]}',
+    '{"a":"\\"a\\":1,\\"a\\":2"}',
+    '{"a":1,"A":2}',
+    "[1,2,3]",
+    '"a"',
+  ])("finds none in %s", (text) => {
+    expect(repeatedName(text)).toBeUndefined();
+  });
+});
+
+describe("parseRequestJson", () => {
+  it("reads the native parser's answer when every number is a small integer", () => {
+    expect(parseRequestJson('{"changes":[{"petId":1,"delta":-2,"ref":"till-1/2026.1"}]}')).toEqual({
+      changes: [{ petId: 1, delta: -2, ref: "till-1/2026.1" }],
+    });
+  });
+
+  it("makes a whole number written otherwise a number, and keeps the rest exact", () => {
+    const value = parseRequestJson(
+      '{"a":5.0,"b":1e2,"c":2147483647.0000001,"d":9223372036854775807,"e":2.5}',
+    ) as Record<string, unknown>;
+    expect(value.a).toBe(5);
+    expect(value.b).toBe(100);
+    for (const [key, text] of [
+      ["c", "2147483647.0000001"],
+      ["d", "9223372036854775807"],
+      ["e", "2.5"],
+    ] as const) {
+      const number = value[key];
+      expect(isLosslessNumber(number) && number.value).toBe(text);
+    }
+  });
+
+  it("refuses a name said twice, whatever the numbers", () => {
+    for (const text of ['{"quantity":5,"quantity":7}', '{"x":1.5,"quantity":5,"quantity":5}']) {
+      expect(() => parseRequestJson(text)).toThrow(RepeatedNameError);
+    }
+  });
+
+  it("throws SyntaxError on text that is not JSON", () => {
+    for (const text of ["", '{"a":', '{"a":1.5', "<html>"]) {
+      expect(() => parseRequestJson(text)).toThrow(SyntaxError);
+    }
   });
 });

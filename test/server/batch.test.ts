@@ -321,6 +321,23 @@ describe("POST /v1/inventory/batch: refusals change nothing", () => {
     await expectRefused({ changes }, 400, "invalid_body", /got 10001/);
   });
 
+  it.each([
+    ['{"changes":[{"petId":1,"quantity":2147483647.0000001}]}', /changes\[0\]\.quantity must be/],
+    ['{"changes":[{"petId":1.0000000000000001,"delta":1}]}', /changes\[0\]\.petId must be/],
+    ['{"changes":[{"petId":1,"delta":-25e-1}]}', /changes\[0\]\.delta must be/],
+  ])("400 for a fraction JSON.parse would round to a whole number: %s", async (body, message) => {
+    await expectRefused(body, 400, "invalid_body", message);
+  });
+
+  it("400 for a change that names a field twice, nothing changed", async () => {
+    await expectRefused(
+      '{"changes":[{"petId":1,"delta":1},{"petId":2,"quantity":6,"quantity":2}]}',
+      400,
+      "invalid_body",
+      /^the body names "quantity" twice in one object: say it once$/,
+    );
+  });
+
   it("400 invalid_json for a body that is not JSON", async () => {
     await expectRefused('{"changes": [', 400, "invalid_json", /not valid JSON/);
   });

@@ -1,17 +1,17 @@
 /**
  * POST /inventory/batch: many changes of stock in one request and one transaction (sets and
  * deltas, each with an optional `ifQuantity` and business `ref`; atomic or not; a dry run).
- * Its body may be 2 MiB (the other routes keep 16 KiB) and holds int64 `petId`s, so it has a
- * JSON parser of its own that keeps them exact.
+ * Its body may be 2 MiB (the other routes keep 16 KiB) and holds int64 `petId`s, which the
+ * server's JSON reader (json-body.ts) keeps exact.
  */
 import type { FastifyPluginAsync } from "fastify";
 import { readBatchRequest } from "../../api/batch.js";
 import { ERROR_CODES } from "../../api/error-codes.js";
-import { parseExactJson } from "../../api/exact-json.js";
 import { BATCH_BODY_LIMIT } from "../../api/limits.js";
 import { isFailedOutcome, type BatchChangeResult } from "../../api/types.js";
 import { HttpError } from "../http-error.js";
 import { batchFingerprintOf, parseIdempotencyKey } from "../idempotency.js";
+import { readJsonBodies } from "../json-body.js";
 import type { BatchEvaluation, BatchOptions, StoredResponse } from "../store/store.js";
 import {
   type InventoryRouteOptions,
@@ -68,19 +68,8 @@ export const inventoryBatchRoutes: FastifyPluginAsync<InventoryRouteOptions> = a
   app,
   { store, clock, countChanges },
 ) => {
-  // This plugin's own JSON parser: int64 petIds exact, and the larger body limit.
-  app.removeContentTypeParser("application/json");
-  app.addContentTypeParser(
-    "application/json",
-    { parseAs: "string", bodyLimit: BATCH_BODY_LIMIT },
-    (_request, body, done) => {
-      try {
-        done(null, parseExactJson(body as string));
-      } catch {
-        done(new HttpError(400, ERROR_CODES.invalidJson, "the body is not valid JSON"));
-      }
-    },
-  );
+  // This plugin's own body limit: a batch may be 2 MiB.
+  readJsonBodies(app, BATCH_BODY_LIMIT);
 
   app.post("/inventory/batch", { bodyLimit: BATCH_BODY_LIMIT }, async (request, reply) => {
     if (request.body === undefined) {
