@@ -26,6 +26,34 @@ export class UsageError extends CliError {
 }
 
 /**
+ * stdout could not be written (a full disk: ENOSPC) and what the command printed is incomplete:
+ * exit 2, as for an input file it cannot read, since it is the place the output goes that needs
+ * fixing, not petstore. (A reader that went away, EPIPE, is no error: see src/main.ts.)
+ */
+export class OutputError extends CliError {
+  constructor(cause: NodeJS.ErrnoException) {
+    super(
+      `cannot write the output: ${systemReason(cause)}`,
+      EXIT_CODES.usage,
+      "what was printed is incomplete; make room where stdout goes, or send it elsewhere (a change the command sent was made all the same)",
+    );
+  }
+}
+
+/**
+ * A system error in the system's words and code, `no space left on device (ENOSPC)`, from
+ * Node's message `ENOSPC: no space left on device, write`.
+ */
+function systemReason(error: NodeJS.ErrnoException): string {
+  const { code, syscall, message } = error;
+  if (code === undefined) return message;
+  let words = message.startsWith(`${code}: `) ? message.slice(code.length + 2) : message;
+  const end = syscall === undefined ? -1 : words.lastIndexOf(`, ${syscall}`);
+  if (end > 0) words = words.slice(0, end);
+  return `${words} (${code})`;
+}
+
+/**
  * `inventory low` found entries below their threshold: exit 9 once the list is on stdout. A
  * finding rather than a failure, as grep's exit 1 is: nothing is printed on stderr for it (see
  * src/program/exit.ts), so a cron job that mails on exit 9 mails the list alone, and cron's own mail of

@@ -1,15 +1,22 @@
 /** Wires the real process into run() and sets the exit code. */
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
+import { OutputError } from "./errors.js";
 import { exitCodeForSignal, INTERRUPT_SIGNALS } from "./exit-codes.js";
+import { formatExit } from "./output/messages.js";
+import { exitFor } from "./program/exit.js";
 import { Interrupts } from "./program/interrupts.js";
 import { run } from "./run.js";
 import { timeOrderedUuid } from "./client/idempotency-key.js";
 
-// A reader that stops early (`petstore inventory list | head -1`) is not an error.
+// A reader that stops early (`petstore inventory list | head -1`) is not an error. Any other
+// failure to write stdout (a full disk) ends the run at once, whatever the command was doing,
+// with exit 2 and one `error:` line: before a cursor file is saved for what was not written.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
-  throw error;
+  const exit = exitFor(new OutputError(error), { verbose: false });
+  process.stderr.write(formatExit(exit));
+  process.exit(exit.code);
 });
 
 // SIGINT/SIGTERM go to the command that claimed them (`inventory apply` stops cleanly and

@@ -1,7 +1,7 @@
 /** The one mapper from what a run throws to its exit code and message (src/program/exit.ts). */
 import { CommanderError } from "commander";
 import { describe, expect, it } from "vitest";
-import { CliError, LowStockError, UsageError } from "../../src/errors.js";
+import { CliError, LowStockError, OutputError, UsageError } from "../../src/errors.js";
 import { ApiError, ConfigurationError } from "../../src/client/errors.js";
 import { exitFor } from "../../src/program/exit.js";
 
@@ -52,6 +52,24 @@ describe("exitFor", () => {
       hint: "do this",
     });
     expect(exitFor(new CliError("gave up", 8), quiet).code).toBe(8);
+  });
+
+  it("maps stdout that cannot be written to exit 2 in the system's words, never a stack", () => {
+    const full = Object.assign(new Error("ENOSPC: no space left on device, write"), {
+      code: "ENOSPC",
+      syscall: "write",
+      errno: -28,
+    });
+    const exit = exitFor(new OutputError(full), { verbose: true });
+    expect(exit).toEqual({
+      code: 2,
+      message: "cannot write the output: no space left on device (ENOSPC)",
+      hint: "what was printed is incomplete; make room where stdout goes, or send it elsewhere (a change the command sent was made all the same)",
+    });
+    const odd = Object.assign(new Error("the stream broke"), { code: "EIO" });
+    expect(exitFor(new OutputError(odd), quiet).message).toBe(
+      "cannot write the output: the stream broke (EIO)",
+    );
   });
 
   it("says nothing for low stock (the list is on stdout): exit 9", () => {
