@@ -5,6 +5,7 @@
 import { isValidRef, MAX_QUANTITY, MAX_REF_LENGTH, readWrittenWholeNumber } from "../api/limits.js";
 import type { BatchChange } from "../api/types.js";
 import type { CountProblem, RowLocation } from "./counts.js";
+import type { JsonEntryShape } from "./json-rows.js";
 
 /** One change of a file: add `delta` to `petId`'s stock, once for `ref` (every run without). */
 export interface DeltaRow {
@@ -28,9 +29,12 @@ export interface ParsedDeltas {
   problems: CountProblem[];
 }
 
-/** The header of a CSV changes file, and the object of a JSON one, as messages name them. */
+/** The header of a CSV changes file as messages name it, and the object of a JSON one. */
 export const DELTAS_CSV_HEADER = "petId,delta,ref";
-export const DELTAS_JSON_SHAPE = '{"petId": ..., "delta": ..., "ref": ...}';
+export const DELTAS_JSON_SHAPE: JsonEntryShape = {
+  text: '{"petId": ..., "delta": ..., "ref": ...}',
+  fields: ["petId", "delta", "ref"],
+};
 
 type Reading<T> = { ok: true; value: T } | { ok: false; empty: boolean; reason: string };
 

@@ -1,6 +1,6 @@
 /**
  * Changes from JSON: an array of `{"petId": N, "delta": N, "ref": "..."}` objects (`ref`
- * optional, other fields ignored), read by the one JSON reader (json-rows.ts).
+ * optional, any other field refused), read by the one JSON reader (json-rows.ts).
  */
 import { readPetId } from "../api/limits.js";
 import type { CountProblem } from "./counts.js";

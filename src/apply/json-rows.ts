@@ -1,8 +1,9 @@
 /**
  * The one JSON reader of the files people hand to the CLI (counts for `apply`, changes for
  * `adjust --file`): an array of objects, parsed losslessly so int64 ids stay exact (and a
- * duplicate key is refused rather than one of its values picked), each entry located by its
- * number in the array and the line it starts on.
+ * duplicate key is refused rather than one of its values picked, and a field the file does not
+ * have rather than ignored), each entry located by its number in the array and the line it
+ * starts on.
  */
 import { isLosslessNumber, parse } from "lossless-json";
 import type { CountProblem, RowLocation } from "./counts.js";
@@ -90,6 +91,24 @@ export function readJsonNumberField<T>(
   };
 }
 
+/** The objects a file's array holds: how messages show one, and the fields one may have. */
+export interface JsonEntryShape {
+  /** As messages show it: `{"petId": ..., "quantity": ...}`. */
+  text: string;
+  /** Every field an entry may have: any other is refused, so that a typo is never ignored. */
+  fields: readonly string[];
+}
+
+/**
+ * The problem of a field no entry has: `unknown field "Ref" (allowed: petId, delta, ref; did
+ * you mean "ref"?)`, the near miss named when only its case differs.
+ */
+function unknownFieldProblem(name: string, allowed: readonly string[]): string {
+  const near = allowed.find((field) => field.toLowerCase() === name.toLowerCase());
+  const hint = near === undefined ? "" : `; did you mean ${JSON.stringify(near)}?`;
+  return `unknown field ${JSON.stringify(name)} (allowed: ${allowed.join(", ")}${hint})`;
+}
+
 /** One object of the array: its fields, where it is, and its 1-based number. */
 export type JsonEntryVisitor = (
   fields: Readonly<Record<string, unknown>>,
@@ -99,12 +118,13 @@ export type JsonEntryVisitor = (
 
 /**
  * Parses a JSON array of objects and calls `visit` for each object entry; every other entry,
- * and a document that is not JSON or not an array, is a problem (`shape` names the objects
- * expected in messages: `{"petId": ..., "quantity": ...}`).
+ * every field of an entry that `shape` does not have (one problem each, the entry still
+ * visited so that all its problems are listed), and a document that is not JSON or not an
+ * array, is a problem.
  */
 export function readJsonEntries(
   input: string,
-  shape: string,
+  shape: JsonEntryShape,
   visit: JsonEntryVisitor,
 ): CountProblem[] {
   const text = input.replace(/^\uFEFF/, "");
@@ -119,7 +139,7 @@ export function readJsonEntries(
     return [{ location: { line }, message: `not valid JSON: ${reason}` }];
   }
   if (!Array.isArray(value)) {
-    return [{ location: { line: 1 }, message: `expected a JSON array of ${shape} objects` }];
+    return [{ location: { line: 1 }, message: `expected a JSON array of ${shape.text} objects` }];
   }
   const lines = arrayEntryLines(text);
   const problems: CountProblem[] = [];
@@ -133,9 +153,14 @@ export function readJsonEntries(
     ) {
       problems.push({
         location,
-        message: `expected an object ${shape}, found ${describeJsonValue(entry)}`,
+        message: `expected an object ${shape.text}, found ${describeJsonValue(entry)}`,
       });
       return;
+    }
+    for (const name of Object.keys(entry)) {
+      if (!shape.fields.includes(name)) {
+        problems.push({ location, message: unknownFieldProblem(name, shape.fields) });
+      }
     }
     visit(entry as Readonly<Record<string, unknown>>, location, index + 1);
   });

@@ -5,6 +5,7 @@
  */
 import type { AdjustReport, AdjustRowResult } from "../apply/adjust-batches.js";
 import { describeLocation } from "../apply/counts.js";
+import { dryRunWord } from "./apply-dry-run.js";
 import type { IoStreams } from "./io-streams.js";
 import { writeJsonReport } from "./json.js";
 import { notAttemptedSection, notAttemptedSummary, reportHeadJson } from "./not-attempted.js";
@@ -22,9 +23,7 @@ function isBatchRejected(result: AdjustRowResult): boolean {
 }
 
 function jsonOutcome(result: AdjustRowResult, dryRun: boolean): string {
-  if (!dryRun) return result.outcome;
-  if (result.outcome === "changed") return "would_change";
-  return result.outcome === "failed" ? "would_fail" : result.outcome;
+  return dryRun ? dryRunWord(result.outcome) : result.outcome;
 }
 
 function failureReason(result: AdjustRowResult, dryRun: boolean): string {

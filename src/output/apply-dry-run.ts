@@ -19,10 +19,21 @@ export const DRY_RUN_OUTCOMES = [
 ] as const;
 export type DryRunOutcome = (typeof DRY_RUN_OUTCOMES)[number];
 
+/**
+ * What a dry run's JSON says a row would do, for apply, `adjust --file` and count alike: a
+ * change is `would_change`, a failure or conflict `would_fail`, and any other outcome
+ * (`unchanged`, `duplicate`, `not_attempted`) is said as a real run says it.
+ */
+export function dryRunWord<T extends string>(
+  outcome: T,
+): Exclude<T, "changed" | "failed" | "conflict"> | "would_change" | "would_fail" {
+  if (outcome === "changed") return "would_change";
+  if (outcome === "failed" || outcome === "conflict") return "would_fail";
+  return outcome as Exclude<T, "changed" | "failed" | "conflict">;
+}
+
 function dryRunOutcome(row: RowResult): DryRunOutcome {
-  if (row.outcome === "changed") return "would_change";
-  if (row.outcome === "unchanged" || row.outcome === "not_attempted") return row.outcome;
-  return "would_fail";
+  return dryRunWord(row.outcome);
 }
 
 /** Why a row would fail, as a dry run says it. */

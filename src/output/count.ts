@@ -7,6 +7,7 @@ import type { CountResult } from "../apply/count-rows.js";
 import type { InventoryItem } from "../api/types.js";
 import type { CountedPet, SessionTotals } from "../count/session.js";
 import { countOf } from "../text/plural.js";
+import { dryRunWord } from "./apply-dry-run.js";
 import { csvLine, tsvLine } from "./delimited.js";
 import type { IoStreams } from "./io-streams.js";
 import { writeJsonReport } from "./json.js";
@@ -80,11 +81,11 @@ function countName(result: CountResult): string {
   return `pet ${result.count.petId}${where}`;
 }
 
-function resultJson(result: CountResult): unknown {
+function resultJson(result: CountResult, dryRun: boolean): unknown {
   const { count } = result;
   return {
     petId: count.petId,
-    outcome: result.outcome,
+    outcome: dryRun ? dryRunWord(result.outcome) : result.outcome,
     asOf: count.asOf,
     book: result.book,
     since: result.since,
@@ -109,7 +110,9 @@ export async function writeCountReport(
   dryRun: boolean,
 ): Promise<void> {
   if (format === "json") {
-    await writeJsonReport(io.out, reportHeadJson(report, dryRun), report.results, resultJson);
+    await writeJsonReport(io.out, reportHeadJson(report, dryRun), report.results, (result) =>
+      resultJson(result, dryRun),
+    );
     return;
   }
   const { style } = io;

@@ -127,6 +127,43 @@ describe("parseJsonDeltas", () => {
   });
 });
 
+describe("parseJsonDeltas: fields", () => {
+  it("refuses an unknown field, naming the entry, the field and the fields allowed", () => {
+    const parsed = parseJsonDeltas('[{"petId": 1, "delta": -1, "quantity": 5, "ref": "zz1"}]');
+    expect(parsed.problems).toEqual([
+      {
+        location: { line: 1, entry: 1 },
+        message: 'unknown field "quantity" (allowed: petId, delta, ref)',
+      },
+    ]);
+  });
+
+  it("names the field a differently cased one means: a Ref is no ref", () => {
+    const parsed = parseJsonDeltas(
+      '[\n{"petId": 1, "delta": -1},\n{"petId": 2, "delta": -1, "Ref": "zz1"}]',
+    );
+    expect(parsed.problems).toEqual([
+      {
+        location: { line: 3, entry: 2 },
+        message: 'unknown field "Ref" (allowed: petId, delta, ref; did you mean "ref"?)',
+      },
+    ]);
+  });
+
+  it("refuses the whole file for it, rather than giving the row a --ref-prefix ref", () => {
+    const json = '[{"petId": 1, "delta": -1, "Ref": "zz1"}]';
+    const error = thrown(() =>
+      parseDeltas(json, "json", "aj2.json", { kind: "prefix", prefix: "p" }),
+    );
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as UsageError).exitCode).toBe(2);
+    expect((error as UsageError).message).toBe(
+      'aj2.json entry 1 (line 1): unknown field "Ref" (allowed: petId, delta, ref; did you mean "ref"?)',
+    );
+    expect((error as UsageError).hint).toBe("fix the file and run again; nothing was applied");
+  });
+});
+
 describe("parseDeltas", () => {
   const required = { kind: "required" } as const;
 

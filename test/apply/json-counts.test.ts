@@ -14,7 +14,7 @@ describe("arrayEntryLines", () => {
 });
 
 describe("parseJsonCounts", () => {
-  it("reads entries with their number and line, ignoring other fields", () => {
+  it("reads entries with their number and line; status, as inventory list --json prints it, is allowed", () => {
     const text = `[\n  {"petId": 1, "quantity": 5, "status": "sold"},\n  {"quantity": 0, "petId": ${MAX_ID}}\n]\n`;
     expect(parseJsonCounts(text)).toEqual({
       rows: [
@@ -82,6 +82,24 @@ describe("parseJsonCounts", () => {
     const parsed = parseJsonCounts(`[\n  {"petId": 9, "quantity": 1},\n  ${entry}\n]`);
     expect(parsed.problems).toEqual([{ location: { line: 3, entry: 2 }, message }]);
     expect(parsed.rows).toHaveLength(1);
+  });
+
+  it("refuses an unknown field, naming it and the fields allowed, and lists the entry's other problems", () => {
+    const parsed = parseJsonCounts(
+      '[\n  {"petId": 9, "quantity": 1},\n  {"petId": 1, "quantity": 6, "extra": 1},\n  {"petId": 2, "Quantity": 3}\n]',
+    );
+    expect(parsed.problems).toEqual([
+      {
+        location: { line: 3, entry: 2 },
+        message: 'unknown field "extra" (allowed: petId, quantity, status)',
+      },
+      {
+        location: { line: 4, entry: 3 },
+        message:
+          'unknown field "Quantity" (allowed: petId, quantity, status; did you mean "quantity"?)',
+      },
+      { location: { line: 4, entry: 3 }, message: "missing quantity" },
+    ]);
   });
 
   it("refuses a document that is not an array", () => {

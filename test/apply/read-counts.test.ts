@@ -89,6 +89,18 @@ describe("parseCounts", () => {
     );
   });
 
+  it("refuses a JSON entry with an unknown field, setting quantities or counts as of a seq (--as-of)", () => {
+    const text = '[{"petId": 1, "quantity": 6, "extra": 1}]';
+    for (const asOf of [false, true]) {
+      const error = thrown(() => parseCounts(text, "json", "x.json", asOf));
+      expect(error).toBeInstanceOf(UsageError);
+      expect((error as UsageError).message).toBe(
+        'x.json entry 1 (line 1): unknown field "extra" (allowed: petId, quantity, status)',
+      );
+      expect((error as UsageError).hint).toBe("fix the file and run again; nothing was applied");
+    }
+  });
+
   it("lists every problem in line order, up to 20", () => {
     const rows = Array.from({ length: 25 }, (_, i) => `${i + 1},bad`).join("\n");
     const error = thrown(() => parseCounts(`petId,quantity\n1,1\n${rows}\n`, "csv", "c.csv"));

@@ -270,6 +270,41 @@ describe("adjust --file: a day's sales, exactly once", () => {
   });
 });
 
+describe("adjust --file: a JSON row with a field it does not know", () => {
+  it.each([
+    [
+      "ambiguous.json",
+      '[{"petId":1,"delta":-1,"quantity":5,"ref":"zz1"}]',
+      [],
+      'entry 1 (line 1): unknown field "quantity" (allowed: petId, delta, ref)',
+    ],
+    [
+      "typo.json",
+      '[{"petId":1,"delta":-1,"ref":"zz0"},\n{"petId":1,"delta":-1,"Ref":"zz1"}]',
+      ["--ref-prefix", "p"],
+      'entry 2 (line 2): unknown field "Ref" (allowed: petId, delta, ref; did you mean "ref"?)',
+    ],
+  ])(
+    "%s: exit 2 naming the entry and the field, nothing sent",
+    async (name, text, flags, problem) => {
+      const fake = await startFakeServer((_request, response) => {
+        replyJson(response, 500, "{}");
+      });
+      const path = salesFile(name, text);
+      const result = await runCli(["inventory", "adjust", "--file", path, ...flags], {
+        env: { PETSTORE_BASE_URL: fake.url, PETSTORE_API_KEY: API_KEY },
+      });
+      await fake.stop();
+      expect(result).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `error: ${path} ${problem}\nhint: fix the file and run again; nothing was applied\n`,
+      });
+      expect(fake.requests).toEqual([]);
+    },
+  );
+});
+
 describe("adjust --file against a server without the batch endpoint", () => {
   const { env } = serverForBlock(SEED);
 

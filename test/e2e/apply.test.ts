@@ -204,6 +204,11 @@ describe("apply refuses bad input and too many changes, changing nothing", () =>
       "duplicate.json entry 2 (line 2): duplicate petId 1 (first on entry 1 (line 1))",
     ],
     ["broken.json", '[\n  {"petId": 1, "quantity": 5,\n]', "broken.json line 3: not valid JSON"],
+    [
+      "unknown-field.json",
+      '[\n  {"petId": 1, "quantity": 5},\n  {"petId": 2, "quantity": 6, "extra": 1}\n]',
+      'unknown-field.json entry 2 (line 3): unknown field "extra" (allowed: petId, quantity, status)\n',
+    ],
   ])("%s: exit 2 naming the line, no request, no change", async (name, text, message) => {
     const path = countsFile(name, text);
     const fake = await startFakeServer((_request, response) => {
@@ -267,6 +272,15 @@ describe("apply refuses bad input and too many changes, changing nothing", () =>
         '{\n  "changed": 0,\n  "unchanged": 0,\n  "failed": 0,\n  "notAttempted": 0,\n  "results": []\n}\n',
       stderr: "",
     });
+  });
+
+  it("takes what inventory list --json prints (status beside petId and quantity) as a counts file", async () => {
+    const listed = await runCli(["inventory", "list", "--json"], { env: env() });
+    expect(listed.code).toBe(0);
+    const path = countsFile("listed.json", listed.stdout);
+    const result = await runCli(["inventory", "apply", "--json", path], { env: env() });
+    expect(result.code).toBe(0);
+    expect(report(result.stdout)).toMatchObject({ changed: 0, unchanged: 5, failed: 0 });
   });
 
   it("a refused key on the first fetch is exit 4, nothing applied", async () => {

@@ -198,17 +198,23 @@ describe("a counting session from stdin", () => {
     const evaluated = JSON.parse(dry.stdout) as {
       dryRun: boolean;
       wouldChange: number;
-      results: { petId: number; counted: number; quantity: number }[];
+      results: { petId: number; outcome: string; counted: number; quantity: number }[];
     };
     expect(evaluated.dryRun).toBe(true);
+    // A dry run's words for what each count would do, as apply's and adjust's dry runs say them.
     expect(
-      evaluated.results.map(({ petId, counted, quantity }) => [petId, counted, quantity]),
+      evaluated.results.map(({ petId, outcome, counted, quantity }) => [
+        petId,
+        outcome,
+        counted,
+        quantity,
+      ]),
     ).toEqual([
-      [16, 10, 10],
-      [17, 4, 4],
-      [18, 0, 0],
-      [19, 0, 0],
-      [20, 0, 0],
+      [16, "unchanged", 10, 10],
+      [17, "would_change", 4, 4],
+      [18, "would_change", 0, 0],
+      [19, "would_change", 0, 0],
+      [20, "would_change", 0, 0],
     ]);
     expect((await quantities(env())).get(18)).toBe(10);
     const posted = await runCli([...args, "--yes"], {
@@ -220,6 +226,41 @@ describe("a counting session from stdin", () => {
     const now = await quantities(env());
     expect([16, 17, 18, 19, 20].map((petId) => now.get(petId))).toEqual([10, 4, 0, 0, 0]);
     expect(posted.stderr).toContain("a full stocktake of 5 pets (sold), as of seq");
+  });
+
+  it("with nothing counted, --json prints apply's report of nothing: exit 0, the session stays open", async () => {
+    const empty = await runCli(["inventory", "apply", "-", "--format", "json", "--json"], {
+      env: env(),
+      input: "[]",
+    });
+    const emptyDryRun = await runCli(
+      ["inventory", "apply", "-", "--format", "json", "--json", "--dry-run"],
+      { env: env(), input: "[]" },
+    );
+    expect(JSON.parse(empty.stdout)).toEqual({
+      changed: 0,
+      unchanged: 0,
+      failed: 0,
+      notAttempted: 0,
+      results: [],
+    });
+    for (const [flag, apply] of [
+      ["--yes", empty],
+      ["--dry-run", emptyDryRun],
+    ] as const) {
+      const state = newState();
+      const counted = await runCli(["inventory", "count", flag, "--json"], {
+        env: { ...env(), XDG_STATE_HOME: state },
+        input: "done\n",
+      });
+      expect(counted.code).toBe(0);
+      expect(counted.stdout).toBe(apply.stdout);
+      const id = sessionIdIn(counted.stderr);
+      expect(counted.stderr).toContain(
+        `nothing counted: session ${id} stays open (petstore inventory count --resume ${id})\n`,
+      );
+      expect(journal(state, id).map((entry) => entry.type)).toEqual(["session"]);
+    }
   });
 
   it("lists its sessions, open and posted", async () => {
@@ -348,6 +389,24 @@ describe("a paper count sheet", () => {
     expect(posted.stderr).toMatch(
       /^error: changes\[0\]\.asOf 999999 is after the latest change \(seq \d+\): a count is as of a seq a read of the inventory gave \(Inventory-Seq\); nothing was changed \(invalid_body, HTTP 400\)\nhint: the server rejected the request as invalid: its message above says what it rejected\n$/,
     );
+    expect(await quantities(env())).toEqual(before);
+  });
+
+  it("refuses a JSON row with a field it does not know: exit 2 naming it, nothing changed", async () => {
+    const before = await quantities(env());
+    const result = await runCli(["inventory", "apply", "-", "--format", "json", "--as-of", "1"], {
+      env: env(),
+      input: '[{"petId": 16, "quantity": 1}, {"petId": 17, "counted": 2}]',
+    });
+    expect(result).toEqual({
+      code: 2,
+      stdout: "",
+      stderr:
+        "error: stdin has 2 problems:\n" +
+        '  entry 2 (line 1): unknown field "counted" (allowed: petId, quantity, status)\n' +
+        "  entry 2 (line 1): missing quantity\n" +
+        "hint: fix the file and run again; nothing was applied\n",
+    });
     expect(await quantities(env())).toEqual(before);
   });
 

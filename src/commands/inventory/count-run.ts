@@ -41,7 +41,7 @@ import type { CommandContext } from "../../program/factory.js";
 import { claimRun } from "../../program/interrupts.js";
 import { countOf } from "../../text/plural.js";
 import { runBatchJob } from "./batch-job.js";
-import { countJob } from "./count-job.js";
+import { countJob, type CountPosting } from "./count-job.js";
 
 /** The options of `inventory count`, as its command definition parses them. */
 export interface InventoryCountOptions {
@@ -429,10 +429,27 @@ async function review(
   const { id } = session.header;
   const rows = session.review();
   const interactive = context.input.terminal !== undefined;
+  const dryRun = options.dryRun === true;
+  const posting: CountPosting = {
+    name: `session ${id}`,
+    dryRun,
+    atomic: true,
+    reason: options.reason ?? fittedReason(`stocktake ${id}`),
+    json: options.json === true,
+    sessionId: id,
+  };
   if (rows.length === 0) {
     io.err.write(
       `nothing counted: session ${id} stays open (petstore inventory count --resume ${id})\n`,
     );
+    // --json reports nothing done as apply's does for an empty file, through the same job:
+    // zero counts and no results. Posting nothing, it leaves the session open.
+    if (posting.json) {
+      await runBatchJob(
+        countJob(() => Promise.resolve([]), posting, io),
+        context,
+      );
+    }
     return;
   }
   // At a terminal, the review to decide on; from stdin, its totals (the report lists each).
@@ -444,7 +461,6 @@ async function review(
       "count the store in parts: one session per aisle or per status (--full --status S)",
     );
   }
-  const dryRun = options.dryRun === true;
   if (interactive && options.yes !== true && !dryRun) {
     const answer = await ask(context, `Post ${countOf(rows.length, "count")}? [y/N] `);
     if (!/^y(es)?$/i.test(answer.trim())) {
@@ -461,19 +477,11 @@ async function review(
     asOf: pet.read.asOf,
     ref: countRef(id, pet.petId),
   }));
-  const reason = options.reason ?? fittedReason(`stocktake ${id}`);
   const posted = { complete: false };
   await runBatchJob(
     countJob(
       () => Promise.resolve(counts),
-      {
-        name: `session ${id}`,
-        dryRun,
-        atomic: true,
-        reason,
-        json: options.json === true,
-        sessionId: id,
-      },
+      posting,
       io,
       (report) => {
         posted.complete =
