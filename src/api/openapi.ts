@@ -348,7 +348,7 @@ export function buildOpenApiDocument() {
             },
             "400": errorResponse(
               400,
-              "A change breaks a rule (the message names it: `changes[3].delta`), a count's `asOf` is later than the latest change (the message names the latest seq), the body is not a batch or not JSON (`invalid_json`), or Idempotency-Key or X-Change-Reason is malformed (`invalid_header`): nothing was changed. A server older than counts answers a count change 400 `invalid_body` too, naming `count` as no field of a change",
+              "A change breaks a rule (the message names it: `changes[3].delta`), an object of the body names a field twice, a count's `asOf` is later than the latest change (the message names the latest seq), the body is not a batch or not JSON (`invalid_json`), or Idempotency-Key or X-Change-Reason is malformed (`invalid_header`): nothing was changed. A server older than counts answers a count change 400 `invalid_body` too, naming `count` as no field of a change",
               { ...invalidBatchExamples, ...invalidHeaderExamples, ...invalidReasonExamples },
             ),
             "401": responses.unauthorized,
@@ -482,7 +482,7 @@ export function buildOpenApiDocument() {
             },
             "400": errorResponse(
               400,
-              "The body is missing required fields or contains invalid values, the petId is not a positive int64, or If-Match, Idempotency-Key or X-Change-Reason is malformed (`invalid_header`)",
+              "The body is missing required fields, contains invalid values (a fraction too, however close to a whole number: `5.0` is 5, `5.000000000000001` is refused) or names a field twice, the petId is not a positive int64, or If-Match, Idempotency-Key or X-Change-Reason is malformed (`invalid_header`)",
               { ...invalidBodyExamples, ...invalidHeaderExamples, ...invalidReasonExamples },
             ),
             "401": responses.unauthorized,

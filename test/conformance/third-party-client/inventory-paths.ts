@@ -462,7 +462,7 @@ export interface operations {
           "application/json": components["schemas"]["BatchResponse"];
         };
       };
-      /** @description A change breaks a rule (the message names it: `changes[3].delta`), a count's `asOf` is later than the latest change (the message names the latest seq), the body is not a batch or not JSON (`invalid_json`), or Idempotency-Key or X-Change-Reason is malformed (`invalid_header`): nothing was changed. A server older than counts answers a count change 400 `invalid_body` too, naming `count` as no field of a change */
+      /** @description A change breaks a rule (the message names it: `changes[3].delta`), an object of the body names a field twice, a count's `asOf` is later than the latest change (the message names the latest seq), the body is not a batch or not JSON (`invalid_json`), or Idempotency-Key or X-Change-Reason is malformed (`invalid_header`): nothing was changed. A server older than counts answers a count change 400 `invalid_body` too, naming `count` as no field of a change */
       400: {
         headers: {
           [name: string]: unknown;
@@ -750,7 +750,7 @@ export interface operations {
           "application/json": components["schemas"]["InventoryItem"];
         };
       };
-      /** @description The body is missing required fields or contains invalid values, the petId is not a positive int64, or If-Match, Idempotency-Key or X-Change-Reason is malformed (`invalid_header`) */
+      /** @description The body is missing required fields, contains invalid values (a fraction too, however close to a whole number: `5.0` is 5, `5.000000000000001` is refused) or names a field twice, the petId is not a positive int64, or If-Match, Idempotency-Key or X-Change-Reason is malformed (`invalid_header`) */
       400: {
         headers: {
           [name: string]: unknown;
