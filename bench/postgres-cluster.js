@@ -37,7 +37,7 @@ function ensurePostgresUser() {
 
 /**
  * Starts a cluster; `cores` (a taskset list such as "1") pins the server and every backend
- * it forks. Resolves { url(database), createDatabase(name), destroy() }.
+ * it forks. Resolves { url(database), pid(), createDatabase(name), destroy() }.
  */
 export async function startBenchCluster({ cores } = {}) {
   const EmbeddedPostgres = await loadEmbeddedPostgres();
@@ -77,6 +77,8 @@ export async function startBenchCluster({ cores } = {}) {
     `postgres://postgres:${PASSWORD}@/${database}?host=${encodeURIComponent(dataDir)}`;
   return {
     url,
+    /** The postmaster's process id (its backends are its children). */
+    pid: () => Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]),
     async createDatabase(name) {
       const client = new pg.Client({ connectionString: url("postgres") });
       await client.connect();

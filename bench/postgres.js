@@ -8,11 +8,11 @@ import { hasPgBouncer, startBenchPgBouncer } from "./pgbouncer.js";
 import { startBenchCluster } from "./postgres-cluster.js";
 
 /**
- * CPU time (user + system, children's included) of every PostgreSQL process so far, in
- * milliseconds: the postmaster and its backends, whichever cluster they belong to (the
- * benchmark runs one at a time).
+ * CPU time (user + system, reaped children's included) of the cluster whose postmaster is
+ * `postmaster`, so far, in milliseconds: the postmaster and every process it forked (backends,
+ * WAL writer, checkpointer, autovacuum), and no other PostgreSQL the machine runs.
  */
-function postgresCpuMs() {
+function postgresCpuMs(postmaster) {
   let ticks = 0;
   for (const pid of readdirSync("/proc")) {
     if (!/^[0-9]+$/.test(pid)) continue;
@@ -22,8 +22,8 @@ function postgresCpuMs() {
     } catch {
       continue; // ended meanwhile
     }
-    if (!stat.startsWith(`${pid} (postgres) `)) continue;
     const fields = stat.split(") ")[1].split(" ");
+    if (Number(pid) !== postmaster && Number(fields[1]) !== postmaster) continue;
     ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
   }
   return (ticks * 1000) / 100; // clock ticks of 10 ms
@@ -34,13 +34,13 @@ function postgresCpuMs() {
  * database, which shares its core with the load generator. Each round's figure is pushed
  * onto `into`.
  */
-function withPostgresCpu(load, into) {
+function withPostgresCpu(postmaster, load, into) {
   return async (options) => {
     // compare()'s warm-up round names its own duration; the measured rounds do not.
     if (options?.duration !== undefined) return load(options);
-    const before = postgresCpuMs();
+    const before = postgresCpuMs(postmaster);
     const result = await load(options);
-    into.push(((postgresCpuMs() - before) * 1000) / Math.max(1, result.requests));
+    into.push(((postgresCpuMs(postmaster) - before) * 1000) / Math.max(1, result.requests));
     return result;
   };
 }
@@ -85,7 +85,11 @@ export async function postgresBenchmarks(tools) {
       0.8,
       `PostgreSQL: GET /v1/inventory, ${pets.toLocaleString("en-US")} pets`,
       "bare node:http, same bytes",
-      withPostgresCpu((options) => load(ours, "/v1/inventory", options), databaseCpu.get),
+      withPostgresCpu(
+        cluster.pid(),
+        (options) => load(ours, "/v1/inventory", options),
+        databaseCpu.get,
+      ),
       (options) => load(ceiling, "/v1/inventory", options),
     );
     await ours.stop();
@@ -102,10 +106,12 @@ export async function postgresBenchmarks(tools) {
       `PostgreSQL: PATCH /v1/inventory/{random of ${pets.toLocaleString("en-US")}}`,
       "node:http + pg, synchronous_commit on",
       withPostgresCpu(
+        cluster.pid(),
         (options) => load(patchOurs, "/", { requests: tools.patchRequests(pets), ...options }),
         databaseCpu.patch,
       ),
       withPostgresCpu(
+        cluster.pid(),
         (options) => load(minimal, "/", { requests: tools.patchRequests(pets), ...options }),
         databaseCpu.minimal,
       ),

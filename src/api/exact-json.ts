@@ -111,12 +111,12 @@ export function exactInteger(text: string): bigint | undefined {
  * anything: parse it too.
  */
 export function repeatedName(text: string): string | undefined {
-  /** The names of each object open at this point, innermost last. */
-  const open: Set<string>[] = [];
+  /** Each object open at this point, innermost last: its names, once it has one. */
+  const open: (Set<string> | undefined)[] = [];
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
     if (code === OPEN_BRACE) {
-      open.push(new Set());
+      open.push(undefined);
     } else if (code === CLOSE_BRACE) {
       open.pop();
     } else if (code === QUOTE) {
@@ -127,12 +127,13 @@ export function repeatedName(text: string): string | undefined {
       // A name is the string a colon follows (after white space) inside an object.
       let next = close + 1;
       while (next < text.length && text.charCodeAt(next) <= 0x20) next++;
-      const names = open.at(-1);
-      if (names === undefined || text.charCodeAt(next) !== COLON) continue;
+      if (open.length === 0 || text.charCodeAt(next) !== COLON) continue;
       const token = text.slice(start, close + 1);
       const name = token.includes("\\") ? (JSON.parse(token) as string) : token.slice(1, -1);
+      const names = open.at(-1) ?? new Set<string>();
       if (names.has(name)) return name;
       names.add(name);
+      open[open.length - 1] = names;
     }
   }
   return undefined;
@@ -144,12 +145,26 @@ export function repeatedName(text: string): string | undefined {
  * integer JavaScript holds exactly made that number: `5.0` is 5, as JSON Schema counts it and
  * as JSON.parse gave before, while `2.5`, `2147483647.0000001` (which JSON.parse rounds to an
  * integer) and int64s past 2^53 stay LosslessNumbers, which no number check of ours takes for
- * a safe integer. Throws SyntaxError on text that is not JSON.
+ * a safe integer. Throws SyntaxError on text that is not JSON (whatever names it repeats), and
+ * RangeError on JSON nested deeper than the parser's stack holds.
  */
 export function parseRequestJson(text: string): unknown {
-  const name = repeatedName(text);
-  if (name !== undefined) throw new RepeatedNameError(name);
-  return mayHoldInexactNumber(text) ? plainIntegers(parse(text)) : JSON.parse(text);
+  // A leading byte order mark is looked past, as RFC 8259 lets a reader (and Fastify did).
+  const json = text.startsWith("\uFEFF") ? text.slice(1) : text;
+  let value: unknown;
+  try {
+    value = mayHoldInexactNumber(json) ? plainIntegers(parse(json)) : JSON.parse(json);
+  } catch (error) {
+    // lossless-json refuses a repeated name as it refuses text that is not JSON: the native
+    // parser tells them apart (and throws for the latter).
+    JSON.parse(json);
+    const repeated = repeatedName(json);
+    if (repeated !== undefined) throw new RepeatedNameError(repeated);
+    throw error;
+  }
+  const repeated = repeatedName(json);
+  if (repeated !== undefined) throw new RepeatedNameError(repeated);
+  return value;
 }
 
 /** A request body names something twice in one object. */
@@ -162,12 +177,13 @@ export class RepeatedNameError extends Error {
   }
 }
 
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
 function plainIntegers(value: unknown): unknown {
   if (isLosslessNumber(value)) {
     const integer = exactInteger(value.value);
-    return integer !== undefined &&
-      integer >= BigInt(Number.MIN_SAFE_INTEGER) &&
-      integer <= BigInt(Number.MAX_SAFE_INTEGER)
+    return integer !== undefined && integer >= MIN_SAFE && integer <= MAX_SAFE
       ? Number(integer)
       : value;
   }

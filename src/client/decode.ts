@@ -181,8 +181,9 @@ export function decodeInventoryChanges(value: unknown): InventoryChange[] {
   });
 }
 
+/** A safe integer, but -0 (which the checks below read as 0, through its text). */
 const isSafeNumber = (value: unknown): value is number =>
-  typeof value === "number" && Number.isSafeInteger(value);
+  typeof value === "number" && Number.isSafeInteger(value) && !Object.is(value, -0);
 
 const isTextOrNull = (value: unknown): value is string | null =>
   value === null || typeof value === "string";

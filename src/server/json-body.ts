@@ -21,7 +21,9 @@ export function readJsonBodies(app: FastifyInstance, bodyLimit?: number): void {
         done(
           error instanceof RepeatedNameError
             ? new HttpError(400, ERROR_CODES.invalidBody, error.message)
-            : new HttpError(400, ERROR_CODES.invalidJson, "the body is not valid JSON"),
+            : error instanceof RangeError
+              ? new HttpError(400, ERROR_CODES.invalidBody, "the body is nested too deeply")
+              : new HttpError(400, ERROR_CODES.invalidJson, "the body is not valid JSON"),
         );
       }
     },

@@ -143,7 +143,7 @@ describe("exactInteger", () => {
     expect(exactInteger(text)).toBeUndefined();
   });
 
-  it("agrees with Number where Number is exact", () => {
+  it("reads n × 10^k exactly, and finds no integer in n plus a small fraction", () => {
     fc.assert(
       fc.property(
         fc.integer({ min: -1e6, max: 1e6 }),

@@ -52,6 +52,11 @@ describe("decodeChangeFeedPage", () => {
     ]);
   });
 
+  it("reads -0 as 0, as the checked reading of the same record does", () => {
+    const body = page([record("1").replace('"quantity":7', '"quantity":-0')], "1");
+    expect(Object.is(decodeChangeFeedPage(body, 0n, 10).changes[0]?.quantity, 0)).toBe(true);
+  });
+
   it("takes an empty page whose next is the cursor asked after", () => {
     expect(decodeChangeFeedPage(page([], "17"), 17n, 100)).toEqual({ changes: [], next: 17n });
   });

@@ -338,6 +338,16 @@ describe("POST /v1/inventory/batch: refusals change nothing", () => {
     );
   });
 
+  it("400 for JSON nested deeper than a parser's stack holds, not a 500", async () => {
+    const depth = 50_000;
+    await expectRefused(
+      `{"changes":[{"petId":1,"delta":1,"ref":${"[".repeat(depth)}1.5${"]".repeat(depth)}}]}`,
+      400,
+      "invalid_body",
+      /^the body is nested too deeply$/,
+    );
+  });
+
   it("400 invalid_json for a body that is not JSON", async () => {
     await expectRefused('{"changes": [', 400, "invalid_json", /not valid JSON/);
   });

@@ -131,12 +131,22 @@ describe("PATCH /v1/inventory/{petId}", () => {
     ["a prototype-poisoning body", '{"quantity": 5, "__proto__": {"x": 1}}'],
     // Written as text: JSON.parse rounds it to 2147483647, which would pass every check.
     ["a fraction a hair above the largest quantity", '{"quantity": 2147483647.0000001}'],
-    ["a fraction a hair above a small one", '{"quantity": 5.000000000000001}'],
+    // Also written as text: JSON.parse makes it exactly 5.
+    ["a fraction a hair above a small one", '{"quantity": 5.0000000000000001}'],
     ["an exponent that leaves a fraction", '{"quantity": 25e-1}'],
-    ["a whole number past 2^53", '{"quantity": 9007199254740993}'],
   ])("rejects %s with 400 invalid_body and changes nothing", async (_what, payload) => {
     expectError(await patch("1", payload), 400, "invalid_body");
     expect((await t.store.listInventory()).items[0]?.quantity).toBe(3);
+  });
+
+  it("reads a body that starts with a byte order mark, as RFC 8259 lets a reader", async () => {
+    const response = await patch("1", '\uFEFF{"quantity": 6}');
+    expect(response.statusCode).toBe(200);
+    expect(response.json<{ quantity: number }>().quantity).toBe(6);
+  });
+
+  it("answers text that is not JSON invalid_json, whatever names it repeats", async () => {
+    expectError(await patch("1", '{"quantity": 5, "quantity": 7'), 400, "invalid_json");
   });
 
   it("rejects a body that names quantity twice, whichever value comes last", async () => {
