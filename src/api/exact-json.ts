@@ -108,7 +108,7 @@ export function exactInteger(text: string): bigint | undefined {
  * and lossless-json refuses the text, so a request saying both `"quantity": 5` and
  * `"quantity": 7` would mean what its parser chose). Names compare as the strings they decode
  * to (`"a"` and `"\u0061"` are one name). Text that is not JSON gets no answer that means
- * anything: parse it too.
+ * anything: parse it first.
  */
 export function repeatedName(text: string): string | undefined {
   /** Each object open at this point, innermost last: its names, once it has one. */
@@ -140,9 +140,9 @@ export function repeatedName(text: string): string | undefined {
 }
 
 /**
- * A request body's JSON (PATCH's, a batch's): as parseExactJson reads it, refusing a name repeated in
- * one object (a RepeatedNameError), and with every LosslessNumber whose text stands for an
- * integer JavaScript holds exactly made that number: `5.0` is 5, as JSON Schema counts it and
+ * A request body's JSON (PATCH's, a batch's): as parseExactJson reads it, refusing a name
+ * repeated in one object (a RepeatedNameError), and with every LosslessNumber whose text stands
+ * for an integer JavaScript holds exactly made that number: `5.0` is 5, as JSON Schema counts it and
  * as JSON.parse gave before, while `2.5`, `2147483647.0000001` (which JSON.parse rounds to an
  * integer) and int64s past 2^53 stay LosslessNumbers, which no number check of ours takes for
  * a safe integer. Throws SyntaxError on text that is not JSON (whatever names it repeats), and
@@ -152,18 +152,19 @@ export function parseRequestJson(text: string): unknown {
   // A leading byte order mark is looked past, as RFC 8259 lets a reader (and Fastify did).
   const json = text.startsWith("\uFEFF") ? text.slice(1) : text;
   let value: unknown;
+  let failure: Error | undefined;
   try {
     value = mayHoldInexactNumber(json) ? plainIntegers(parse(json)) : JSON.parse(json);
   } catch (error) {
     // lossless-json refuses a repeated name as it refuses text that is not JSON: the native
-    // parser tells them apart (and throws for the latter).
+    // parser throws for the latter, and the names below tell the former.
     JSON.parse(json);
-    const repeated = repeatedName(json);
-    if (repeated !== undefined) throw new RepeatedNameError(repeated);
-    throw error;
+    // Both parsers throw only errors: SyntaxError, or RangeError for deep nesting.
+    failure = error as Error;
   }
   const repeated = repeatedName(json);
   if (repeated !== undefined) throw new RepeatedNameError(repeated);
+  if (failure !== undefined) throw failure;
   return value;
 }
 

@@ -46,16 +46,16 @@ type Fields = Readonly<Record<string, unknown>>;
 
 const STATUSES: ReadonlySet<string> = new Set(PET_STATUSES);
 
+/** Whether a parsed value is a JSON object (not an array, null, or a LosslessNumber). */
+function isFields(value: unknown): value is Fields {
+  return (
+    typeof value === "object" && value !== null && !Array.isArray(value) && !isLosslessNumber(value)
+  );
+}
+
 function object(value: unknown, path: string): Fields {
-  if (
-    typeof value !== "object" ||
-    value === null ||
-    Array.isArray(value) ||
-    isLosslessNumber(value)
-  ) {
-    throw new ShapeError(path, "an object");
-  }
-  return value as Fields;
+  if (!isFields(value)) throw new ShapeError(path, "an object");
+  return value;
 }
 
 function array(value: unknown, path: string): readonly unknown[] {
@@ -125,15 +125,8 @@ export function decodeInventoryQuantities(value: unknown): Map<bigint, number> {
   const quantities = new Map<bigint, number>();
   for (let index = 0; index < entries.length; index += 1) {
     const entry = entries[index];
-    if (
-      typeof entry !== "object" ||
-      entry === null ||
-      Array.isArray(entry) ||
-      isLosslessNumber(entry)
-    ) {
-      throw new ShapeError(`[${index}]`, "an object");
-    }
-    const { petId, quantity, status } = entry as Fields;
+    if (!isFields(entry)) throw new ShapeError(`[${index}]`, "an object");
+    const { petId, quantity, status } = entry;
     if (typeof status !== "string" || !STATUSES.has(status)) {
       throw new ShapeError(`[${index}].status`, `one of ${PET_STATUSES.join(", ")}`);
     }
@@ -195,8 +188,8 @@ const isTextOrNull = (value: unknown): value is string | null =>
  * when any field is otherwise, to be checked (and named when wrong) by checkedFeedChange.
  */
 function plainFeedChange(record: unknown): FeedChange | undefined {
-  if (typeof record !== "object" || record === null || Array.isArray(record)) return undefined;
-  const { seq, at, petId, previous, quantity, keyName, requestId, reason, ref } = record as Fields;
+  if (!isFields(record)) return undefined;
+  const { seq, at, petId, previous, quantity, keyName, requestId, reason, ref } = record;
   if (
     !isSafeNumber(seq) ||
     typeof at !== "string" ||
