@@ -7,7 +7,7 @@
  * same rules for the OpenAPI document; a test checks the two agree on examples.
  */
 import { isLosslessNumber } from "lossless-json";
-import { exactInteger } from "./exact-json.js";
+import { exactInteger, isJsonObject } from "./exact-json.js";
 import {
   MAX_BATCH_CHANGES,
   MAX_PET_ID,
@@ -30,12 +30,6 @@ function refuse(message: string): never {
   throw new Refusal(message);
 }
 
-function isObject(value: unknown): value is Readonly<Record<string, unknown>> {
-  return (
-    typeof value === "object" && value !== null && !Array.isArray(value) && !isLosslessNumber(value)
-  );
-}
-
 /**
  * An integer as the server's JSON reader gives it (api/exact-json.ts, parseRequestJson), by
  * JSON's number model (as JSON Schema and PATCH see it): a plain number (a safe integer), or a
@@ -56,7 +50,7 @@ function quantityField(value: unknown, path: string): number {
 }
 
 function readChange(value: unknown, path: string): BatchChange {
-  if (!isObject(value)) refuse(`${path} must be an object`);
+  if (!isJsonObject(value)) refuse(`${path} must be an object`);
   for (const field of Object.keys(value)) {
     if (!CHANGE_FIELDS.has(field)) {
       refuse(
@@ -142,7 +136,7 @@ function flag(value: unknown, name: string): boolean {
 /** Checks a parsed batch body (api/exact-json.ts) against every rule of a batch. */
 export function readBatchRequest(value: unknown): BatchReading {
   try {
-    if (!isObject(value)) refuse("the body must be an object with a changes array");
+    if (!isJsonObject(value)) refuse("the body must be an object with a changes array");
     for (const field of Object.keys(value)) {
       if (!BATCH_FIELDS.has(field)) {
         refuse(`${field.slice(0, 40)} is not a field of a batch (atomic, dryRun, changes)`);

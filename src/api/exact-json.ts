@@ -5,6 +5,16 @@
  */
 import { isLosslessNumber, parse } from "lossless-json";
 
+/**
+ * Whether a value the parsers above give is a JSON object: not an array, not null, and not a
+ * LosslessNumber (which is an object too).
+ */
+export function isJsonObject(value: unknown): value is Readonly<Record<string, unknown>> {
+  return (
+    typeof value === "object" && value !== null && !Array.isArray(value) && !isLosslessNumber(value)
+  );
+}
+
 const QUOTE = 0x22;
 const COLON = 0x3a;
 const OPEN_BRACE = 0x7b;

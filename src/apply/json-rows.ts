@@ -6,6 +6,7 @@
  * starts on.
  */
 import { isLosslessNumber, parse } from "lossless-json";
+import { isJsonObject } from "../api/exact-json.js";
 import type { CountProblem, RowLocation } from "./counts.js";
 
 const NEWLINE = 10;
@@ -145,12 +146,7 @@ export function readJsonEntries(
   const problems: CountProblem[] = [];
   value.forEach((entry: unknown, index) => {
     const location = { line: lines[index] ?? 1, entry: index + 1 };
-    if (
-      typeof entry !== "object" ||
-      entry === null ||
-      Array.isArray(entry) ||
-      isLosslessNumber(entry)
-    ) {
+    if (!isJsonObject(entry)) {
       problems.push({
         location,
         message: `expected an object ${shape.text}, found ${describeJsonValue(entry)}`,
@@ -162,7 +158,7 @@ export function readJsonEntries(
         problems.push({ location, message: unknownFieldProblem(name, shape.fields) });
       }
     }
-    visit(entry as Readonly<Record<string, unknown>>, location, index + 1);
+    visit(entry, location, index + 1);
   });
   return problems;
 }

@@ -3,7 +3,7 @@
  * exact (int64 ids become bigint), and a body of the wrong shape is reported by path.
  */
 import { isLosslessNumber, parse } from "lossless-json";
-import { parseExactJson } from "../api/exact-json.js";
+import { isJsonObject, parseExactJson } from "../api/exact-json.js";
 import { MAX_PET_ID } from "../api/limits.js";
 import {
   BATCH_OUTCOMES,
@@ -46,15 +46,8 @@ type Fields = Readonly<Record<string, unknown>>;
 
 const STATUSES: ReadonlySet<string> = new Set(PET_STATUSES);
 
-/** Whether a parsed value is a JSON object (not an array, null, or a LosslessNumber). */
-function isFields(value: unknown): value is Fields {
-  return (
-    typeof value === "object" && value !== null && !Array.isArray(value) && !isLosslessNumber(value)
-  );
-}
-
 function object(value: unknown, path: string): Fields {
-  if (!isFields(value)) throw new ShapeError(path, "an object");
+  if (!isJsonObject(value)) throw new ShapeError(path, "an object");
   return value;
 }
 
@@ -125,7 +118,7 @@ export function decodeInventoryQuantities(value: unknown): Map<bigint, number> {
   const quantities = new Map<bigint, number>();
   for (let index = 0; index < entries.length; index += 1) {
     const entry = entries[index];
-    if (!isFields(entry)) throw new ShapeError(`[${index}]`, "an object");
+    if (!isJsonObject(entry)) throw new ShapeError(`[${index}]`, "an object");
     const { petId, quantity, status } = entry;
     if (typeof status !== "string" || !STATUSES.has(status)) {
       throw new ShapeError(`[${index}].status`, `one of ${PET_STATUSES.join(", ")}`);
@@ -188,7 +181,7 @@ const isTextOrNull = (value: unknown): value is string | null =>
  * when any field is otherwise, to be checked (and named when wrong) by checkedFeedChange.
  */
 function plainFeedChange(record: unknown): FeedChange | undefined {
-  if (!isFields(record)) return undefined;
+  if (!isJsonObject(record)) return undefined;
   const { seq, at, petId, previous, quantity, keyName, requestId, reason, ref } = record;
   if (
     !isSafeNumber(seq) ||
