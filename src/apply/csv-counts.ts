@@ -1,7 +1,7 @@
 /**
  * Counts from CSV: a header naming `petId` and `quantity` (any order, any case, other columns
- * ignored; a count sheet's `counted` column serves as `quantity`), one row per pet, read by
- * the one CSV reader (csv-rows.ts).
+ * ignored but a change's `delta`; a count sheet's `counted` column serves as `quantity`), one
+ * row per pet, read by the one CSV reader (csv-rows.ts).
  */
 import { readPetId, readQuantity } from "../api/limits.js";
 import type { CountProblem, CountRow, ParsedCounts } from "./counts.js";
@@ -11,6 +11,10 @@ const COUNT_COLUMNS = {
   required: ["petId", "quantity"],
   expectedHeader: "petId,quantity",
   aliases: { quantity: ["counted"] },
+  refused: {
+    delta:
+      "a file of counts holds quantities (petId,quantity) and a delta is a change: apply changes with `petstore inventory adjust --file`, or take the column out of this file",
+  },
 } as const;
 
 /**

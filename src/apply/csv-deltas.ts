@@ -1,6 +1,6 @@
 /**
  * Changes from CSV: a header naming `petId` and `delta`, and optionally `ref` (any order, any
- * case, other columns ignored), read by the one CSV reader (csv-rows.ts).
+ * case, other columns ignored but a count's), read by the one CSV reader (csv-rows.ts).
  */
 import { readPetId } from "../api/limits.js";
 import type { CountProblem } from "./counts.js";
@@ -13,10 +13,17 @@ import {
   type ParsedDeltas,
 } from "./deltas.js";
 
+const COUNT_IN_CHANGES =
+  "a file of changes holds deltas (petId,delta,ref) and a quantity is a count: post counts with `petstore inventory apply`, or take the column out of this file";
+
 const DELTA_COLUMNS = {
   required: ["petId", "delta"],
   optional: ["ref"],
   expectedHeader: DELTAS_CSV_HEADER,
+  refused: {
+    quantity: COUNT_IN_CHANGES,
+    counted: COUNT_IN_CHANGES,
+  },
 } as const;
 
 /** Parses and validates CSV changes; an empty `ref` cell means none. */

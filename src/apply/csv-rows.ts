@@ -1,8 +1,10 @@
 /**
  * The one CSV reader of the files people hand to the CLI (counts for `apply`, changes for
  * `adjust --file`): csv-parse reads the text; this finds the columns the header names (any
- * order, any case, other columns ignored) and the line each record starts on, and hands each
- * data record to the caller. A BOM, CRLF line ends, blank lines and all-empty rows are
+ * order, any case; other columns ignored, as a till's export or a count sheet has its own,
+ * except a column the other kind of file reads: a `quantity` beside `delta` says the file may
+ * not be what the command takes) and the line each record starts on, and hands each data
+ * record to the caller. A BOM, CRLF line ends, blank lines and all-empty rows are
  * tolerated. A file whose header is separated by semicolons or tabs (a spreadsheet's export in
  * many European locales) is refused naming its separator, rather than as a missing column.
  */
@@ -17,6 +19,12 @@ export interface CsvColumns<Required extends string, Optional extends string = n
   expectedHeader: string;
   /** Other names a required column may go by (a count sheet's `counted` for `quantity`). */
   aliases?: Partial<Record<Required, readonly string[]>>;
+  /**
+   * Columns of the other kind of file, refused rather than ignored (names in lower case), each
+   * with what to do instead: `petId,delta,quantity` given to `adjust --file` would add the
+   * deltas and drop the quantities without a word.
+   */
+  refused?: Readonly<Record<string, string>>;
 }
 
 /** Where each column is in the file; -1 for an optional column the header does not name. */
@@ -112,10 +120,18 @@ function columnIndexes<Required extends string, Optional extends string>(
   const names = header.map((name) => name.toLowerCase());
   const indexes: Record<string, number> = {};
   const aliases: Partial<Record<string, readonly string[]>> = columns.aliases ?? {};
+  for (const [index, name] of names.entries()) {
+    const instead = columns.refused?.[name];
+    if (instead !== undefined) return `the header has a ${header[index]} column: ${instead}`;
+  }
   const find = (column: string, required: boolean): string | undefined => {
-    const name = [column, ...(aliases[column] ?? [])].find((candidate) =>
+    const named = [column, ...(aliases[column] ?? [])].filter((candidate) =>
       names.includes(candidate.toLowerCase()),
     );
+    if (named.length > 1) {
+      return `the header has both ${named.join(" and ")} columns, which both name the ${column}: keep one`;
+    }
+    const name = named[0];
     const index = name === undefined ? -1 : names.indexOf(name.toLowerCase());
     if (index === -1) {
       indexes[column] = -1;

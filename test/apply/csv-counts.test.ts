@@ -103,6 +103,29 @@ describe("parseCsvCounts", () => {
     ]);
   });
 
+  it("refuses a delta column, naming the command that applies changes", () => {
+    expect(parseCsvCounts("petId,quantity,delta\n1,5,-1\n")).toEqual({
+      rows: [],
+      problems: [
+        {
+          location: { line: 1 },
+          message:
+            "the header has a delta column: a file of counts holds quantities (petId,quantity) and a delta is a change: apply changes with `petstore inventory adjust --file`, or take the column out of this file",
+        },
+      ],
+    });
+  });
+
+  it("refuses a quantity and a counted column together: either could be the count", () => {
+    expect(parseCsvCounts("petId,quantity,counted\n1,5,4\n").problems).toEqual([
+      {
+        location: { line: 1 },
+        message:
+          "the header has both quantity and counted columns, which both name the quantity: keep one",
+      },
+    ]);
+  });
+
   it("reports a file without a header", () => {
     expect(parseCsvCounts("").problems).toEqual([
       { location: { line: 1 }, message: "no header: expected a first line petId,quantity" },

@@ -84,12 +84,36 @@ describe("parseCsvDeltas", () => {
   });
 
   it("says what the header lacks", () => {
-    expect(parseCsvDeltas("petId,quantity\n1,5\n").problems).toEqual([
+    expect(parseCsvDeltas("petId,amount\n1,5\n").problems).toEqual([
       {
         location: { line: 1 },
         message:
-          "the header has no delta column (it has: petId,quantity); expected a header line petId,delta,ref",
+          "the header has no delta column (it has: petId,amount); expected a header line petId,delta,ref",
       },
+    ]);
+  });
+
+  // Other columns are ignored (a till's export has its own), but not a count's: the deltas
+  // would be added and the counts dropped without a word.
+  it.each([
+    ["a quantity beside the delta", "petId,delta,quantity\n1,-1,5\n", "quantity"],
+    ["a file of counts", "petId,Quantity\n1,5\n", "Quantity"],
+    ["a count sheet's column", "petId,book,counted,delta\n1,4,5,1\n", "counted"],
+  ])("refuses %s, naming the command that posts counts", (_, text, column) => {
+    expect(parseCsvDeltas(text)).toEqual({
+      rows: [],
+      problems: [
+        {
+          location: { line: 1 },
+          message: `the header has a ${column} column: a file of changes holds deltas (petId,delta,ref) and a quantity is a count: post counts with \`petstore inventory apply\`, or take the column out of this file`,
+        },
+      ],
+    });
+  });
+
+  it("still reads a till's own columns beside the changes", () => {
+    expect(parseCsvDeltas("sku,petId,name,delta,ref\nA-1,3,Rex,-1,t1\n").rows).toEqual([
+      { petId: 3n, delta: -1, ref: "t1", location: { line: 2 }, row: 1 },
     ]);
   });
 });

@@ -270,8 +270,14 @@ describe("adjust --file: a day's sales, exactly once", () => {
   });
 });
 
-describe("adjust --file: a JSON row with a field it does not know", () => {
+describe("adjust --file: a row with a field it does not know, or a count's", () => {
   it.each([
+    [
+      "ambiguous.csv",
+      "petId,delta,quantity,ref\n1,-1,5,zz1\n",
+      [],
+      "line 1: the header has a quantity column: a file of changes holds deltas (petId,delta,ref) and a quantity is a count: post counts with `petstore inventory apply`, or take the column out of this file",
+    ],
     [
       "ambiguous.json",
       '[{"petId":1,"delta":-1,"quantity":5,"ref":"zz1"}]',

@@ -187,6 +187,11 @@ describe("apply refuses bad input and too many changes, changing nothing", () =>
       "petId,count\n1,5\n",
       "no-column.csv line 1: the header has no quantity column",
     ],
+    [
+      "sales.csv",
+      "petId,quantity,delta\n1,5,-1\n",
+      "sales.csv line 1: the header has a delta column: a file of counts holds quantities (petId,quantity) and a delta is a change: apply changes with `petstore inventory adjust --file`",
+    ],
     ["short-row.csv", "petId,quantity\n1,5\n2\n", "short-row.csv line 3: missing quantity"],
     [
       "duplicate.csv",
