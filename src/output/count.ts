@@ -81,6 +81,33 @@ function countName(result: CountResult): string {
   return `pet ${result.count.petId}${where}`;
 }
 
+/** How many pets a note names before "and N more". */
+const PETS_NAMED = 5;
+
+/**
+ * The note after posting a file of counts some of which were posted before (their refs): they
+ * were not applied again, whatever the file says of them now, and a count corrected since is
+ * corrected by its difference. Empty when none was.
+ */
+export function postedBeforeNote(results: readonly CountResult[], dryRun: boolean): string {
+  const before = results.filter((result) => result.outcome === "duplicate");
+  const first = before[0];
+  if (first === undefined) return "";
+  const named = before
+    .slice(0, PETS_NAMED)
+    .map((result) => result.count.petId.toString())
+    .join(", ");
+  const more = before.length > PETS_NAMED ? ` and ${before.length - PETS_NAMED} more` : "";
+  const one = before.length === 1;
+  const pets = `${one ? "pet" : "pets"} ${named}${more}`;
+  const them = one ? "it" : "them";
+  return (
+    `note: ${countOf(before.length, "count")} (${pets}) ${one ? "was" : "were"} posted before as of seq ${first.count.asOf}: ` +
+    `a count is applied once, so this run ${dryRun ? "would not apply" : "did not apply"} ${them} again, whatever the file says now; ` +
+    `if ${one ? "it" : "one"} was corrected since it was posted, add the difference: petstore inventory adjust PETID DELTA\n`
+  );
+}
+
 function resultJson(result: CountResult, dryRun: boolean): unknown {
   const { count } = result;
   return {

@@ -375,6 +375,20 @@ describe("a paper count sheet", () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ changed: 0, unchanged: 2 });
     now = await quantities(env());
     expect([now.get(16), now.get(17)]).toEqual([8, 3]);
+
+    // One cell corrected (16: 7, not 8) and the sheet posted again: a count is applied once,
+    // so nothing changes, and the note says so and how to correct it.
+    writeFileSync(path, filled.replace("\n16,sold,10,8\n", "\n16,sold,10,7\n"));
+    const corrected = await runCli(["inventory", "apply", path, "--as-of", asOf ?? ""], {
+      env: env(),
+    });
+    expect(corrected.code).toBe(0);
+    expect(corrected.stdout).toBe(`${path}: 0 changed, 2 unchanged (2 posted before), 0 failed\n`);
+    expect(corrected.stderr).toBe(
+      `note: 2 counts (pets 16, 17) were posted before as of seq ${asOf}: a count is applied once, so this run did not apply them again, whatever the file says now; if one was corrected since it was posted, add the difference: petstore inventory adjust PETID DELTA\n`,
+    );
+    now = await quantities(env());
+    expect([now.get(16), now.get(17)]).toEqual([8, 3]);
   });
 
   it("posted as of a seq the store has not reached (a mistyped seq, another store's sheet): exit 6 naming the latest, nothing changed", async () => {

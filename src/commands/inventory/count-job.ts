@@ -14,7 +14,7 @@ import {
 import { MAX_BATCH_CHANGES } from "../../api/limits.js";
 import { isCountsRefusal } from "../../client/batch-errors.js";
 import { UsageError } from "../../errors.js";
-import { writeCountReport } from "../../output/count.js";
+import { postedBeforeNote, writeCountReport } from "../../output/count.js";
 import type { IoStreams } from "../../output/io-streams.js";
 import { countOf } from "../../text/plural.js";
 import type { BatchJob } from "./batch-job.js";
@@ -95,6 +95,11 @@ export function countJob(
         io,
         posting.dryRun,
       );
+      // A session's counts come from its journal and post the same numbers again; a file's
+      // may have been edited since it was posted.
+      if (posting.sessionId === undefined) {
+        io.err.write(postedBeforeNote(report.results, posting.dryRun));
+      }
     },
     incomplete(report) {
       if (report.failed === 0 && report.notAttempted === 0) return undefined;
