@@ -19,6 +19,10 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   process.exit(exit.code);
 });
 
+// Messages that cannot be written (stderr on a full disk) cannot be told of either: the exit
+// code still says how the run ended, which is what a script branches on.
+process.stderr.on("error", () => undefined);
+
 // SIGINT/SIGTERM go to the command that claimed them (`inventory apply` stops cleanly and
 // reports). Otherwise the process ends at once with 130/143, as with Node's default handling,
 // unless another handler took the signal over (`serve` closes gracefully by itself).

@@ -2,7 +2,8 @@
  * stdout that cannot be written, end to end: the real binary with its stdout on /dev/full
  * (every write fails with ENOSPC, as on a full disk) is exit 2 with one `error:` line and its
  * hint, never a stack trace, whatever the command; a cursor file is not moved past what was
- * not written. A reader that went away (EPIPE) is still no error.
+ * not written. A reader that went away (EPIPE) is still no error. With stderr on /dev/full the
+ * messages are lost, but the exit code is still the run's.
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -54,7 +55,7 @@ const ENOSPC_EXIT: CliResult = {
     "hint: what was printed is incomplete; make room where stdout goes, or send it elsewhere (a change the command sent was made all the same)\n",
 };
 
-describe.skipIf(!existsSync(FULL))("stdout on a full device (/dev/full)", () => {
+describe.skipIf(!existsSync(FULL))("stdout or stderr on a full device (/dev/full)", () => {
   const { env } = serverForBlock([
     { petId: 1, name: "Rex", status: "available", quantity: 3 },
     { petId: 2, name: "Tom", status: "sold", quantity: 0 },
@@ -106,6 +107,24 @@ describe.skipIf(!existsSync(FULL))("stdout on a full device (/dev/full)", () => 
     );
     expect(following).toEqual(ENOSPC_EXIT);
     expect(readFileSync(cursor, "utf8")).toBe("1\n");
+  });
+
+  it.each([
+    ["a pet not found: exit 5, as with stderr writable", ["inventory", "get", "999"], 5, ""],
+    ["a bad argument: exit 2", ["inventory", "get", "x"], 2, ""],
+    ["the data still goes to stdout: exit 0", ["inventory", "get", "1"], 0, "1\t3\tavailable\n"],
+  ])("stderr on /dev/full, %s", async (_name, args, code, stdout) => {
+    assertBuilt();
+    const fd = openSync(FULL, "w");
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...childEnv(), XDG_STATE_HOME: join(temp.dir, "state"), ...env() },
+      stdio: ["ignore", "pipe", fd],
+    });
+    closeSync(fd);
+    let out = "";
+    child.stdout?.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    const [exit] = (await once(child, "close")) as [number | null];
+    expect({ exit, out }).toEqual({ exit: code, out: stdout });
   });
 
   it("a reader gone (EPIPE) is still no error: exit 0, nothing on stderr", async () => {
