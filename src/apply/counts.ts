@@ -1,4 +1,5 @@
 /** Desired stock counts read from a file, and the problems found while validating one. */
+import type { CountSheet } from "./count-sheet.js";
 
 /** The formats a counts file can have. */
 export const COUNTS_FORMATS = ["csv", "json"] as const;
@@ -28,6 +29,8 @@ export interface CountProblem {
 export interface ParsedCounts {
   rows: CountRow[];
   problems: CountProblem[];
+  /** Present when the file is a count sheet (count-sheet.ts): posted with `--as-of` only. */
+  sheet?: CountSheet | undefined;
 }
 
 /** "line 3", or "entry 2 (line 5)" for a JSON array entry. */

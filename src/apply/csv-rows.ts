@@ -230,13 +230,17 @@ function withoutHeading(text: string): { lines: number; rest: string } {
  * Reads CSV with a header naming `columns`, and calls `visit` for every data record in file
  * order (blank lines and all-empty rows skipped, and not counted as rows; a heading of lines
  * starting with `#` before the header skipped); line numbers count the header as line 1, or
- * as the line after the heading. Returns where each column is, or the problem that stops the whole file
+ * as the line after the heading. `visit` is given where each column is and the header's names
+ * as written. Returns the problem that stops the whole file
  * (not CSV, no header, a required column missing).
  */
 export function readCsvRecords<Required extends string, Optional extends string = never>(
   text: string,
   columns: CsvColumns<Required, Optional>,
-  visit: (indexes: ColumnIndexes<Required | Optional>) => CsvRecordVisitor,
+  visit: (
+    indexes: ColumnIndexes<Required | Optional>,
+    header: readonly string[],
+  ) => CsvRecordVisitor,
 ): CountProblem | undefined {
   // csv-parse miscounts lines when a quoted field holds CRLF; plain LF counts right.
   const heading = withoutHeading(text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text);
@@ -266,7 +270,7 @@ export function readCsvRecords<Required extends string, Optional extends string 
       // The first record that is not empty is the header.
       const indexes = columnIndexes(record.record, columns);
       if (typeof indexes === "string") return { location: { line: start }, message: indexes };
-      onRecord = visit(indexes);
+      onRecord = visit(indexes, record.record);
     }
   }
   if (onRecord === undefined) {

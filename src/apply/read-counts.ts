@@ -4,6 +4,7 @@
  */
 import { extname } from "node:path";
 import { UsageError } from "../errors.js";
+import { shellWord } from "../text/shell-word.js";
 import {
   describeLocation,
   findDuplicates,
@@ -11,6 +12,7 @@ import {
   type CountRow,
   type CountsFormat,
 } from "./counts.js";
+import type { CountSheet } from "./count-sheet.js";
 import { parseCsvCounts } from "./csv-counts.js";
 import { parseJsonCounts } from "./json-counts.js";
 
@@ -100,17 +102,48 @@ export function problemsError(
 }
 
 /**
- * Parses and validates counts text; throws a UsageError naming every bad line. With
- * `blankIsNotCounted`, a CSV row with a blank quantity is a pet not counted (a count sheet).
+ * Parses and validates the counts text of `file` (a path, or - for stdin); throws a UsageError
+ * naming every bad line. Counts as of `asOf` (`apply --as-of`): a CSV row with a blank quantity
+ * is a pet not counted (a count sheet's). A count sheet (count-sheet.ts) is refused without
+ * `asOf`, and with another seq than its heading states: its counts set as they are would undo
+ * the sales made since it was printed.
  */
 export function parseCounts(
   text: string,
   format: CountsFormat,
-  name: string,
-  blankIsNotCounted = false,
+  file: string,
+  asOf?: bigint,
 ): CountRow[] {
-  const parsed = format === "csv" ? parseCsvCounts(text, blankIsNotCounted) : parseJsonCounts(text);
+  const name = sourceName(file);
+  const parsed =
+    format === "csv" ? parseCsvCounts(text, asOf !== undefined) : parseJsonCounts(text);
+  if (parsed.sheet !== undefined) checkSheetPosting(parsed.sheet, file, asOf);
   const problems = [...parsed.problems, ...findDuplicates(parsed.rows)];
   if (problems.length > 0) throw problemsError(name, problems);
   return parsed.rows;
+}
+
+/** Refuses a count sheet posted without `--as-of`, or as of another seq than its heading's. */
+function checkSheetPosting(sheet: CountSheet, file: string, asOf: bigint | undefined): void {
+  const name = sourceName(file);
+  const { headingSeq } = sheet;
+  const post = `petstore inventory apply ${file === "-" ? "-" : shellWord(file)} --as-of ${headingSeq ?? "SEQ"}`;
+  if (asOf === undefined) {
+    const what =
+      headingSeq === undefined
+        ? "is a count sheet (its counts are in a counted column)"
+        : `is a count sheet as of seq ${headingSeq}`;
+    throw new UsageError(
+      `${name} ${what}: set as they are, its counts would undo every sale made since it was printed; nothing was applied`,
+      headingSeq === undefined
+        ? `post it as counts with ${post}, SEQ being the seq the sheet was printed at (petstore inventory count --sheet heads it with that seq); or, if these are plain quantities to set, name the column quantity`
+        : `post it as counts with ${post}: what was sold since is kept`,
+    );
+  }
+  if (headingSeq !== undefined && headingSeq !== asOf) {
+    throw new UsageError(
+      `${name} is a count sheet as of seq ${headingSeq} (its heading says so), not as of ${asOf}; nothing was applied`,
+      `post it with ${post}: its books, and so its counts, are as of that seq`,
+    );
+  }
 }

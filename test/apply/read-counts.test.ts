@@ -51,14 +51,42 @@ describe("parseCounts", () => {
   it("reads a filled count sheet: counted serves as quantity, a blank one is a pet not counted", () => {
     const sheet =
       "# count sheet as of seq 12\npetId,status,book,counted\n1,available,4,3\n2,sold,0,\n3,pending,7,7\n";
-    expect(parseCounts(sheet, "csv", "sheet.csv", true)).toEqual([
+    expect(parseCounts(sheet, "csv", "sheet.csv", 12n)).toEqual([
       { petId: 1n, quantity: 3, location: { line: 3 } },
       { petId: 3n, quantity: 7, location: { line: 5 } },
     ]);
-    // Setting quantities, a blank count is no quantity: refused, naming the line.
-    expect(() => parseCounts(sheet, "csv", "sheet.csv")).toThrow(
-      "sheet.csv line 4: missing quantity",
-    );
+  });
+
+  // Set as they are, a sheet's counts would undo the sales made since it was printed.
+  it("refuses a count sheet set as plain quantities (no --as-of), naming the seq to post it as of", () => {
+    const headed =
+      "# count sheet as of seq 12: write each pet's count in the counted column, leave a pet not counted empty, then post it with\n# petstore inventory apply FILE --as-of 12\npetId,status,book,counted\n1,available,4,3\n2,sold,0,\n";
+    const error = thrown(() => parseCounts(headed, "csv", "my sheet.csv"));
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error).toMatchObject({
+      message:
+        "my sheet.csv is a count sheet as of seq 12: set as they are, its counts would undo every sale made since it was printed; nothing was applied",
+      hint: "post it as counts with petstore inventory apply 'my sheet.csv' --as-of 12: what was sold since is kept",
+    });
+    // Without the heading, its counted column says what it is; the seq is the user's to give.
+    expect(thrown(() => parseCounts("petId,counted\n5,12\n", "csv", "-"))).toMatchObject({
+      message:
+        "stdin is a count sheet (its counts are in a counted column): set as they are, its counts would undo every sale made since it was printed; nothing was applied",
+      hint: "post it as counts with petstore inventory apply - --as-of SEQ, SEQ being the seq the sheet was printed at (petstore inventory count --sheet heads it with that seq); or, if these are plain quantities to set, name the column quantity",
+    });
+  });
+
+  it("refuses a count sheet posted as of another seq than its heading states", () => {
+    const headed = "# count sheet as of seq 12: …\npetId,status,book,counted\n1,available,4,3\n";
+    expect(thrown(() => parseCounts(headed, "csv", "sheet.csv", 13n))).toMatchObject({
+      message:
+        "sheet.csv is a count sheet as of seq 12 (its heading says so), not as of 13; nothing was applied",
+      hint: "post it with petstore inventory apply sheet.csv --as-of 12: its books, and so its counts, are as of that seq",
+    });
+    // A file of quantities (`inventory list --csv`) may be posted as of any seq.
+    expect(parseCounts("petId,quantity,status\n1,3,available\n", "csv", "l.csv", 13n)).toEqual([
+      { petId: 1n, quantity: 3, location: { line: 2 } },
+    ]);
   });
 
   it("returns the rows of a valid file", () => {
@@ -91,7 +119,7 @@ describe("parseCounts", () => {
 
   it("refuses a JSON entry with an unknown field, setting quantities or counts as of a seq (--as-of)", () => {
     const text = '[{"petId": 1, "quantity": 6, "extra": 1}]';
-    for (const asOf of [false, true]) {
+    for (const asOf of [undefined, 7n]) {
       const error = thrown(() => parseCounts(text, "json", "x.json", asOf));
       expect(error).toBeInstanceOf(UsageError);
       expect((error as UsageError).message).toBe(

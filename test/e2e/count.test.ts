@@ -424,13 +424,53 @@ describe("a paper count sheet", () => {
     expect(await quantities(env())).toEqual(before);
   });
 
-  it("refuses --as-of with --force: exit 2, nothing sent", async () => {
+  it("refuses --as-of with --force: exit 2, nothing sent, and the hint keeps --as-of", async () => {
     const result = await runCli(["inventory", "apply", "-", "--as-of", "1", "--force"], {
       env: env(),
       input: "petId,quantity\n1,1\n",
     });
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain("not with --force");
+    expect(result).toEqual({
+      code: 2,
+      stdout: "",
+      stderr:
+        "error: --as-of posts counts, which the server reconciles with what moved since: not with --force\n" +
+        "hint: leave --force out: a count is never conditional on the quantity read, so there is nothing to force\n",
+    });
+  });
+
+  it("refuses a filled sheet posted without --as-of, which would undo the sales since: exit 2, nothing changed", async () => {
+    const sheet = await runCli(["inventory", "count", "--sheet", "--csv", "--status", "sold"], {
+      env: env(),
+    });
+    const asOf = /--as-of (\d+)/.exec(sheet.stdout)?.[1] ?? "";
+    const path = join(states.dir, "filled-sheet.csv");
+    writeFileSync(path, sheet.stdout.replace(/\n(1[6-9]),sold,(\d+),\n/g, "\n$1,sold,$2,$2\n"));
+    expect((await runCli(["inventory", "adjust", "18", "-1"], { env: env() })).code).toBe(0);
+    const before = await quantities(env());
+    for (const [args, message, hint] of [
+      [
+        [],
+        `${path} is a count sheet as of seq ${asOf}: set as they are, its counts would undo every sale made since it was printed; nothing was applied`,
+        `post it as counts with petstore inventory apply ${path} --as-of ${asOf}: what was sold since is kept`,
+      ],
+      [
+        ["--as-of", "1"],
+        `${path} is a count sheet as of seq ${asOf} (its heading says so), not as of 1; nothing was applied`,
+        `post it with petstore inventory apply ${path} --as-of ${asOf}: its books, and so its counts, are as of that seq`,
+      ],
+    ] as const) {
+      const result = await runCli(["inventory", "apply", path, ...args], { env: env() });
+      expect(result).toEqual({
+        code: 2,
+        stdout: "",
+        stderr: `error: ${message}\nhint: ${hint}\n`,
+      });
+    }
+    expect(await quantities(env())).toEqual(before);
+    // Posted as its heading says, the sale of pet 18 since is kept.
+    const posted = await runCli(["inventory", "apply", path, "--as-of", asOf], { env: env() });
+    expect(posted.code).toBe(0);
+    expect((await quantities(env())).get(18)).toBe(before.get(18));
   });
 });
 

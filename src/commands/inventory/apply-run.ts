@@ -101,14 +101,24 @@ function applyAsOfJob(
   options: InventoryApplyOptions,
   context: CommandContext,
 ): BatchJob<CountChange, CountChange, CountResult> {
-  for (const [flag, given] of [
-    ["--force", options.force],
-    ["--max-changes", options.maxChanges],
+  // Not "drop --as-of" as the way out: a count sheet set as plain quantities undoes the sales
+  // since it was printed.
+  for (const [flag, given, hint] of [
+    [
+      "--force",
+      options.force,
+      "leave --force out: a count is never conditional on the quantity read, so there is nothing to force",
+    ],
+    [
+      "--max-changes",
+      options.maxChanges,
+      "leave --max-changes out: how many counts change is known once the server reconciles them; --dry-run shows it without changing anything",
+    ],
   ] as const) {
     if (given !== undefined && given !== false) {
       throw new UsageError(
         `--as-of posts counts, which the server reconciles with what moved since: not with ${flag}`,
-        "drop --as-of to set the quantities as they are in the file",
+        hint,
       );
     }
   }
@@ -116,7 +126,7 @@ function applyAsOfJob(
   return countJob(
     async (beforeSending) => {
       const text = await beforeSending(() => readCountsText(file, context.input));
-      const rows = parseCounts(text, detectCountsFormat(file, text, options.format), name, true);
+      const rows = parseCounts(text, detectCountsFormat(file, text, options.format), file, asOf);
       return rows.map((row) => ({
         petId: row.petId,
         counted: row.quantity,
@@ -157,7 +167,7 @@ function applyJob(
     atomic,
     async read(beforeSending) {
       const text = await beforeSending(() => readCountsText(file, context.input));
-      return parseCounts(text, detectCountsFormat(file, text, options.format), name);
+      return parseCounts(text, detectCountsFormat(file, text, options.format), file);
     },
     async prepare(rows, client, beforeSending) {
       const stock = await beforeSending(() => client.listInventoryQuantities());

@@ -98,7 +98,10 @@ exits 2 having changed nothing, and --dry-run shows only what differs from the s
 by its seq): the pet's quantity becomes the row's plus every change of that pet after SEQ, so
 sales made since the sheet was printed are kept. A row whose quantity (or counted) cell is blank
 is a pet not counted, left out. Each count carries the ref count:SEQ:<petId>: posting the same
-sheet again changes nothing. Not with --force or --max-changes.
+sheet again changes nothing, even with a cell corrected since (a note names those pets; correct
+one with inventory adjust by the difference). Not with --force or --max-changes. A count sheet
+(its heading, or a counted column) is refused without --as-of, or as of another seq than its
+heading's: set as plain quantities, it would undo the sales made since it was printed.
 
 Interrupted (Ctrl-C, SIGTERM), it prints the report and exits 130 or 143: while reading the
 file or fetching the stock it stops at once, having sent nothing; while sending, it lets the

@@ -322,7 +322,8 @@ describe("inventory adjust --file refuses, changing nothing", () => {
   it.each([
     ["petId,delta\n1,-1\n2,0\n", 's.csv line 3: invalid delta "0": a delta of 0 changes nothing'],
     ["petId,delta\n1,-1\nx,1\n", 's.csv line 3: invalid petId "x"'],
-    ["petId,quantity\n1,5\n", "s.csv line 1: the header has no delta column"],
+    ["petId,amount\n1,5\n", "s.csv line 1: the header has no delta column"],
+    ["petId,quantity\n1,5\n", "s.csv line 1: the header has a quantity column: a file of changes"],
     ["petId,delta,ref\n1,1,two words\n", 's.csv line 2: invalid ref "two words"'],
     ["petId,delta\n1,2147483648\n", 's.csv line 2: invalid delta "2147483648"'],
   ])("a bad file %j: exit 2 naming the line, no request", async (text, message) => {
