@@ -438,6 +438,31 @@ describe("a paper count sheet", () => {
     });
   });
 
+  it("not atomic, a count below 0 fails alone: exit 7, and the hint says the others were posted", async () => {
+    const sheet = await runCli(["inventory", "count", "--sheet", "--csv", "--status", "sold"], {
+      env: env(),
+    });
+    const asOf = /--as-of (\d+)/.exec(sheet.stdout)?.[1] ?? "";
+    expect((await runCli(["inventory", "adjust", "19", "-2"], { env: env() })).code).toBe(0);
+    const path = join(states.dir, "below-zero.csv");
+    // Pet 19 counted 1 as of the sheet, but 2 were sold since: below 0.
+    writeFileSync(path, "petId,counted\n16,4\n19,1\n");
+    const dryRun = await runCli(["inventory", "apply", path, "--as-of", asOf, "--dry-run"], {
+      env: env(),
+    });
+    expect(dryRun.code).toBe(7);
+    expect(dryRun.stderr).toBe(
+      "error: dry run: 1 of 2 counts would fail; nothing was changed\nhint: the report says why each would fail\n",
+    );
+    const posted = await runCli(["inventory", "apply", path, "--as-of", asOf], { env: env() });
+    expect(posted.code).toBe(7);
+    expect(posted.stdout).toMatch(new RegExp(`^${path}: 1 changed, 0 unchanged, 1 failed\n`));
+    expect(posted.stderr).toBe(
+      "error: 1 of 2 counts not posted\nhint: fix the failed rows and post the file again: the counts posted now come back as posted before, so only the others apply\n",
+    );
+    expect((await quantities(env())).get(16)).toBe(4);
+  });
+
   it("refuses a filled sheet posted without --as-of, which would undo the sales since: exit 2, nothing changed", async () => {
     const sheet = await runCli(["inventory", "count", "--sheet", "--csv", "--status", "sold"], {
       env: env(),

@@ -106,8 +106,9 @@ export function countJob(
       const failing = failingCount(report.results);
       const counts = countOf(report.results.length, "count");
       if (posting.dryRun) {
+        const rejected = posting.atomic ? ", so the atomic batch would be rejected" : "";
         return new RunIncompleteError(
-          `dry run: ${failing} of ${counts} would fail, so the atomic batch would be rejected; nothing was changed`,
+          `dry run: ${failing} of ${counts} would fail${rejected}; nothing was changed`,
           "the report says why each would fail",
         );
       }
@@ -116,7 +117,9 @@ export function countJob(
           ? `the atomic batch was rejected: ${failing} of ${counts} failed (the report lists them); nothing was changed${stays}`
           : `${report.failed + report.notAttempted} of ${counts} not posted${stays}`,
         posting.sessionId === undefined
-          ? "fix the failed rows and post the file again: nothing of it was applied"
+          ? report.rejected === true
+            ? "fix the failed rows and post the file again: nothing of it was applied"
+            : "fix the failed rows and post the file again: the counts posted now come back as posted before, so only the others apply"
           : "a count below 0 means a sale after the count that the shelf did not have: count that pet again (ID =N), then post",
       );
     },
