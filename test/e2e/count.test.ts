@@ -131,6 +131,21 @@ describe.runIf(HAS_SCRIPT)("a counting session at a terminal", () => {
     expect(await resumed.exited).toBe(0);
     expect((await quantities(env())).get(13)).toBe(3);
   });
+
+  it("Ctrl-C at the question to post: exit 130, nothing posted, the session saved", async () => {
+    const state = newState();
+    const cli = spawnCliInTty(["inventory", "count"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+    });
+    await cli.shows("count> ");
+    cli.type("14 =4\rdone\r");
+    await cli.shows("Post 1 count? [y/N]");
+    cli.type("\u0003");
+    expect(await cli.exited).toBe(130);
+    const id = sessionIdIn(cli.output());
+    expect(cli.output()).toContain(`session ${id} saved, 1 pet counted, nothing posted`);
+    expect((await quantities(env())).get(14)).toBe(10);
+  });
 });
 
 describe("a counting session from stdin", () => {
@@ -261,6 +276,84 @@ describe("a counting session from stdin", () => {
       );
       expect(journal(state, id).map((entry) => entry.type)).toEqual(["session"]);
     }
+  });
+
+  it("from stdin, a line refused is a row failed: the rest is posted, exit 7 naming the lines", async () => {
+    const state = newState();
+    const result = await runCli(["inventory", "count", "--yes"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+      input: "6 =3\nbogus\n999\ndone\n",
+    });
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain(
+      'line 2: "bogus" is not a line of a count: a line is a petId (one more), ID xN (N more), ID =N (exactly N), undo, ? or done; nothing counted\n' +
+        "line 3: pet 999: no such pet; nothing counted\n",
+    );
+    expect(result.stderr).toMatch(
+      /error: 2 lines of the input were not counted \(each is named above\)\nhint: fix those lines and count their pets in a new session \(ID =N counts a pet wholly\)\n$/,
+    );
+    expect((await quantities(env())).get(6)).toBe(3);
+  });
+
+  it("from stdin, a key the server refuses ends the run: exit 4, nothing posted, the session open", async () => {
+    const state = newState();
+    const before = await quantities(env());
+    const result = await runCli(["inventory", "count", "--yes"], {
+      env: { ...env(), XDG_STATE_HOME: state, PETSTORE_API_KEY: "not-a-key" },
+      input: "7 =3\ndone\n",
+    });
+    expect(result.code).toBe(4);
+    const id = sessionIdIn(result.stderr);
+    expect(result.stderr).toContain(
+      `line 1: pet 7: cannot read it; nothing posted: session ${id} stays open with the lines before this one counted (petstore inventory count --resume ${id})\nerror: invalid API key (unauthorized, HTTP 401)\n`,
+    );
+    expect(await quantities(env())).toEqual(before);
+  });
+
+  it("a posted session, resumed, counts no more lines: they would be dropped at the post", async () => {
+    const state = newState();
+    const first = await runCli(["inventory", "count", "--yes"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+      input: "8 =5\ndone\n",
+    });
+    expect(first.code).toBe(0);
+    const id = sessionIdIn(first.stderr);
+    const again = await runCli(["inventory", "count", "--resume", id, "--yes"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+      input: "8 =6\ndone\n",
+    });
+    expect(again.code).toBe(7);
+    expect(again.stderr).toContain(
+      `resuming session ${id} (posted already: its counts stand, and posting it again changes nothing): 1 pet counted\n` +
+        `line 1: session ${id} was posted, so its counts stand: count again in a new session (petstore inventory count); nothing counted\n`,
+    );
+    expect((await quantities(env())).get(8)).toBe(5);
+  });
+
+  it("a session is resumed only against the server it was counted on: exit 2, nothing read", async () => {
+    const state = newState();
+    const first = await runCli(["inventory", "count", "--dry-run"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+      input: "9 =5\ndone\n",
+    });
+    const id = sessionIdIn(first.stderr);
+    const fake = await startFakeServer((_request, response) => {
+      replyJson(response, 500, "{}");
+    });
+    const elsewhere = await runCli(["inventory", "count", "--resume", id, "--yes"], {
+      env: { ...env(), XDG_STATE_HOME: state, PETSTORE_BASE_URL: fake.url },
+      input: "done\n",
+    });
+    await fake.stop();
+    const counted = env().PETSTORE_BASE_URL ?? "";
+    expect(elsewhere).toEqual({
+      code: 2,
+      stdout: "",
+      stderr:
+        `error: count session ${id} was counted on ${counted}, not on ${fake.url}: its books and seqs are that server's; nothing was read or posted\n` +
+        `hint: resume it against that server: petstore inventory count --resume ${id} --base-url ${counted}\n`,
+    });
+    expect(fake.requests).toEqual([]);
   });
 
   it("lists its sessions, open and posted", async () => {

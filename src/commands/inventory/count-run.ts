@@ -7,7 +7,7 @@
  */
 import { createInterface, type Interface } from "node:readline";
 import type { CountChange } from "../../apply/count-rows.js";
-import { RunInterruptedError } from "../../apply/run-errors.js";
+import { RunIncompleteError, RunInterruptedError } from "../../apply/run-errors.js";
 import { fittedReason } from "../../api/change-reason.js";
 import { MAX_BATCH_CHANGES } from "../../api/limits.js";
 import type { InventoryItem, PetStatus } from "../../api/types.js";
@@ -85,6 +85,7 @@ function refuseCombinations(options: InventoryCountOptions): void {
       ["--sheet", options.sheet],
       ["--dry-run", options.dryRun],
       ["--yes", options.yes],
+      ["--json", options.json],
     ]);
     if (others.length > 0)
       throw new UsageError(`--sessions lists sessions: not with ${others.join(", ")}`);
@@ -96,6 +97,7 @@ function refuseCombinations(options: InventoryCountOptions): void {
       ["--dry-run", options.dryRun],
       ["--yes", options.yes],
       ["--reason", options.reason],
+      ["--json", options.json],
     ]);
     if (others.length > 0) {
       throw new UsageError(
@@ -145,7 +147,7 @@ export async function runInventoryCount(
   const client = await context.apiClient();
   const { session, journal } = await openSession(options, context, directory, baseUrl, client);
   try {
-    const ended = await countLines(session, journal, client, context);
+    const { interrupted: ended, refused } = await countLines(session, journal, client, context);
     if (ended !== undefined) {
       throw new RunInterruptedError(
         ended,
@@ -154,6 +156,13 @@ export async function runInventoryCount(
       );
     }
     await review(session, journal, options, context);
+    // From stdin no one heard the bell: a line refused is a row that failed, as in apply.
+    if (refused > 0) {
+      throw new RunIncompleteError(
+        `${countOf(refused, "line")} of the input ${refused === 1 ? "was" : "were"} not counted (each is named above)`,
+        "fix those lines and count their pets in a new session (ID =N counts a pet wholly)",
+      );
+    }
   } finally {
     journal.close();
   }
@@ -205,9 +214,17 @@ async function openSession(
       }
       throw error;
     }
+    // Its books and seqs are its server's: posted elsewhere, they would be read as another
+    // store's (a bare --resume only finds this server's sessions).
+    if (session.header.server !== server) {
+      throw new UsageError(
+        `count session ${session.header.id} was counted on ${session.header.server}, not on ${server}: its books and seqs are that server's; nothing was read or posted`,
+        `resume it against that server: petstore inventory count --resume ${session.header.id} --base-url ${session.header.server}`,
+      );
+    }
     const journal = Journal.reopen(path);
     io.err.write(
-      `resuming session ${session.header.id}${session.posted ? " (posted already: posting it again changes nothing)" : ""}: ${countOf(session.counted().length, "pet")} counted\n`,
+      `resuming session ${session.header.id}${session.posted ? " (posted already: its counts stand, and posting it again changes nothing)" : ""}: ${countOf(session.counted().length, "pet")} counted\n`,
     );
     return { session, journal };
   }
@@ -269,6 +286,11 @@ function findSession(directory: string, server: string, resume: string | true): 
   );
 }
 
+/** The server refused the key (401) or its scope (403): no line will read better. */
+function isKeyRefused(error: unknown): boolean {
+  return error instanceof ApiError && (error.status === 401 || error.status === 403);
+}
+
 /** Reads a pet for its first line: its status, its quantity (the book) and the seq they hold at. */
 async function readPet(client: ApiClient, petId: bigint): Promise<PetRead | "not_found"> {
   try {
@@ -300,17 +322,18 @@ class CountsUnsupportedError extends UsageError {
 
 /**
  * Reads the session's lines until `done`, the end of the input (Ctrl-D) or an interrupt;
- * returns the interrupting signal, if one came.
+ * returns the interrupting signal, if one came, and how many lines from stdin were refused
+ * (at a terminal the bell says so, and the person types the line again).
  */
 async function countLines(
   session: CountSession,
   journal: Journal,
   client: ApiClient,
   context: CommandContext,
-): Promise<InterruptSignal | undefined> {
+): Promise<{ interrupted: InterruptSignal | undefined; refused: number }> {
   const { io, input } = context;
   const terminal = input.terminal;
-  if (input.stdin === undefined) return undefined;
+  if (input.stdin === undefined) return { interrupted: undefined, refused: 0 };
   const lines = createInterface({
     input: input.stdin,
     ...(terminal === undefined ? {} : { output: terminal, terminal: true, prompt: "count> " }),
@@ -326,7 +349,9 @@ async function countLines(
     interrupted = signal;
     lines.close();
   });
+  let refused = 0;
   const refuse = (lineNumber: number, reason: string) => {
+    if (terminal === undefined) refused += 1;
     io.err.write(
       terminal === undefined
         ? `line ${lineNumber}: ${reason}; nothing counted\n`
@@ -343,6 +368,16 @@ async function countLines(
       lineNumber += 1;
       const line = readCountLine(text);
       if (line.kind === "done") break;
+      // A posted session's counts stand (posting it again applies none of them twice): a line
+      // that would count more would be dropped at the post without a word.
+      if (session.posted && (line.kind === "add" || line.kind === "set" || line.kind === "undo")) {
+        refuse(
+          lineNumber,
+          `session ${session.header.id} was posted, so its counts stand: count again in a new session (petstore inventory count)`,
+        );
+        lines.prompt();
+        continue;
+      }
       switch (line.kind) {
         case "blank":
           break;
@@ -375,6 +410,14 @@ async function countLines(
               answer = await run.until(() => readPet(client, line.petId));
             } catch (error) {
               if (interrupted !== undefined || error instanceof CountsUnsupportedError) throw error;
+              // From stdin no line can be scanned again, and a key refused stays refused:
+              // the run ends with the failure's own exit code, the session open.
+              if (terminal === undefined || isKeyRefused(error)) {
+                io.err.write(
+                  `line ${lineNumber}: pet ${line.petId}: cannot read it; nothing posted: session ${session.header.id} stays open with the lines before this one counted (petstore inventory count --resume ${session.header.id})\n`,
+                );
+                throw error;
+              }
               refuse(
                 lineNumber,
                 `pet ${line.petId}: cannot read it (${error instanceof Error ? error.message : String(error)}); scan it again`,
@@ -409,7 +452,7 @@ async function countLines(
     lines.close();
   }
   if (terminal !== undefined && interrupted === undefined) io.err.write("\n");
-  return interrupted;
+  return { interrupted, refused };
 }
 
 function lineText(line: LineEntry): string {
@@ -462,8 +505,16 @@ async function review(
     );
   }
   if (interactive && options.yes !== true && !dryRun) {
-    const answer = await ask(context, `Post ${countOf(rows.length, "count")}? [y/N] `);
-    if (!/^y(es)?$/i.test(answer.trim())) {
+    const asked = await ask(context, `Post ${countOf(rows.length, "count")}? [y/N] `);
+    if (asked === "SIGINT") {
+      io.err.write("\n");
+      throw new RunInterruptedError(
+        "SIGINT",
+        `interrupted by SIGINT: session ${id} saved, ${countOf(session.counted().length, "pet")} counted, nothing posted`,
+        `continue it with petstore inventory count --resume ${id}`,
+      );
+    }
+    if (!/^y(es)?$/i.test(asked.answer.trim())) {
       io.err.write(
         `not posted: session ${id} stays open (petstore inventory count --resume ${id})\n`,
       );
@@ -495,17 +546,28 @@ async function review(
   }
 }
 
-/** Asks a question at the terminal and returns the line typed (empty at Ctrl-D). */
-async function ask(context: CommandContext, question: string): Promise<string> {
+/**
+ * Asks a question at the terminal and returns the line typed (empty at Ctrl-D), or "SIGINT" for
+ * a Ctrl-C (at a terminal in raw mode it reaches readline as a key, not as a signal).
+ */
+async function ask(
+  context: CommandContext,
+  question: string,
+): Promise<{ answer: string } | "SIGINT"> {
   const { stdin, terminal } = context.input;
-  if (stdin === undefined || terminal === undefined) return "";
+  if (stdin === undefined || terminal === undefined) return { answer: "" };
   const rl: Interface = createInterface({ input: stdin, output: terminal, terminal: true });
   try {
-    return await new Promise<string>((resolve) => {
-      rl.on("close", () => {
-        resolve("");
+    return await new Promise<{ answer: string } | "SIGINT">((resolve) => {
+      rl.on("SIGINT", () => {
+        resolve("SIGINT");
       });
-      rl.question(question, resolve);
+      rl.on("close", () => {
+        resolve({ answer: "" });
+      });
+      rl.question(question, (answer) => {
+        resolve({ answer });
+      });
     });
   } finally {
     rl.close();
