@@ -369,6 +369,18 @@ describe("a counting session from stdin", () => {
     expect(listed.stdout).toMatch(
       /^\d{8}-\d{6}-[0-9a-f]{4}\tposted\t1\t\S+\thttp:\/\/127\.0\.0\.1:\d+\/v1\n$/,
     );
+
+    // A file there that is not a session's journal is passed over, with a warning naming it.
+    const stray = join(state, "petstore", "counts", "20200101-000000-0000.jsonl");
+    writeFileSync(stray, "not json\n");
+    const withStray = await runCli(["inventory", "count", "--sessions"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+    });
+    expect(withStray).toMatchObject({ code: 0, stdout: listed.stdout });
+    // The middle is JSON.parse's own words, which Node versions put differently.
+    expect(withStray.stderr.startsWith(`warning: passed over ${stray}:1: `)).toBe(true);
+    expect(withStray.stderr.endsWith(": not a count session's journal\n")).toBe(true);
+    expect(withStray.stderr.split("\n")).toHaveLength(2);
   });
 });
 

@@ -129,7 +129,7 @@ export async function runInventoryCount(
   refuseCombinations(options);
   const directory = sessionsDirectory(context.env);
   if (options.sessions === true) {
-    writeSessions(listSessions(directory), context.io);
+    writeSessions(listSessions(directory, context.io), context.io);
     return;
   }
   if (options.sheet === true) {
@@ -168,10 +168,39 @@ export async function runInventoryCount(
   }
 }
 
+/** The session a journal holds; a JournalError for a file that is not one (named, located). */
+function replayJournal(path: string): CountSession {
+  const entries = readJournal(path);
+  try {
+    return CountSession.replay(entries);
+  } catch (error) {
+    throw new JournalError(`${path}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/**
+ * The sessions of `directory`, oldest first, with their journals' paths. A file that is not a
+ * session's journal (edited by hand, another program's) is passed over with a warning: it must
+ * not stop the listing or the finding of the others.
+ */
+function readSessions(
+  directory: string,
+  io: CommandContext["io"],
+): { path: string; session: CountSession }[] {
+  return journalPaths(directory).flatMap((path) => {
+    try {
+      return [{ path, session: replayJournal(path) }];
+    } catch (error) {
+      if (!(error instanceof JournalError)) throw error;
+      io.err.write(`warning: passed over ${error.message}: not a count session's journal\n`);
+      return [];
+    }
+  });
+}
+
 /** Every session in `directory`, oldest first. */
-function listSessions(directory: string): SessionListing[] {
-  return journalPaths(directory).map((path) => {
-    const session = CountSession.replay(readJournal(path));
+function listSessions(directory: string, io: CommandContext["io"]): SessionListing[] {
+  return readSessions(directory, io).map(({ session }) => {
     const { id, server, startedAt } = session.header;
     return {
       id,
@@ -201,10 +230,10 @@ async function openSession(
 ): Promise<{ session: CountSession; journal: Journal }> {
   const { io } = context;
   if (options.resume !== undefined && options.resume !== false) {
-    const path = findSession(directory, server, options.resume);
+    const path = findSession(directory, server, options.resume, io);
     let session: CountSession;
     try {
-      session = CountSession.replay(readJournal(path));
+      session = replayJournal(path);
     } catch (error) {
       if (error instanceof JournalError) {
         throw new UsageError(
@@ -264,7 +293,12 @@ async function openSession(
 }
 
 /** The journal of the session to resume: the one named, or this server's latest unposted. */
-function findSession(directory: string, server: string, resume: string | true): string {
+function findSession(
+  directory: string,
+  server: string,
+  resume: string | true,
+  io: CommandContext["io"],
+): string {
   const paths = journalPaths(directory);
   if (typeof resume === "string") {
     const path = paths.find((candidate) => candidate.endsWith(`/${resume}.jsonl`));
@@ -276,8 +310,7 @@ function findSession(directory: string, server: string, resume: string | true): 
     }
     return path;
   }
-  for (const path of [...paths].reverse()) {
-    const session = CountSession.replay(readJournal(path));
+  for (const { path, session } of readSessions(directory, io).reverse()) {
     if (!session.posted && session.header.server === server) return path;
   }
   throw new UsageError(
