@@ -69,11 +69,18 @@ function refusalOf(error: Error, request: FastifyRequest): WriteRefusalReason | 
  * Logs a 5xx answer. A full disk is told once per episode (write-refusals.ts). A refusal the
  * server chose (an HttpError, such as the 503 of a write the database lock held elsewhere kept
  * out, or of shutting down; a read's StoreBusyError) is a handled condition: a warning saying
- * what was answered, without a stack. Anything else is a fault: an error with the stack.
+ * what was answered, without a stack. So is a database out of reach (its 503 is the answer
+ * the operator's guide describes, and the warning names the database and why, which the
+ * answer does not). Anything else is a fault: an error with the stack.
  */
 function logServerAnswer(error: Error, httpError: HttpError, request: FastifyRequest): void {
   if (error instanceof StoreFullError) return;
-  if (error instanceof HttpError || error instanceof StoreBusyError) {
+  if (error instanceof StoreUnavailableError) {
+    request.log.warn(
+      { status: httpError.statusCode, code: httpError.code, reason: error.message },
+      "request refused",
+    );
+  } else if (error instanceof HttpError || error instanceof StoreBusyError) {
     request.log.warn(
       { status: httpError.statusCode, code: httpError.code, reason: httpError.message },
       "request refused",

@@ -88,3 +88,93 @@ forEachRoute("PostgreSQL stopped under a running server", (route, name) => {
     }, 40_000);
   });
 });
+
+// PgBouncer as it comes (query_wait_timeout 120 s): a statement it holds for a database that is
+// gone would keep a request, a stop and a start waiting two minutes. The server's own bound
+// (the lock time-out plus the connect time-out; at start the connect time-out) answers first.
+forEachRoute(
+  "PostgreSQL stopped behind a PgBouncer that holds statements for its default 120 s",
+  (_route, name) => {
+    describe(name, () => {
+      let cluster: TestCluster;
+      let bouncer: RunningPgBouncer;
+      let server: RunningServer | undefined;
+      beforeAll(async () => {
+        cluster = await startTestCluster();
+        bouncer = await startPgBouncer(targetOf(cluster.adminUrl), "transaction", {
+          queryWaitTimeoutS: 120,
+          serverLoginRetryS: 15,
+        });
+      });
+      afterAll(async () => {
+        await server?.stop("SIGKILL");
+        await bouncer.stop();
+        await cluster.destroy();
+      });
+
+      it("answers 503 within the lock and connect time-outs, stops at once, and a start exits 3", async () => {
+        const databaseUrl = withDatabase(bouncer.url, "postgres");
+        // Statements are bounded by 500 ms + 5 s here.
+        const env = { PETSTORE_LOCK_TIMEOUT_MS: "500" };
+        server = await startServer({ databaseUrl, args: ["--demo"], env });
+        const { url } = server;
+        expect((await patch(url, 11)).status).toBe(200);
+
+        await cluster.stop();
+        // A write first, alone: PgBouncer holds it while it tries to log in again.
+        let started = performance.now();
+        expect((await patch(url, 12)).status).toBe(503);
+        expect(performance.now() - started).toBeLessThan(15_000);
+        started = performance.now();
+        const answers = await Promise.all([
+          fetch(`${url}/inventory`, { headers: auth }),
+          fetch(`${url}/inventory/1`, { headers: auth }),
+          patch(url, 12),
+          fetch(url.replace(/\/v1$/, "/healthz")),
+        ]);
+        expect(answers.map((response) => response.status)).toEqual([503, 503, 503, 503]);
+        expect(performance.now() - started).toBeLessThan(15_000);
+        // Told as a warning naming the database, never as a fault with a stack (the log is
+        // written a moment after the answer).
+        const logged = () =>
+          server
+            ?.stderr()
+            .split("\n")
+            .filter((line) => line.startsWith("{"))
+            .map((line) => JSON.parse(line) as { level: number; msg: string; reason?: string }) ??
+          [];
+        await eventually("the 503s in the log", () =>
+          logged().some(
+            (line) =>
+              line.msg === "request refused" &&
+              /PostgreSQL database postgres on 127\.0\.0\.1:\d+ is unreachable/.test(
+                line.reason ?? "",
+              ),
+          ),
+        );
+        expect(logged().filter((line) => line.level >= 50)).toEqual([]);
+
+        // A stop with a request held by PgBouncer ends within the same bound.
+        const held = fetch(`${url}/inventory/1`, { headers: auth }).catch(() => undefined);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        const stopping = performance.now();
+        expect(await server.stop("SIGTERM")).toBe(0);
+        expect(performance.now() - stopping).toBeLessThan(15_000);
+        await held;
+        server = undefined;
+
+        // A start with the database gone behind PgBouncer: exit 3 within the connect time-out.
+        const starting = performance.now();
+        const refused = await startServer({ databaseUrl, env }).then(
+          () => "started",
+          (error: unknown) => (error instanceof Error ? error.message : String(error)),
+        );
+        expect(refused).toMatch(
+          /^petstore serve exited with 3; stderr:\nerror: cannot use PostgreSQL database postgres on 127\.0\.0\.1:\d+: /,
+        );
+        expect(performance.now() - starting).toBeLessThan(15_000);
+      }, 60_000);
+    });
+  },
+  ["pgbouncer-transaction"],
+);

@@ -55,6 +55,8 @@ export interface PgBouncerOptions {
    * it fail at once until a login succeeds again.
    */
   queryWaitTimeoutS?: number;
+  /** server_login_retry: how long after a failed login PgBouncer tries again (1 s). */
+  serverLoginRetryS?: number;
 }
 
 export interface RunningPgBouncer {
@@ -131,7 +133,7 @@ function configFile(
     "reserve_pool_size = 5",
     // A server that went away (a test stopping PostgreSQL) is tried again each second, not
     // after 15; a client that waits for a connection longer than 30 s is told so.
-    "server_login_retry = 1",
+    `server_login_retry = ${options.serverLoginRetryS ?? 1}`,
     `query_wait_timeout = ${options.queryWaitTimeoutS ?? 30}`,
     "",
   ].join("\n");

@@ -29,6 +29,12 @@ export interface PoolSettings {
   poolSize: number;
   /** How long opening a connection may take before the database counts as unreachable. */
   connectTimeoutMs: number;
+  /**
+   * How long a statement may go unanswered before its connection counts as lost (pg's
+   * query_timeout: the connection is closed, the statement fails as unreachable). None for a
+   * pool whose statements may rightly run long (a migration, `db copy`).
+   */
+  statementTimeoutMs?: number | undefined;
 }
 
 type ConnectCallback = ((err: Error) => void) | ((err: null, client: pg.Client) => void);
@@ -70,6 +76,7 @@ export function createPool(url: string, settings: PoolSettings): pg.Pool {
     connectionString: url,
     max: settings.poolSize,
     connectionTimeoutMillis: settings.connectTimeoutMs,
+    query_timeout: settings.statementTimeoutMs,
     idleTimeoutMillis: 30_000,
     keepAlive: true,
     application_name: "petstore",
@@ -101,6 +108,27 @@ export async function beginTransaction(
       values: [`${Math.round(lockTimeoutMs)}ms`],
     }),
   ]);
+}
+
+/**
+ * Asks the database one trivial question, answered within `timeoutMs` or counted unreachable.
+ * A pooler in front (PgBouncer) accepts the connection itself and holds a statement until it
+ * can log in to the database (its query_wait_timeout: 120 s by default), so a database that is
+ * gone behind it would otherwise not be told for minutes.
+ */
+export async function probe(pool: pg.Pool, timeoutMs: number): Promise<void> {
+  const question: pg.QueryConfig & { query_timeout: number } = {
+    text: "SELECT 1",
+    query_timeout: timeoutMs,
+  };
+  try {
+    await pool.query(question);
+  } catch (error) {
+    if (error instanceof Error && /^query read timeout$/i.test(error.message)) {
+      throw new Error(`no answer within ${timeoutMs} ms (query read timeout)`, { cause: error });
+    }
+    throw error;
+  }
 }
 
 /** A client checked out of the pool for a transaction, and how to give it back. */

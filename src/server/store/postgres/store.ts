@@ -33,6 +33,7 @@ import {
   isDiskFull,
   isLockFailure,
   isUnreachable,
+  probe,
   reasonOf,
 } from "./connection.js";
 import { GroupCommit } from "./group-commit.js";
@@ -90,14 +91,14 @@ export async function openPostgresStore(
 ): Promise<Store> {
   const connectTimeoutMs = options.connectTimeoutMs ?? 5_000;
   const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS;
-  const pool = createPool(url, { poolSize: options.poolSize ?? 10, connectTimeoutMs });
-  pool.on("error", (error) => {
-    options.onConnectionError?.(reasonOf(error, url));
-  });
+  // The migration's own connection, its statements unbounded (rebuilding an index takes what
+  // the table's size takes), once the database has answered within the connect time-out.
+  const setup = createPool(url, { poolSize: 1, connectTimeoutMs });
+  setup.on("error", () => undefined);
   try {
-    await migrate(pool, lockTimeoutMs);
+    await probe(setup, connectTimeoutMs);
+    await migrate(setup, lockTimeoutMs);
   } catch (error) {
-    await pool.end().catch(() => undefined);
     const reason = `cannot use PostgreSQL ${describeDatabase(url)}: ${reasonOf(error, url)}`;
     // A pooler refusing the password or the database says so with 08P01, a "connection
     // exception": at start that is a configuration fault, not a database out of reach. (While
@@ -106,7 +107,21 @@ export async function openPostgresStore(
       throw new StoreUnavailableError(reason, { cause: error });
     }
     throw new Error(reason, { cause: error });
+  } finally {
+    await setup.end().catch(() => undefined);
   }
+  // Serving, a statement waits for a row lock at most the lock time-out (then fails, 55P03)
+  // and does its work in far less than a second more: one left unanswered longer than both
+  // time-outs together is a database that does not answer (gone behind a pooler that holds
+  // the statement), and the request is answered 503 instead of waiting for the pooler.
+  const pool = createPool(url, {
+    poolSize: options.poolSize ?? 10,
+    connectTimeoutMs,
+    statementTimeoutMs: lockTimeoutMs + connectTimeoutMs,
+  });
+  pool.on("error", (error) => {
+    options.onConnectionError?.(reasonOf(error, url));
+  });
   // A revision read that takes as long as connecting counts the database as unreachable.
   return new PostgresStore(pool, url, connectTimeoutMs, lockTimeoutMs);
 }
