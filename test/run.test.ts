@@ -247,6 +247,21 @@ describe("selecting the server", () => {
       'error: invalid base URL "petstore.example.com" (from --base-url)\n',
     ],
     [
+      "a base URL with a password, never shown",
+      ["--base-url", "http://bob:hunter2@petstore.example.com/v1"],
+      { PETSTORE_API_KEY: KEY },
+      'error: invalid base URL "http://***@petstore.example.com/v1" (from --base-url): it holds a user name or password\nhint: take them out of the URL: petstore authenticates with the API key (PETSTORE_API_KEY or PETSTORE_API_KEY_FILE)\n',
+    ],
+    [
+      "a base URL with a password that is not a URL, the password not shown",
+      [],
+      {
+        PETSTORE_BASE_URL: "http://bob:hunter2@petstore.example.com:99999/v1",
+        PETSTORE_API_KEY: KEY,
+      },
+      'error: invalid base URL "http://bob:***@petstore.example.com:99999/v1" (from PETSTORE_BASE_URL)\n',
+    ],
+    [
       "--staging with --env local",
       ["--staging", "--env", "local"],
       { PETSTORE_API_KEY: KEY },

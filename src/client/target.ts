@@ -74,24 +74,38 @@ export function resolveTargetEnv(options: TargetOptions, env: Env): TargetEnv {
   return fromEnv;
 }
 
+/** A URL's text as a message shows it: a password in it (`//user:password@`) as `***`. */
+function shownUrl(text: string): string {
+  return text.replace(/(\/\/[^/?#@]*?:)[^/?#]*@/, "$1***@");
+}
+
 function checkBaseUrl(text: string, source: string): string {
+  const shown = shownUrl(text);
   let url: URL;
   try {
     url = new URL(text);
   } catch {
     throw new ConfigurationError(
-      `invalid base URL "${text}" (from ${source})`,
+      `invalid base URL "${shown}" (from ${source})`,
       "expected an absolute http(s) URL ending in /v1, e.g. https://petstore.example.com/v1",
     );
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ConfigurationError(
-      `invalid base URL "${text}" (from ${source}): only http and https are supported`,
+      `invalid base URL "${shown}" (from ${source}): only http and https are supported`,
+    );
+  }
+  // Every message names the base URL, so a password in it would be shown; and the API key
+  // is what authenticates (the Authorization header is the key's).
+  if (url.username !== "" || url.password !== "") {
+    throw new ConfigurationError(
+      `invalid base URL "${url.protocol}//***@${url.host}${url.pathname}" (from ${source}): it holds a user name or password`,
+      "take them out of the URL: petstore authenticates with the API key (PETSTORE_API_KEY or PETSTORE_API_KEY_FILE)",
     );
   }
   if (url.search !== "" || url.hash !== "") {
     throw new ConfigurationError(
-      `invalid base URL "${text}" (from ${source}): it must not have a query or fragment`,
+      `invalid base URL "${shown}" (from ${source}): it must not have a query or fragment`,
     );
   }
   return url.href.replace(/\/+$/, "");
