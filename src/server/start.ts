@@ -218,13 +218,13 @@ async function serveUntilSignalled(
       server.on("tlsClientError", (error: NodeJS.ErrnoException, socket: TLSSocket) => {
         logFailedHandshake(log, error, socket.remoteAddress);
       });
-    } else {
-      const warning = clearTextWarning(options.host);
-      if (warning !== undefined) log.warn({ host: options.host }, warning);
     }
     await listen(app, options);
+    // Once it listens there: an address it could not listen on is refused above instead.
+    const warning = tls === undefined ? clearTextWarning(options.host) : undefined;
+    if (warning !== undefined) log.warn({ host: options.host }, warning);
     if (metrics && options.metricsPort !== undefined) {
-      metricsServer = await listenMetrics(metrics, options.metricsHost, options.metricsPort);
+      metricsServer = await listenMetrics(metrics, options);
     }
   } catch (error) {
     await closeAll();
@@ -254,21 +254,48 @@ function logLevelFrom(value: string | undefined): string {
   );
 }
 
-async function listenMetrics(metrics: ServerMetrics, host: string, port: number): Promise<Server> {
+/**
+ * Why an address cannot be listened on, as a configuration fault (exit 2) naming it and the
+ * flag that gives it; undefined for an error that is not about the address.
+ */
+function listenRefusal(
+  error: unknown,
+  what: string,
+  host: string,
+  port: number,
+  flags: { host: string; port: string; taken: string },
+): OperatorError | undefined {
+  const code = (error as NodeJS.ErrnoException).code;
+  const hints: Partial<Record<string, string>> = {
+    EADDRINUSE: flags.taken,
+    EACCES: `a port under 1024 needs privileges this process does not have: pick another with ${flags.port}`,
+    EADDRNOTAVAIL: `this machine has no address ${host}: give one of its own with ${flags.host}, or 0.0.0.0 for all`,
+    ENOTFOUND: `no host is named ${host}: give an address of this machine with ${flags.host}, such as 127.0.0.1`,
+    EAI_AGAIN: `the name ${host} could not be looked up now: give an address with ${flags.host}, such as 127.0.0.1`,
+  };
+  if (code === undefined || !(code in hints)) return undefined;
+  return new OperatorError(
+    "configuration",
+    `cannot ${what} on ${host}:${port} (${code})`,
+    hints[code],
+  );
+}
+
+async function listenMetrics(metrics: ServerMetrics, options: ServeOptions): Promise<Server> {
+  const { metricsHost: host, metricsPort: port = 0 } = options;
   try {
     return await listenForMetrics(metrics, host, port);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
-      throw new OperatorError(
-        "configuration",
-        `cannot serve metrics on ${host}:${port} (${code})`,
-        code === "EADDRINUSE"
-          ? "another process uses this port: pick another with --metrics-port"
-          : undefined,
-      );
-    }
-    throw error;
+    throw (
+      listenRefusal(error, "serve metrics", host, port, {
+        host: "--metrics-host",
+        port: "--metrics-port",
+        taken:
+          port === options.port && host === options.host
+            ? "the API listens on this port (--port): give the metrics another with --metrics-port"
+            : "another process uses this port: pick another with --metrics-port",
+      }) ?? error
+    );
   }
 }
 
@@ -310,17 +337,13 @@ async function listen(app: FastifyInstance, options: ServeOptions): Promise<void
   try {
     await app.listen({ host: options.host, port: options.port });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "EADDRINUSE" || code === "EACCES" || code === "EADDRNOTAVAIL") {
-      throw new OperatorError(
-        "configuration",
-        `cannot listen on ${options.host}:${options.port} (${code})`,
-        code === "EADDRINUSE"
-          ? "another process uses this port: pick another with --port"
-          : undefined,
-      );
-    }
-    throw error;
+    throw (
+      listenRefusal(error, "listen", options.host, options.port, {
+        host: "--host",
+        port: "--port",
+        taken: "another process uses this port: pick another with --port",
+      }) ?? error
+    );
   }
 }
 

@@ -231,6 +231,36 @@ describe("petstore serve", () => {
     expect(readdirSync(temp.dir).filter((name) => name.startsWith("b.db"))).toEqual([]);
   });
 
+  it.each([
+    [
+      "a host that does not resolve",
+      ["--host", "nosuch.invalid"],
+      "error: cannot listen on nosuch.invalid:0 (ENOTFOUND)\nhint: no host is named nosuch.invalid: give an address of this machine with --host, such as 127.0.0.1\n",
+    ],
+    [
+      "an address this machine does not have",
+      ["--host", "192.0.2.1"],
+      "error: cannot listen on 192.0.2.1:0 (EADDRNOTAVAIL)\nhint: this machine has no address 192.0.2.1: give one of its own with --host, or 0.0.0.0 for all\n",
+    ],
+    [
+      "a metrics host that does not resolve",
+      ["--metrics-port", "0", "--metrics-host", "nosuch.invalid"],
+      "error: cannot serve metrics on nosuch.invalid:0 (ENOTFOUND)\nhint: no host is named nosuch.invalid: give an address of this machine with --metrics-host, such as 127.0.0.1\n",
+    ],
+  ])(
+    "%s: exit 2 naming it, no warning of listening there, no database left",
+    async (_what, flags, stderr) => {
+      const created = join(temp.dir, "unlistened.db");
+      const result = await serveToExit(["--db", created, "--port", "0", ...flags], {
+        PETSTORE_API_KEYS: API_KEY,
+      });
+      expect(result.code).toBe(2);
+      // Fastify's own line comes first when the API listened before the metrics failed.
+      expect(result.stderr.replace(/^\{.*"msg":"Server listening at [^"]*"\}\n/, "")).toBe(stderr);
+      expect(existsSync(created)).toBe(false);
+    },
+  );
+
   it("keeps an existing database when it cannot listen", async () => {
     const server = await start(["--seed", seed]);
     const port = new URL(server.url).port;
