@@ -4,6 +4,7 @@
  * server at the port, a port nothing listens at. Each is its exit code and exactly its two
  * stderr lines, PostgreSQL's words and a hint that fits, and never the URL's password.
  */
+import { randomBytes } from "node:crypto";
 import { once } from "node:events";
 import http from "node:http";
 import net, { type AddressInfo } from "node:net";
@@ -15,7 +16,11 @@ import {
   startPgBouncer,
   targetOf as pgBouncerTarget,
 } from "../support/pgbouncer.js";
-import { createTestDatabase, type TestDatabase } from "../support/postgres-database.js";
+import {
+  createTestDatabase,
+  postgresAdminUrl,
+  type TestDatabase,
+} from "../support/postgres-database.js";
 import { runCli } from "./support/cli.js";
 import { API_KEY } from "./support/servers.js";
 
@@ -78,6 +83,37 @@ describe("petstore serve refused by PostgreSQL at start", () => {
       "",
     ]);
   }, 30_000);
+
+  it("exits 2 for a user that may not create the store's tables: the right to give it", async () => {
+    const role = `petstore_user_${randomBytes(4).toString("hex")}`;
+    const admin = async (url: string, statements: readonly string[]) => {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        for (const statement of statements) await client.query(statement);
+      } finally {
+        await client.end();
+      }
+    };
+    // As PostgreSQL 15 and later make public: only the database's owner creates in it.
+    await admin(database.directUrl, [
+      `CREATE ROLE ${role} LOGIN PASSWORD '${SECRET}'`,
+      "REVOKE CREATE ON SCHEMA public FROM PUBLIC",
+    ]);
+    try {
+      const url = database.url.replace(/\/\/[^:@/]*:[^:@/]*@/, `//${role}:${SECRET}@`);
+      const result = await serve(url);
+      expect(result.code).toBe(2);
+      expect(result.lines).toEqual([
+        `error: cannot use PostgreSQL database ${database.name} on ${targetOf(url).where}: permission denied for schema public (42501)`,
+        `hint: the user ${role} may not create the store's tables in database ${database.name} (the first start and db copy create them, an upgrade alters them): make it the database's owner (ALTER DATABASE ${database.name} OWNER TO ${role}), or grant it CREATE ON SCHEMA public`,
+        "",
+      ]);
+    } finally {
+      await database.drop();
+      await admin(postgresAdminUrl(), [`DROP ROLE ${role}`]);
+    }
+  });
 
   it("exits 2 for a database that does not exist: create it, or fix the name", async () => {
     const url = database.url.replace(database.name, "nowhere");

@@ -41,7 +41,9 @@ export type RefusalKind =
   /** No route to the host, a reset or broken connection, another 08xxx SQLSTATE. */
   | "unreachable"
   /** A protocol-level refusal (08P01) this file knows no better words for. */
-  | "protocol";
+  | "protocol"
+  /** The user may not create or alter the store's tables (42501: the first start, an upgrade). */
+  | "privilege";
 
 export interface Refusal {
   kind: RefusalKind;
@@ -132,8 +134,22 @@ export function classifyRefusal(
   const target = targetOf(url);
   return (
     pgBouncerRefusal(error, target) ??
+    privilegeRefusal(error, target) ??
     (phase === "connecting" ? connectionRefusal(error, target) : undefined)
   );
+}
+
+/**
+ * The user may not do what the store needs (42501): create its tables at the first start or
+ * `db copy`, alter them in an upgrade. A right to give once, not a database out of reach.
+ */
+function privilegeRefusal(error: Error, target: Target): Refusal | undefined {
+  if (codeOf(error) !== "42501") return undefined;
+  return {
+    kind: "privilege",
+    failure: "configuration",
+    hint: `the user ${target.user} may not create the store's tables in database ${target.database} (the first start and db copy create them, an upgrade alters them): make it the database's owner (ALTER DATABASE ${target.database} OWNER TO ${target.user}), or grant it CREATE ON SCHEMA public`,
+  };
 }
 
 /**

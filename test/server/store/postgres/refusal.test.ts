@@ -196,12 +196,25 @@ describe("classifyRefusal while connecting", () => {
     for (const error of [
       pgError('relation "pets" does not exist', "42P01"),
       pgError("canceling statement due to lock timeout", "55P03"),
-      pgError("permission denied for schema public", "42501"),
       new Error("database schema version 99 is newer than this petstore supports (11)"),
       "a string",
       undefined,
     ]) {
       expect(classifyRefusal(error, URL)).toBeUndefined();
+    }
+  });
+});
+
+describe("classifyRefusal of a user that may not create the store's tables", () => {
+  it("is configuration (exit 2) while connecting and on an open session (db copy), with the right to give", () => {
+    for (const phase of ["connecting", "connected"] as const) {
+      expect(
+        classifyRefusal(pgError("permission denied for schema public", "42501"), URL, phase),
+      ).toEqual({
+        kind: "privilege",
+        failure: "configuration",
+        hint: "the user petstore may not create the store's tables in database inventory (the first start and db copy create them, an upgrade alters them): make it the database's owner (ALTER DATABASE inventory OWNER TO petstore), or grant it CREATE ON SCHEMA public",
+      });
     }
   });
 });
