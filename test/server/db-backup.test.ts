@@ -295,22 +295,30 @@ describe("petstore db backup", () => {
     );
   });
 
-  it("with PETSTORE_DATABASE_URL set: exit 2, the pg_dump command, never the URL", async () => {
+  it("with PETSTORE_DATABASE_URL set and no --db: exit 2, the pg_dump command, never the URL", async () => {
     const url = "postgres://petstore:hunter2-s3cret@db.internal:5432/inventory";
     const out = join(temp.dir, "copy.db");
-    const result = await backup(["--db", server.dbPath, out], { PETSTORE_DATABASE_URL: url });
+    const result = await backup([out], { PETSTORE_DATABASE_URL: url });
     expect(result).toEqual({
       code: 2,
       stdout: "",
       stderr:
         "error: the store lives in PostgreSQL (PETSTORE_DATABASE_URL is set): db backup copies SQLite files only\n" +
-        'hint: back it up with pg_dump: pg_dump --format=custom --file=petstore.dump "$PETSTORE_DATABASE_URL"\n',
+        'hint: back it up with pg_dump: pg_dump --format=custom --file=petstore.dump "$PETSTORE_DATABASE_URL"; or name a SQLite file with --db\n',
       sleeps: [],
     });
     for (const secret of ["hunter2", "db.internal", "inventory"]) {
       expect(result.stderr).not.toContain(secret);
     }
     expect(readdirSync(temp.dir)).toEqual([]);
+  });
+
+  it("with PETSTORE_DATABASE_URL set, backs up the SQLite file --db names", async () => {
+    const url = "postgres://petstore:hunter2-s3cret@db.internal:5432/inventory";
+    const out = join(temp.dir, "named.db");
+    const result = await backup(["--db", server.dbPath, out], { PETSTORE_DATABASE_URL: url });
+    expect(result.code).toBe(0);
+    expect(readdirSync(temp.dir)).toEqual(["named.db"]);
   });
 
   it("refuses a missing <out> with usage help", async () => {

@@ -23,20 +23,22 @@ export const PG_DUMP_COMMAND =
 
 /**
  * Backs up the SQLite store (`--db`, else the server's default file) to the new file `out`
- * and prints what it wrote and what the check found. A PostgreSQL store
- * (PETSTORE_DATABASE_URL) is refused with the pg_dump command to use; its URL, which may hold
- * a password, is never printed.
+ * and prints what it wrote and what the check found. A PostgreSQL store (PETSTORE_DATABASE_URL,
+ * and no --db) is refused with the pg_dump command to use; its URL, which may hold a password,
+ * is never printed.
  */
 export async function runDbBackup(
   out: string,
   options: DbBackupOptions,
   context: Pick<CommandContext, "io" | "env">,
 ): Promise<void> {
+  // Without --db the store meant is the server's, which PETSTORE_DATABASE_URL makes PostgreSQL's
+  // (an operator's shell often sources the service's environment); a file named is that file.
   const url = context.env.PETSTORE_DATABASE_URL;
-  if (url !== undefined && url !== "") {
+  if (url !== undefined && url !== "" && options.db === undefined) {
     throw new UsageError(
       "the store lives in PostgreSQL (PETSTORE_DATABASE_URL is set): db backup copies SQLite files only",
-      `back it up with pg_dump: ${PG_DUMP_COMMAND}`,
+      `back it up with pg_dump: ${PG_DUMP_COMMAND}; or name a SQLite file with --db`,
     );
   }
   if (out === "") throw new UsageError("the file to write must not be empty");
