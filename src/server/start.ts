@@ -73,6 +73,7 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
   const logs = logDestination(io.stderr, io.env);
   const log = serverLogger(logs.stream, logLevel);
   const stopLoggingCrashes = logCrashes(log, logs);
+  const stopLoggingWarnings = logWarnings(log);
   try {
     await serveUntilSignalled(options, io, {
       logs,
@@ -80,9 +81,29 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
       ...(trustProxy ? { trustProxy } : {}),
     });
   } finally {
+    stopLoggingWarnings();
     stopLoggingCrashes();
     logs.close();
   }
+}
+
+/**
+ * Node's process warnings (a library's deprecation notice, such as pg's for ~/.pgpass; pg's
+ * notice about sslmode) as log lines at warn, in place of Node's own printing of them (its
+ * default 'warning' listener writes lines that are not JSON, so `jq` could not read the log).
+ * The listeners it replaced are put back when the server stops.
+ */
+function logWarnings(log: Logger): () => void {
+  const printers = process.listeners("warning");
+  process.removeAllListeners("warning");
+  const onWarning = (warning: Error & { code?: string }) => {
+    log.warn({ warning: warning.name, code: warning.code }, warning.message);
+  };
+  process.on("warning", onWarning);
+  return () => {
+    process.off("warning", onWarning);
+    for (const printer of printers) process.on("warning", printer);
+  };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, writeFileSync } from "node:fs";
 import { once } from "node:events";
-import { connect } from "node:net";
+import { connect, createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { eventually } from "../support/eventually.js";
@@ -260,6 +260,31 @@ describe("petstore serve", () => {
       expect(existsSync(created)).toBe(false);
     },
   );
+
+  it("logs a library's warning as a JSON line, as every line it logs (pg's about sslmode)", async () => {
+    const refused = await new Promise<number>((resolve) => {
+      const probe = createServer();
+      probe.listen(0, "127.0.0.1", () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => {
+          resolve(port);
+        });
+      });
+    });
+    const result = await serveToExit([], {
+      PETSTORE_API_KEYS: API_KEY,
+      PETSTORE_DATABASE_URL: `postgres://petstore:s3cret@127.0.0.1:${refused}/petstore?sslmode=require`,
+    });
+    expect(result.code).toBe(3);
+    const [first, ...rest] = result.stderr.split("\n");
+    expect(JSON.parse(first ?? "")).toMatchObject({
+      level: 40,
+      warning: "Warning",
+      msg: expect.stringMatching(/^SECURITY WARNING: The SSL modes/) as unknown,
+    });
+    expect(rest.join("\n")).toMatch(/^error: cannot use PostgreSQL database petstore on /);
+    expect(result.stderr).not.toContain("s3cret");
+  });
 
   it("keeps an existing database when it cannot listen", async () => {
     const server = await start(["--seed", seed]);

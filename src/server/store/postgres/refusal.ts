@@ -43,7 +43,9 @@ export type RefusalKind =
   /** A protocol-level refusal (08P01) this file knows no better words for. */
   | "protocol"
   /** The user may not create or alter the store's tables (42501: the first start, an upgrade). */
-  | "privilege";
+  | "privilege"
+  /** The URL asks for TLS (sslmode, ssl) and the server or pooler does not take it. */
+  | "no-tls";
 
 export interface Refusal {
   kind: RefusalKind;
@@ -309,6 +311,13 @@ function connectionRefusal(error: Error, target: Target): Refusal | undefined {
   if (code === "3D000") return noDatabase(message, target);
   if (code === "08P01" && target.database === "pgbouncer" && message === "not allowed") {
     return adminConsole(target);
+  }
+  if (/does not support SSL connections/i.test(message)) {
+    return {
+      kind: "no-tls",
+      failure: "configuration",
+      hint: `${target.address} does not take TLS, and ${URL_VARIABLE} asks for it (sslmode or ssl): turn TLS on there, or take sslmode out of the URL where the network between is trusted`,
+    };
   }
   if (message === "Connection terminated unexpectedly" || NOT_PROTOCOL.test(message)) {
     return {

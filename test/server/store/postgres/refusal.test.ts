@@ -74,6 +74,7 @@ describe("classifyRefusal while connecting", () => {
     ["timeout expired", undefined, "timed-out"],
     ["connect EHOSTUNREACH 10.0.0.9:6432", "EHOSTUNREACH", "unreachable"],
     ["read ECONNRESET", "ECONNRESET", "unreachable"],
+    ["The server does not support SSL connections", undefined, "no-tls"],
     ["Connection terminated unexpectedly", undefined, "not-postgres"],
     ["received invalid response: 48", undefined, "not-postgres"],
     [
