@@ -46,9 +46,12 @@ export function readCountLine(text: string): CountLine {
   const amount = readWrittenWholeNumber(amountText, least, BigInt(MAX_QUANTITY));
   if (!amount.ok) {
     const what = op === "x" ? "xN adds N" : "=N sets the count to N";
+    // The reason already names the range, unless it is about how the number is written.
+    const range = `a whole number from ${least} to ${MAX_QUANTITY}`;
+    const why = amount.reason.endsWith(range) ? "" : `: ${amount.reason}`;
     return {
       kind: "refused",
-      reason: `"${text.trim()}": ${what}, a whole number from ${least} to ${MAX_QUANTITY}: ${amount.reason}`,
+      reason: `"${text.trim()}": ${what}, ${range}${why}`,
     };
   }
   const value = Number(amount.value);

@@ -36,4 +36,14 @@ describe("readCountLine", () => {
     expect(line.kind).toBe("refused");
     expect(line.kind === "refused" && line.reason).toContain(reason);
   });
+
+  it.each([
+    ["42 x0", '"42 x0": xN adds N, a whole number from 1 to 2147483647'],
+    [
+      "42 =007",
+      '"42 =007": =N sets the count to N, a whole number from 0 to 2147483647: leading zeros are not allowed; write 7',
+    ],
+  ])("names the range once: %j", (text, reason) => {
+    expect(readCountLine(text)).toEqual({ kind: "refused", reason });
+  });
 });

@@ -295,6 +295,19 @@ describe("a counting session from stdin", () => {
     expect((await quantities(env())).get(6)).toBe(3);
   });
 
+  it("refuses a line that would count a pet past the largest quantity, as it is typed", async () => {
+    const state = newState();
+    const result = await runCli(["inventory", "count", "--yes"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+      input: "12 =2147483647\n12\ndone\n",
+    });
+    expect(result.code).toBe(7);
+    expect(result.stderr).toContain(
+      "line 2: pet 12 would be counted 2147483648, more than the 2147483647 a quantity can be; nothing counted\n",
+    );
+    expect((await quantities(env())).get(12)).toBe(2147483647);
+  });
+
   it("from stdin, a key the server refuses ends the run: exit 4, nothing posted, the session open", async () => {
     const state = newState();
     const before = await quantities(env());

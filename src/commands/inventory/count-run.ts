@@ -9,7 +9,7 @@ import { createInterface, type Interface } from "node:readline";
 import type { CountChange } from "../../apply/count-rows.js";
 import { RunIncompleteError, RunInterruptedError } from "../../apply/run-errors.js";
 import { fittedReason } from "../../api/change-reason.js";
-import { MAX_BATCH_CHANGES } from "../../api/limits.js";
+import { MAX_BATCH_CHANGES, MAX_QUANTITY } from "../../api/limits.js";
 import type { InventoryItem, PetStatus } from "../../api/types.js";
 import type { ApiClient } from "../../client/api-client.js";
 import { ApiError } from "../../client/errors.js";
@@ -436,6 +436,16 @@ async function countLines(
         }
         case "add":
         case "set": {
+          // Refused as it is typed, not at the post (which would reject the whole session).
+          const counted =
+            line.kind === "add" ? (session.pet(line.petId)?.counted ?? 0) + line.units : line.count;
+          if (counted > MAX_QUANTITY) {
+            refuse(
+              lineNumber,
+              `pet ${line.petId} would be counted ${counted}, more than the ${MAX_QUANTITY} a quantity can be`,
+            );
+            break;
+          }
           let read: PetRead | undefined;
           if (session.pet(line.petId) === undefined) {
             let answer: PetRead | "not_found";
