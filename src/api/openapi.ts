@@ -398,6 +398,14 @@ export function buildOpenApiDocument() {
             "200": {
               description:
                 "The records after `after` in `seq` order, and `next`. Empty, with `next` equal to `after`, when nothing is past `after` (once the `wait`, if any, is over, or when the server shuts down during it)",
+              headers: {
+                "Inventory-Seq": {
+                  description:
+                    "On an empty page only: the seq of the store's latest change. An `after` above it was not handed out by this store (a saved cursor from another store, or from before the store was restored): a reader following it would skip every change until the seqs passed it",
+                  required: false,
+                  schema: { type: "string", pattern: "^(0|[1-9][0-9]*)$", examples: ["1042"] },
+                },
+              },
               content: json(ref("ChangeFeedPage"), changeFeedExamples),
             },
             "400": errorResponse(

@@ -43,6 +43,8 @@ export interface FeedChange extends InventoryChange {
 export interface ChangeFeedPage {
   changes: FeedChange[];
   next: bigint;
+  /** An empty page's `Inventory-Seq`: the store's latest change, when the server says. */
+  latestSeq?: bigint | undefined;
 }
 
 /** Body of `PATCH /inventory/{petId}`. */

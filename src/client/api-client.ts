@@ -277,7 +277,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         path: `/inventory/changes?after=${after.toString()}&limit=${limit}${waitSeconds > 0 ? `&wait=${waitSeconds}` : ""}`,
         waitMs: waitSeconds * 1000,
         signal,
-        decode: (body) => decodeChangeFeedPage(body, after, limit),
+        decode: (body, response) => {
+          const page = decodeChangeFeedPage(body, after, limit);
+          return page.changes.length === 0 ? { ...page, latestSeq: seqOf(response.headers) } : page;
+        },
       }),
     getPet: (petId) =>
       send({

@@ -5,7 +5,7 @@
  */
 import { spawn } from "node:child_process";
 import { once } from "node:events";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { eventually } from "../support/eventually.js";
@@ -195,6 +195,38 @@ describeEachStore(
   },
   POSTGRES_STORES,
 );
+
+describe("inventory changes with a cursor this store did not hand out", () => {
+  // Three pets: the seed's three changes, seqs 1 to 3.
+  const { env } = serverForBlock(pets(3));
+
+  it("refuses a cursor file past the store's latest change (another store's, or from before a restore): exit 2, the file kept", async () => {
+    const cursor = join(files.dir, "restored.cursor");
+    writeFileSync(cursor, "5000\n");
+    for (const follow of [[], ["--follow"]]) {
+      const result = await runCli(["inventory", "changes", "--cursor-file", cursor, ...follow], {
+        env: env(),
+      });
+      expect(result).toEqual({
+        code: 2,
+        stdout: "",
+        stderr:
+          `error: the cursor file ${cursor} says seq 5000, past the store's latest change (seq 3): this store did not hand it out (another store's cursor, or one saved before the store was restored); nothing was printed\n` +
+          `hint: if the store was restored, go on from its latest change: echo 3 > ${cursor} (what changed after the backup and before the restore is gone with it); if the file is another store's, give this one its own\n`,
+      });
+      expect(readFileSync(cursor, "utf8")).toBe("5000\n");
+    }
+    // --after likewise; the latest itself is a cursor the store handed out: nothing new, exit 0.
+    const ahead = await runCli(["inventory", "changes", "--after", "4"], { env: env() });
+    expect(ahead.code).toBe(2);
+    expect(ahead.stderr).toContain("error: --after 4 is past the store's latest change (seq 3)");
+    expect(await runCli(["inventory", "changes", "--after", "3"], { env: env() })).toEqual({
+      code: 0,
+      stdout: "",
+      stderr: "",
+    });
+  });
+});
 
 describe("inventory changes --follow interrupted", () => {
   const { env } = serverForBlock(pets(3));

@@ -70,6 +70,20 @@ describe("GET /v1/inventory/changes", () => {
     expect((await feed("?after=9223372036854775807")).body).toBe(
       '{"changes":[],"next":9223372036854775807}',
     );
+    // An empty page says how far the store goes (a cursor above it is not this store's); a
+    // page with changes does not need to.
+    expect((await feed(`?after=${last}`)).headers["inventory-seq"]).toBe(String(last));
+    expect((await feed("?after=9223372036854775807")).headers["inventory-seq"]).toBe(String(last));
+    expect((await feed("?limit=3")).headers["inventory-seq"]).toBeUndefined();
+  });
+
+  it("answers a cursor past the latest change at once, even asked to wait: it is not this store's", async () => {
+    const last = (await feed("?limit=1000")).json<Page>().changes.at(-1)?.seq ?? 0;
+    const started = performance.now();
+    const response = await feed(`?after=${last + 100}&wait=5`);
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(response.json()).toEqual({ changes: [], next: last + 100 });
+    expect(response.headers["inventory-seq"]).toBe(String(last));
   });
 
   it("has the same seqs as the history records", async () => {

@@ -14,6 +14,7 @@ import {
 } from "../../output/changes.js";
 import { chooseFormat } from "../../output/format.js";
 import type { CommandContext } from "../../program/factory.js";
+import { shellWord } from "../../text/shell-word.js";
 
 /** The options of `inventory changes`, as its command definition parses them. */
 export interface InventoryChangesOptions {
@@ -68,8 +69,9 @@ export async function runInventoryChanges(
   // Interrupted, a follower gives up the request in flight (a long poll) and its retries.
   const giveUp = new AbortController();
   const fetchPage = async (from: bigint, limit: number, waitSeconds: number) => {
+    let page: ChangeFeedPage;
     try {
-      return await client.listInventoryChanges(from, limit, {
+      page = await client.listInventoryChanges(from, limit, {
         waitSeconds,
         signal: giveUp.signal,
       });
@@ -79,6 +81,10 @@ export async function runInventoryChanges(
       }
       throw error;
     }
+    if (page.latestSeq !== undefined && from > page.latestSeq) {
+      throw cursorAhead(from, page.latestSeq, cursorFile);
+    }
+    return page;
   };
   const onPage = async (page: ChangeFeedPage) => {
     const written = await printer.print(page.changes);
@@ -118,4 +124,22 @@ export async function runInventoryChanges(
   if (end.interruptedBy !== undefined) {
     throw new FeedInterruptedError(end.interruptedBy, end, cursorFile);
   }
+}
+
+/**
+ * A cursor past the store's latest change was not handed out by this store: a cursor file of
+ * another store, or one saved before the store was restored from a backup. Followed, it would
+ * print nothing until the store's seqs passed it, and then skip every change up to there.
+ */
+function cursorAhead(after: bigint, latest: bigint, cursorFile: string | undefined): UsageError {
+  const source =
+    cursorFile === undefined
+      ? `--after ${after} is`
+      : `the cursor file ${cursorFile} says seq ${after},`;
+  return new UsageError(
+    `${source} past the store's latest change (seq ${latest}): this store did not hand it out (another store's cursor, or one saved before the store was restored); nothing was printed`,
+    cursorFile === undefined
+      ? `give --after a seq this store has handed out (at most ${latest})`
+      : `if the store was restored, go on from its latest change: echo ${latest} > ${shellWord(cursorFile)} (what changed after the backup and before the restore is gone with it); if the file is another store's, give this one its own`,
+  );
 }

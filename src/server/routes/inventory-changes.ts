@@ -14,7 +14,7 @@ import {
 import type { Store } from "../store/store.js";
 import { REAL_TIMER, type Timer } from "../timer.js";
 import { serializeFeedPage } from "./change-json.js";
-import { wholeNumberParameter } from "./inventory.js";
+import { INVENTORY_SEQ_HEADER, wholeNumberParameter } from "./inventory.js";
 import { rejectOtherMethods } from "./method-not-allowed.js";
 
 /**
@@ -74,7 +74,9 @@ export const inventoryChangesRoutes: FastifyPluginAsync<InventoryChangesOptions>
       // moves it, and the wait below sees that.
       let revision = waitMs > 0 ? await store.revision() : "";
       let records = await store.listFeed(after, limit);
-      if (records.length === 0 && waitMs > 0) {
+      // A cursor past the latest change is not this store's (see below): no use waiting.
+      const ahead = records.length === 0 && after > (await store.latestSeq());
+      if (records.length === 0 && waitMs > 0 && !ahead) {
         const gone = new AbortController();
         reply.raw.once("close", () => {
           gone.abort();
@@ -94,6 +96,12 @@ export const inventoryChangesRoutes: FastifyPluginAsync<InventoryChangesOptions>
           revision = now;
           records = await store.listFeed(after, limit);
         }
+      }
+      // An empty page says how far the store goes: a cursor above it is not this store's (a
+      // cursor file from another store, or from before the store was restored), and a reader
+      // following it would skip every change until the seqs passed it.
+      if (records.length === 0) {
+        void reply.header(INVENTORY_SEQ_HEADER, String(await store.latestSeq()));
       }
       return reply.type("application/json; charset=utf-8").send(serializeFeedPage(records, after));
     },

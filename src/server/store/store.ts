@@ -258,6 +258,8 @@ export interface Store {
    * that asks again from the last `seq` it saw misses none, with any number of stores writing.
    */
   listFeed(after: bigint, limit: number): Promise<FeedRecord[]>;
+  /** The seq of the latest change (0 with none): a feed cursor above it is not this store's. */
+  latestSeq(): Promise<bigint>;
   /** One pet record; undefined when no pet has this id. */
   getPet(petId: bigint): Promise<Pet | undefined>;
   /** All store orders, ordered by id. */

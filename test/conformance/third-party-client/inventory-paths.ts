@@ -593,6 +593,8 @@ export interface operations {
       /** @description The records after `after` in `seq` order, and `next`. Empty, with `next` equal to `after`, when nothing is past `after` (once the `wait`, if any, is over, or when the server shuts down during it) */
       200: {
         headers: {
+          /** @description On an empty page only: the seq of the store's latest change. An `after` above it was not handed out by this store (a saved cursor from another store, or from before the store was restored): a reader following it would skip every change until the seqs passed it */
+          "Inventory-Seq"?: string;
           [name: string]: unknown;
         };
         content: {

@@ -1094,6 +1094,8 @@ export function describeStoreContract(name: string, makeHarness: () => Promise<S
         const rest = await store.listFeed(first.at(-1)?.seq ?? 0n, 4);
         expect([...first, ...rest]).toEqual(all);
         expect(await store.listFeed(seqs.at(-1) ?? 0n, 10)).toEqual([]);
+        // The latest seq is the last record's: a cursor above it is not this store's.
+        expect(await store.latestSeq()).toBe(seqs.at(-1));
         // The history shows the same seqs.
         expect((await store.listChanges(1n, 20))?.map((record) => record.seq)).toEqual(
           all

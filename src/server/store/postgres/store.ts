@@ -209,6 +209,11 @@ class PostgresStore implements Store {
     return this.#freshRevision();
   }
 
+  async latestSeq(): Promise<bigint> {
+    const [row] = await this.#read<{ revision: bigint }>("revision");
+    return row?.revision ?? 0n;
+  }
+
   async ping(): Promise<void> {
     await this.#read("revision");
   }

@@ -276,6 +276,10 @@ class SqliteStore implements Store {
    * connection (another process) commits to the file: asked on every call, so another
    * process's acknowledged write shows at once.
    */
+  async latestSeq(): Promise<bigint> {
+    return this.#whenUnlocked(() => this.#sql.latestSeq.get() ?? 0n);
+  }
+
   async revision(): Promise<string> {
     const external = await this.#whenUnlocked(() => this.#sql.dataVersion.get());
     return `${external ?? 0n}:${this.#writes}`;
