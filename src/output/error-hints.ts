@@ -147,7 +147,9 @@ function certificateHint(error: NetworkError): string {
     return `the certificate of ${host} is outside its dates of validity: check this machine's clock, or have the server's certificate renewed`;
   }
   if (NAME_CODES.has(code)) {
-    return `the certificate is not issued for ${host}: use a host name it names in ${where(error.target, error.url)}`;
+    // A certificate names hosts, not ports.
+    const name = new URL(error.url).hostname;
+    return `the certificate is not issued for ${name}: use a host name it names in ${where(error.target, error.url)}`;
   }
   return `if ${host} uses a private CA (or a self-signed certificate), trust it: NODE_EXTRA_CA_CERTS=/path/ca.pem petstore ...`;
 }

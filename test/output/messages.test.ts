@@ -295,6 +295,22 @@ describe("formatError", () => {
     expect(exitCodeFor(error)).toBe(3);
   });
 
+  it("names the host a certificate is not issued for without the port (a certificate names no port)", () => {
+    const error = new NetworkError({
+      failure: "untrusted-certificate",
+      code: "ERR_TLS_CERT_ALTNAME_INVALID",
+      message:
+        "cannot reach https://localhost:34897/v1/inventory: the server's certificate is not trusted",
+      method: "GET",
+      url: "https://localhost:34897/v1/inventory",
+      attempts: 1,
+      target,
+    });
+    expect(formatError(error, quiet)).toContain(
+      "hint: the certificate is not issued for localhost: use a host name it names in",
+    );
+  });
+
   it("says to use http:// for an https URL at a plain HTTP server, warning of the key on another machine", () => {
     const message =
       "cannot reach https://staging.example/v1/inventory: the server there speaks plain HTTP, not HTTPS (TLS: wrong version number)";
