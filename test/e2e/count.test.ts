@@ -5,7 +5,7 @@
  * one after a pet's first scan kept and none before it counted twice; a session posted twice;
  * a paper count sheet posted with apply --as-of.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { eventually } from "../support/eventually.js";
@@ -367,6 +367,36 @@ describe("a counting session from stdin", () => {
         `hint: resume it against that server: petstore inventory count --resume ${id} --base-url ${counted}\n`,
     });
     expect(fake.requests).toEqual([]);
+  });
+
+  it("resumes the session started last, to the millisecond, when two started in one second", async () => {
+    const state = newState();
+    const directory = join(state, "petstore", "counts");
+    mkdirSync(directory, { recursive: true });
+    const server = env().PETSTORE_BASE_URL ?? "";
+    // The later one has the smaller random part: by id alone it would sort first.
+    for (const [id, startedAt] of [
+      ["20261127-150000-f000", "2026-11-27T15:00:00.100Z"],
+      ["20261127-150000-0001", "2026-11-27T15:00:00.900Z"],
+    ]) {
+      writeFileSync(
+        join(directory, `${id}.jsonl`),
+        `${JSON.stringify({ type: "session", id, server, startedAt, full: false, status: null })}\n`,
+      );
+    }
+    const listed = await runCli(["inventory", "count", "--sessions"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+    });
+    expect(listed.stdout.split("\n").map((line) => line.split("\t")[0])).toEqual([
+      "20261127-150000-f000",
+      "20261127-150000-0001",
+      "",
+    ]);
+    const resumed = await runCli(["inventory", "count", "--resume", "--dry-run"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+      input: "done\n",
+    });
+    expect(resumed.stderr).toContain("resuming session 20261127-150000-0001: 0 pets counted\n");
   });
 
   it("lists its sessions, open and posted", async () => {

@@ -179,23 +179,28 @@ function replayJournal(path: string): CountSession {
 }
 
 /**
- * The sessions of `directory`, oldest first, with their journals' paths. A file that is not a
- * session's journal (edited by hand, another program's) is passed over with a warning: it must
- * not stop the listing or the finding of the others.
+ * The sessions of `directory`, oldest first (by when each started, to the millisecond: an id
+ * holds the second, and two sessions started in one second sort by their random part), with
+ * their journals' paths. A file that is not a session's journal (edited by hand, another
+ * program's) is passed over with a warning: it must not stop the listing or the finding of
+ * the others.
  */
 function readSessions(
   directory: string,
   io: CommandContext["io"],
 ): { path: string; session: CountSession }[] {
-  return journalPaths(directory).flatMap((path) => {
+  const sessions = journalPaths(directory).flatMap((path) => {
     try {
-      return [{ path, session: replayJournal(path) }];
+      return [{ path, session: replayJournal(path), started: 0 }];
     } catch (error) {
       if (!(error instanceof JournalError)) throw error;
       io.err.write(`warning: passed over ${error.message}: not a count session's journal\n`);
       return [];
     }
   });
+  for (const entry of sessions) entry.started = Date.parse(entry.session.header.startedAt) || 0;
+  // A stable sort: the ids' order where the start times are equal.
+  return sessions.sort((a, b) => a.started - b.started);
 }
 
 /** Every session in `directory`, oldest first. */
