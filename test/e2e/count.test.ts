@@ -132,6 +132,23 @@ describe.runIf(HAS_SCRIPT)("a counting session at a terminal", () => {
     expect((await quantities(env())).get(13)).toBe(3);
   });
 
+  it("shows the review on the terminal even when stdout goes to a file, before asking", async () => {
+    const state = newState();
+    const report = join(states.dir, "review-report.txt");
+    const cli = spawnCliInTty(["inventory", "count"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+      stdoutTo: report,
+    });
+    await cli.shows("count> ");
+    cli.type("15 =4\rdone\r");
+    await cli.shows("Post 1 count? [y/N]");
+    // The review's table, with the pet and its count, came before the question.
+    expect(cli.output()).toMatch(/15[^\n]*10[^\n]*4[\s\S]*Post 1 count\? \[y\/N\]/);
+    cli.type("n\r");
+    expect(await cli.exited).toBe(0);
+    expect(readFileSync(report, "utf8")).toBe("");
+  });
+
   it("Ctrl-C at the question to post: exit 130, nothing posted, the session saved", async () => {
     const state = newState();
     const cli = spawnCliInTty(["inventory", "count"], {

@@ -544,7 +544,9 @@ async function review(
     return;
   }
   // At a terminal, the review to decide on; from stdin, its totals (the report lists each).
-  if (interactive) io.out.write(reviewText(rows, session.totals(), io));
+  // The review is what the person answers the question on: where they are, the terminal,
+  // even when stdout goes to a file (the report after posting still goes there).
+  if (interactive) (io.isTTY ? io.out : io.err).write(reviewText(rows, session.totals(), io));
   else if (options.json !== true) io.err.write(totalsLine(session.totals()));
   if (rows.length > MAX_BATCH_CHANGES) {
     throw new UsageError(

@@ -49,15 +49,21 @@ export interface TtySession {
 }
 
 /**
- * Starts the CLI on a pseudo-terminal (`script -qec`), its stdin and stderr terminals: what
- * the test types goes through the terminal to the CLI, as keys do.
+ * Starts the CLI on a pseudo-terminal (`script -qec`), its stdin and stderr terminals (stdout
+ * too, unless `stdoutTo` sends it to a file): what the test types goes through the terminal
+ * to the CLI, as keys do.
  */
 export function spawnCliInTty(
   args: readonly string[],
-  options: Omit<CliOptions, "input"> = {},
+  options: Omit<CliOptions, "input"> & {
+    /** A file the CLI's stdout is redirected to (`> FILE`): only stdin and stderr are the terminal. */
+    stdoutTo?: string;
+  } = {},
 ): TtySession {
   assertBuilt();
-  const command = [process.execPath, BIN, ...args].map(shellQuote).join(" ");
+  const command =
+    [process.execPath, BIN, ...args].map(shellQuote).join(" ") +
+    (options.stdoutTo === undefined ? "" : ` > ${shellQuote(options.stdoutTo)}`);
   const child = spawn("script", ["-qec", command, "/dev/null"], {
     env: { ...childEnv(), TERM: "xterm-256color", ...options.env },
     stdio: ["pipe", "pipe", "pipe"],
