@@ -46,7 +46,9 @@ only once they are written out replaces F (atomically) with the seq of the last 
 after every page of up to 1000 changes. A run that is killed or fails prints the changes it
 had not saved again next time, and never skips one: a consumer that keeps changes by seq
 loses none and counts none twice. Append the output (>>) rather than overwrite it; JSON
-Lines and tab-separated lines append cleanly (--csv starts every run with its header).
+Lines and tab-separated lines append cleanly (--csv starts every run with its header). A
+cursor (or --after) past the store's latest change is refused, exit 2: the store did not hand
+it out (another store's file, or one saved before the store was restored).
 
 --follow prints the changes there are, then waits for new ones (a long poll of 30 s at a
 time) and prints each as it comes. If the server goes away (a restart) it says so once on

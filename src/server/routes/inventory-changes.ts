@@ -74,9 +74,12 @@ export const inventoryChangesRoutes: FastifyPluginAsync<InventoryChangesOptions>
       // moves it, and the wait below sees that.
       let revision = waitMs > 0 ? await store.revision() : "";
       let records = await store.listFeed(after, limit);
-      // A cursor past the latest change is not this store's (see below): no use waiting.
-      const ahead = records.length === 0 && after > (await store.latestSeq());
-      if (records.length === 0 && waitMs > 0 && !ahead) {
+      // An empty page says how far the store goes (`Inventory-Seq`): a cursor above it is not
+      // this store's (a cursor file from another store, or from before the store was restored),
+      // and a reader following it would skip every change until the seqs passed it. Such a
+      // cursor is answered at once: waiting would not make it one this store handed out.
+      let latest = records.length === 0 ? await store.latestSeq() : undefined;
+      if (records.length === 0 && waitMs > 0 && after <= (latest ?? 0n)) {
         const gone = new AbortController();
         reply.raw.once("close", () => {
           gone.abort();
@@ -96,13 +99,12 @@ export const inventoryChangesRoutes: FastifyPluginAsync<InventoryChangesOptions>
           revision = now;
           records = await store.listFeed(after, limit);
         }
+        // What the wait ended on: the latest as of now, for an empty page.
+        latest = records.length === 0 ? await store.latestSeq() : undefined;
       }
-      // An empty page says how far the store goes: a cursor above it is not this store's (a
-      // cursor file from another store, or from before the store was restored), and a reader
-      // following it would skip every change until the seqs passed it.
-      if (records.length === 0) {
-        void reply.header(INVENTORY_SEQ_HEADER, String(await store.latestSeq()));
-      }
+      // Read after the page, the latest may be above `after` already: only `after` above it
+      // means anything.
+      if (latest !== undefined) void reply.header(INVENTORY_SEQ_HEADER, String(latest));
       return reply.type("application/json; charset=utf-8").send(serializeFeedPage(records, after));
     },
   );

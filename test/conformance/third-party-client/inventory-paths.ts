@@ -50,7 +50,7 @@ export interface paths {
     };
     /**
      * Returns the changes of stock of every pet after a cursor, in commit order
-     * @description The change feed: every history record once, in the order the changes committed (`seq`), paged by a cursor. A page lists the records with a `seq` above `after`, at most `limit`, and `next`, the `after` of the next request: the last `seq` listed, or `after` itself when none is. A change never commits behind a `next` already handed out, however many instances write at once, so a reader that follows `next` sees every change exactly once, and one that saves `next` only after it has handled the page skips none. With `wait`, a request that finds nothing past `after` waits up to that many seconds for the first new change (a long poll). Records are the ones `GET /inventory/{petId}/history` lists, with the same `seq`. A read key (scope `read`) may use it. When the database cannot be read (unreachable, or locked by another process for longer than the server waits), the answer is 503 `unavailable` with `Retry-After`: ask again with the same `after`. Any method but GET and HEAD is 405 with `Allow: GET, HEAD`.
+     * @description The change feed: every history record once, in the order the changes committed (`seq`), paged by a cursor. A page lists the records with a `seq` above `after`, at most `limit`, and `next`, the `after` of the next request: the last `seq` listed, or `after` itself when none is. A change never commits behind a `next` already handed out, however many instances write at once, so a reader that follows `next` sees every change exactly once, and one that saves `next` only after it has handled the page skips none. With `wait`, a request that finds nothing past `after` waits up to that many seconds for the first new change (a long poll); an `after` past the store's latest change, which this store did not hand out, is answered at once (see `Inventory-Seq`). Records are the ones `GET /inventory/{petId}/history` lists, with the same `seq`. A read key (scope `read`) may use it. When the database cannot be read (unreachable, or locked by another process for longer than the server waits), the answer is 503 `unavailable` with `Retry-After`: ask again with the same `after`. Any method but GET and HEAD is 405 with `Allow: GET, HEAD`.
      */
     get: operations["listInventoryChanges"];
     put?: never;
@@ -590,10 +590,10 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The records after `after` in `seq` order, and `next`. Empty, with `next` equal to `after`, when nothing is past `after` (once the `wait`, if any, is over, or when the server shuts down during it) */
+      /** @description The records after `after` in `seq` order, and `next`. Empty, with `next` equal to `after`, when nothing is past `after` (once the `wait`, if any, is over, or when the server shuts down during it, or at once when `after` is past the store's latest change) */
       200: {
         headers: {
-          /** @description On an empty page only: the seq of the store's latest change. An `after` above it was not handed out by this store (a saved cursor from another store, or from before the store was restored): a reader following it would skip every change until the seqs passed it */
+          /** @description On an empty page only: the seq of the store's latest change, read after the page (so it may already be above `after`). An `after` above it was not handed out by this store (a saved cursor from another store, or from before the store was restored): a reader following it would skip every change until the seqs passed it. Such a request is answered at once, whatever its `wait` */
           "Inventory-Seq"?: string;
           [name: string]: unknown;
         };
