@@ -1,7 +1,10 @@
 import pg from "pg";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { MIGRATIONS } from "../../../../src/server/store/sqlite/migrations.js";
-import { POSTGRES_MIGRATIONS } from "../../../../src/server/store/postgres/migrations.js";
+import {
+  MIGRATION_LOCK,
+  POSTGRES_MIGRATIONS,
+} from "../../../../src/server/store/postgres/migrations.js";
 import { beginTransaction, createPool } from "../../../../src/server/store/postgres/connection.js";
 import { openPostgresStore } from "../../../../src/server/store/postgres/store.js";
 import { IDEMPOTENCY_TTL_MS, type Store } from "../../../../src/server/store/store.js";
@@ -190,6 +193,34 @@ forEachRoute("PostgreSQL store: engine-specific behaviour", (route, name) => {
       await first.seedIfEmpty(PETS);
       expect((await last.listInventory()).items).toHaveLength(PETS.length);
       expect(await query("SELECT count(*)::int AS n FROM petstore_schema")).toEqual([{ n: 1 }]);
+    });
+
+    it("waits for another instance's migration however long it takes, past the lock time-out", async () => {
+      const holder = new pg.Client({ connectionString: database.url });
+      await holder.connect();
+      try {
+        // Another instance in the middle of a migration: it holds the migration lock.
+        await holder.query("BEGIN");
+        await holder.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+        // A lock time-out of 1 ms: had it bounded this wait, the open would have failed before
+        // the wait could be seen.
+        const opening = openPostgresStore(database.url, { lockTimeoutMs: 1 });
+        const settled = opening.then(
+          () => "opened",
+          (error: unknown) => `failed: ${String(error)}`,
+        );
+        await eventually("the second instance waiting for the migration lock", async () => {
+          const [row] = await query(
+            "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+          );
+          return (row as { n: number } | undefined)?.n === 1;
+        });
+        await holder.query("COMMIT");
+        expect(await settled).toBe("opened");
+        stores.push(await opening);
+      } finally {
+        await holder.end();
+      }
     });
 
     it("seeds once when instances seed an empty database together", async () => {
