@@ -110,6 +110,22 @@ export async function beginTransaction(
   ]);
 }
 
+/** How long the store's statements wait: for a row lock (lock_timeout), and for an answer. */
+export interface Waits {
+  /** How long a statement waits for one lock another session holds, then fails (55P03). */
+  lockTimeoutMs: number;
+  /** How long opening a connection, or a statement's own work, may take. */
+  connectTimeoutMs: number;
+}
+
+/**
+ * How long a statement that waits for up to `locks` row locks (one after another, each at
+ * most the lock time-out) may go unanswered before the database counts as unreachable.
+ */
+export function statementBound(waits: Waits, locks = 1): number {
+  return locks * waits.lockTimeoutMs + waits.connectTimeoutMs;
+}
+
 /**
  * Asks the database one trivial question, answered within `timeoutMs` or counted unreachable.
  * A pooler in front (PgBouncer) accepts the connection itself and holds a statement until it
@@ -226,6 +242,10 @@ export function isDeadlock(error: unknown): boolean {
 /** A short reason for an error, with the password of `url` (if any) masked wherever it shows. */
 export function reasonOf(error: unknown, url: string): string {
   const message = error instanceof Error ? error.message || String(error) : String(error);
+  // pg's own words for a statement left unanswered past its bound (query_timeout).
+  if (/^query read timeout$/i.test(message)) {
+    return "no answer in time (query read timeout): the database is gone, or a pooler in front of it has no server connection free";
+  }
   const code = (error as { code?: unknown } | null)?.code;
   const text =
     typeof code === "string" && !message.includes(code) ? `${message} (${code})` : message;

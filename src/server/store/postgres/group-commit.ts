@@ -14,6 +14,7 @@ import {
   isLockFailure,
   isUnreachable,
   type CheckedOut,
+  type Waits,
 } from "./connection.js";
 
 /**
@@ -43,16 +44,16 @@ export type Unavailable = (error: unknown, maybeCommitted: boolean) => Error;
 /** Commits writes in group commits on connections of `pool`. */
 export class GroupCommit {
   readonly #pool: pg.Pool;
-  /** How long a transaction waits for a row another instance holds (connection.ts). */
-  readonly #lockTimeoutMs: number;
+  /** How long a transaction waits for a row another instance holds, and for an answer. */
+  readonly #waits: Waits;
   readonly #unavailable: Unavailable;
   #pending: PendingUpdate[] = [];
   /** The group commits running now, if any; writes arriving meanwhile join the next. */
   #writing: Promise<void> | undefined;
 
-  constructor(pool: pg.Pool, lockTimeoutMs: number, unavailable: Unavailable) {
+  constructor(pool: pg.Pool, waits: Waits, unavailable: Unavailable) {
     this.#pool = pool;
-    this.#lockTimeoutMs = lockTimeoutMs;
+    this.#waits = waits;
     this.#unavailable = unavailable;
   }
 
@@ -158,7 +159,7 @@ export class GroupCommit {
     const { client } = checkedOut;
     const progress: BatchProgress = { commitSent: false };
     try {
-      const results = await writeBatch(client, updates, progress, this.#lockTimeoutMs);
+      const results = await writeBatch(client, updates, progress, this.#waits);
       checkedOut.release();
       return { kind: "committed", results };
     } catch (error) {

@@ -35,6 +35,8 @@ import {
   isUnreachable,
   probe,
   reasonOf,
+  statementBound,
+  type Waits,
 } from "./connection.js";
 import { GroupCommit } from "./group-commit.js";
 import {
@@ -114,16 +116,17 @@ export async function openPostgresStore(
   // and does its work in far less than a second more: one left unanswered longer than both
   // time-outs together is a database that does not answer (gone behind a pooler that holds
   // the statement), and the request is answered 503 instead of waiting for the pooler.
+  const waits = { lockTimeoutMs, connectTimeoutMs };
   const pool = createPool(url, {
     poolSize: options.poolSize ?? 10,
     connectTimeoutMs,
-    statementTimeoutMs: lockTimeoutMs + connectTimeoutMs,
+    statementTimeoutMs: statementBound(waits),
   });
   pool.on("error", (error) => {
     options.onConnectionError?.(reasonOf(error, url));
   });
   // A revision read that takes as long as connecting counts the database as unreachable.
-  return new PostgresStore(pool, url, connectTimeoutMs, lockTimeoutMs);
+  return new PostgresStore(pool, url, waits);
 }
 
 /** A row of the inventory snapshot: the revision, and an entry (null without pets). */
@@ -168,12 +171,12 @@ class PostgresStore implements Store {
   /** How long the seed's transaction waits for another instance's seed lock. */
   readonly #lockTimeoutMs: number;
 
-  constructor(pool: pg.Pool, url: string, readTimeoutMs: number, lockTimeoutMs: number) {
+  constructor(pool: pg.Pool, url: string, waits: Waits) {
     this.#pool = pool;
     this.#url = url;
-    this.#readTimeoutMs = readTimeoutMs;
-    this.#lockTimeoutMs = lockTimeoutMs;
-    this.#groupCommit = new GroupCommit(pool, lockTimeoutMs, (error, maybeCommitted) =>
+    this.#readTimeoutMs = waits.connectTimeoutMs;
+    this.#lockTimeoutMs = waits.lockTimeoutMs;
+    this.#groupCommit = new GroupCommit(pool, waits, (error, maybeCommitted) =>
       this.#unavailable(error, maybeCommitted),
     );
   }

@@ -31,7 +31,7 @@ import {
   type PlannedWrite,
 } from "../write-plan.js";
 import { toItem, toKeyRecord, type IdempotencyRow, type InventoryRow } from "../rows.js";
-import { beginTransaction } from "./connection.js";
+import { beginTransaction, statementBound, type Waits } from "./connection.js";
 
 /** The group commit's statements, sent unnamed as statements.ts's are (exported for the plan tests). */
 export const SQL = {
@@ -109,12 +109,19 @@ export interface BatchProgress {
   commitSent: boolean;
 }
 
+/**
+ * Sends one of the statements; `timeoutMs`, when given, in place of the pool's bound on how
+ * long it may go unanswered (pg's query_timeout, whose clock starts when it is queued).
+ */
 function run<R extends pg.QueryResultRow>(
   client: pg.PoolClient,
   name: keyof typeof SQL,
   values: unknown[],
+  timeoutMs?: number,
 ): Promise<pg.QueryResult<R>> {
-  return client.query<R>({ text: SQL[name], values });
+  const statement: pg.QueryConfig & { query_timeout?: number } = { text: SQL[name], values };
+  if (timeoutMs !== undefined) statement.query_timeout = timeoutMs;
+  return client.query<R>(statement);
 }
 
 /** The history records of a batch: pet_id, at, previous, quantity, key_name, request_id, reason, ref. */
@@ -172,11 +179,14 @@ export async function writeBatch(
   client: pg.PoolClient,
   writes: readonly PlannedWrite[],
   progress: BatchProgress,
-  lockTimeoutMs: number,
+  waits: Waits,
 ): Promise<PlannedResult[]> {
   const claims = claimColumns(writes);
   const claiming = claims.keys.length > 0;
   const petIds = petIdsOf(writes);
+  // The first round's statements are queued together, so each one's clock runs through the
+  // lock waits of those before it: a claim and a record lock per key, a lock per pet.
+  const lockingBound = statementBound(waits, 2 * claims.keys.length + petIds.length);
   const wantedRefs = refsOf(writes);
   const wantedRefTexts = wantedRefs.map((wanted) => wanted.ref);
   const counts = countsOf(writes);
@@ -191,30 +201,35 @@ export async function writeBatch(
       pg.QueryResult<SinceRow> | undefined,
     ]
   >([
-    beginTransaction(client, lockTimeoutMs),
+    beginTransaction(client, waits.lockTimeoutMs),
     claiming
-      ? run<KeyRow>(client, "claimKeys", [
-          claims.owners,
-          claims.keys,
-          claims.fingerprints,
-          claims.at,
-        ])
+      ? run<KeyRow>(
+          client,
+          "claimKeys",
+          [claims.owners, claims.keys, claims.fingerprints, claims.at],
+          lockingBound,
+        )
       : NO_ROWS,
-    claiming ? run<IdempotencyRow>(client, "lockKeys", [claims.owners, claims.keys]) : NO_ROWS,
-    run<InventoryRow>(client, "lockPets", [petIds]),
+    claiming
+      ? run<IdempotencyRow>(client, "lockKeys", [claims.owners, claims.keys], lockingBound)
+      : NO_ROWS,
+    run<InventoryRow>(client, "lockPets", [petIds], lockingBound),
     wantedRefs.length > 0
-      ? run<RefRow>(client, "findRefs", [
-          wantedRefs.map((wanted) => wanted.petId),
-          wantedRefTexts,
-          commonPrefix(wantedRefTexts),
-        ])
+      ? run<RefRow>(
+          client,
+          "findRefs",
+          [wantedRefs.map((wanted) => wanted.petId), wantedRefTexts, commonPrefix(wantedRefTexts)],
+          lockingBound,
+        )
       : NO_ROWS,
-    run<{ revision: bigint }>(client, "latest", []),
+    run<{ revision: bigint }>(client, "latest", [], lockingBound),
     counts.length > 0
-      ? run<SinceRow>(client, "since", [
-          counts.map((count) => count.petId),
-          counts.map((count) => count.asOf),
-        ])
+      ? run<SinceRow>(
+          client,
+          "since",
+          [counts.map((count) => count.petId), counts.map((count) => count.asOf)],
+          lockingBound,
+        )
       : NO_ROWS,
   ]);
 
