@@ -106,7 +106,7 @@ describe("petstore serve refused by PostgreSQL at start", () => {
       expect(result.code).toBe(2);
       expect(result.lines).toEqual([
         `error: cannot use PostgreSQL database ${database.name} on ${targetOf(url).where}: permission denied for schema public (42501)`,
-        `hint: the user ${role} may not create the store's tables in database ${database.name} (the first start and db copy create them, an upgrade alters them): make it the database's owner (ALTER DATABASE ${database.name} OWNER TO ${role}), or grant it CREATE ON SCHEMA public`,
+        `hint: the user ${role} may not create the store's tables in database ${database.name} (the first start and db copy create them): make it the database's owner (ALTER DATABASE "${database.name}" OWNER TO "${role}"), or GRANT CREATE ON SCHEMA public TO "${role}"`,
         "",
       ]);
     } finally {

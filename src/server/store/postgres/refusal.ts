@@ -142,16 +142,27 @@ export function classifyRefusal(
 }
 
 /**
- * The user may not do what the store needs (42501): create its tables at the first start or
- * `db copy`, alter them in an upgrade. A right to give once, not a database out of reach.
+ * The user may not do what the store needs (42501): connect to the database, create its
+ * tables at the first start or `db copy`, alter them in an upgrade. A right to give once, not
+ * a database out of reach; the hint by what PostgreSQL says was denied.
  */
 function privilegeRefusal(error: Error, target: Target): Refusal | undefined {
   if (codeOf(error) !== "42501") return undefined;
-  return {
-    kind: "privilege",
-    failure: "configuration",
-    hint: `the user ${target.user} may not create the store's tables in database ${target.database} (the first start and db copy create them, an upgrade alters them): make it the database's owner (ALTER DATABASE ${target.database} OWNER TO ${target.user}), or grant it CREATE ON SCHEMA public`,
-  };
+  const user = quoteIdentifier(target.user);
+  const database = quoteIdentifier(target.database);
+  const hint = /permission denied for database/i.test(error.message)
+    ? `the user ${target.user} may not connect to database ${target.database}: GRANT CONNECT ON DATABASE ${database} TO ${user}`
+    : /must be owner of/i.test(error.message)
+      ? `the user ${target.user} does not own the store's tables, which an upgrade alters: start this version once as the user that created them, or make ${target.user} their owner (ALTER TABLE … OWNER TO ${user}, for each)`
+      : /permission denied for schema/i.test(error.message)
+        ? `the user ${target.user} may not create the store's tables in database ${target.database} (the first start and db copy create them): make it the database's owner (ALTER DATABASE ${database} OWNER TO ${user}), or GRANT CREATE ON SCHEMA public TO ${user}`
+        : `the user ${target.user} lacks a right the store needs (PostgreSQL's message names which): grant it, or use the user that owns the store's tables`;
+  return { kind: "privilege", failure: "configuration", hint };
+}
+
+/** A name as an SQL identifier, quoted: `"petstore"`, `"my ""odd"" db"`. */
+function quoteIdentifier(name: string): string {
+  return `"${name.replaceAll('"', '""')}"`;
 }
 
 /**

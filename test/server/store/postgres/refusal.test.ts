@@ -207,17 +207,35 @@ describe("classifyRefusal while connecting", () => {
 });
 
 describe("classifyRefusal of a user that may not create the store's tables", () => {
-  it("is configuration (exit 2) while connecting and on an open session (db copy), with the right to give", () => {
-    for (const phase of ["connecting", "connected"] as const) {
-      expect(
-        classifyRefusal(pgError("permission denied for schema public", "42501"), URL, phase),
-      ).toEqual({
-        kind: "privilege",
-        failure: "configuration",
-        hint: "the user petstore may not create the store's tables in database inventory (the first start and db copy create them, an upgrade alters them): make it the database's owner (ALTER DATABASE inventory OWNER TO petstore), or grant it CREATE ON SCHEMA public",
-      });
-    }
-  });
+  it.each([
+    [
+      "permission denied for schema public",
+      'the user petstore may not create the store\'s tables in database inventory (the first start and db copy create them): make it the database\'s owner (ALTER DATABASE "inventory" OWNER TO "petstore"), or GRANT CREATE ON SCHEMA public TO "petstore"',
+    ],
+    [
+      "must be owner of table inventory_changes",
+      'the user petstore does not own the store\'s tables, which an upgrade alters: start this version once as the user that created them, or make petstore their owner (ALTER TABLE … OWNER TO "petstore", for each)',
+    ],
+    [
+      'permission denied for database "inventory"',
+      'the user petstore may not connect to database inventory: GRANT CONNECT ON DATABASE "inventory" TO "petstore"',
+    ],
+    [
+      "permission denied for table pets",
+      "the user petstore lacks a right the store needs (PostgreSQL's message names which): grant it, or use the user that owns the store's tables",
+    ],
+  ])(
+    "%s: configuration (exit 2), connecting and on an open session (db copy), with the right to give",
+    (message, hint) => {
+      for (const phase of ["connecting", "connected"] as const) {
+        expect(classifyRefusal(pgError(message, "42501"), URL, phase)).toEqual({
+          kind: "privilege",
+          failure: "configuration",
+          hint,
+        });
+      }
+    },
+  );
 });
 
 describe("classifyRefusal on an open session", () => {
