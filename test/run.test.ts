@@ -259,7 +259,13 @@ describe("selecting the server", () => {
         PETSTORE_BASE_URL: "http://bob:hunter2@petstore.example.com:99999/v1",
         PETSTORE_API_KEY: KEY,
       },
-      'error: invalid base URL "http://bob:***@petstore.example.com:99999/v1" (from PETSTORE_BASE_URL)\n',
+      'error: invalid base URL "http://***@petstore.example.com:99999/v1" (from PETSTORE_BASE_URL)\n',
+    ],
+    [
+      "a base URL that is not a URL, its password holding a slash",
+      ["--base-url", "http://bob:hunt/er2@petstore.example.com:99999/v1"],
+      { PETSTORE_API_KEY: KEY },
+      'error: invalid base URL "http://***@petstore.example.com:99999/v1" (from --base-url)\n',
     ],
     [
       "--staging with --env local",

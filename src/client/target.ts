@@ -74,9 +74,12 @@ export function resolveTargetEnv(options: TargetOptions, env: Env): TargetEnv {
   return fromEnv;
 }
 
-/** A URL's text as a message shows it: a password in it (`//user:password@`) as `***`. */
+/**
+ * A URL's text as a message shows it: whatever stands between `//` and the last `@` (a user
+ * and password, which may hold `/`, `?` or `#` when the URL is not valid) as `***`.
+ */
 function shownUrl(text: string): string {
-  return text.replace(/(\/\/[^/?#@]*?:)[^/?#]*@/, "$1***@");
+  return text.replace(/^([^/]*\/\/).*@/, "$1***@");
 }
 
 function checkBaseUrl(text: string, source: string): string {

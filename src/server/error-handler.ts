@@ -77,7 +77,13 @@ function logServerAnswer(error: Error, httpError: HttpError, request: FastifyReq
   if (error instanceof StoreFullError) return;
   if (error instanceof StoreUnavailableError) {
     request.log.warn(
-      { status: httpError.statusCode, code: httpError.code, reason: error.message },
+      {
+        status: httpError.statusCode,
+        code: httpError.code,
+        reason: error.message,
+        // A write whose COMMIT was sent when the connection was lost may have been made.
+        maybeCommitted: error.maybeCommitted,
+      },
       "request refused",
     );
   } else if (error instanceof HttpError || error instanceof StoreBusyError) {

@@ -433,14 +433,21 @@ describe("a counting session from stdin", () => {
     // A file there that is not a session's journal is passed over, with a warning naming it.
     const stray = join(state, "petstore", "counts", "20200101-000000-0000.jsonl");
     writeFileSync(stray, "not json\n");
+    // And one that cannot be read at all.
+    const unreadable = join(state, "petstore", "counts", "20200101-000000-0001.jsonl");
+    mkdirSync(unreadable);
     const withStray = await runCli(["inventory", "count", "--sessions"], {
       env: { ...env(), XDG_STATE_HOME: state },
     });
     expect(withStray).toMatchObject({ code: 0, stdout: listed.stdout });
     // The middle is JSON.parse's own words, which Node versions put differently.
-    expect(withStray.stderr.startsWith(`warning: passed over ${stray}:1: `)).toBe(true);
-    expect(withStray.stderr.endsWith(": not a count session's journal\n")).toBe(true);
-    expect(withStray.stderr.split("\n")).toHaveLength(2);
+    const [first, second, end] = withStray.stderr.split("\n");
+    expect(first?.startsWith(`warning: passed over ${stray}:1: `)).toBe(true);
+    expect(first?.endsWith(": not a count session's journal")).toBe(true);
+    expect(second).toBe(
+      `warning: passed over ${unreadable}: EISDIR: not a count session's journal`,
+    );
+    expect(end).toBe("");
   });
 });
 

@@ -170,11 +170,17 @@ export async function runInventoryCount(
 
 /** The session a journal holds; a JournalError for a file that is not one (named, located). */
 function replayJournal(path: string): CountSession {
-  const entries = readJournal(path);
   try {
-    return CountSession.replay(entries);
+    return CountSession.replay(readJournal(path));
   } catch (error) {
-    throw new JournalError(`${path}: ${error instanceof Error ? error.message : String(error)}`);
+    // Already located (its line), or a file that cannot be read (EACCES, a directory) or
+    // replayed (no header).
+    if (error instanceof JournalError) throw error;
+    const reason =
+      error instanceof Error
+        ? ((error as NodeJS.ErrnoException).code ?? error.message)
+        : String(error);
+    throw new JournalError(`${path}: ${reason}`);
   }
 }
 

@@ -271,15 +271,16 @@ class SqliteStore implements Store {
     return rows.map(toOrder);
   }
 
+  /** The last history record's id, which is its seq. */
+  async latestSeq(): Promise<bigint> {
+    return this.#whenUnlocked(() => this.#sql.latestSeq.get() ?? 0n);
+  }
+
   /**
    * This connection's own commits, and `data_version`, which SQLite changes whenever another
    * connection (another process) commits to the file: asked on every call, so another
    * process's acknowledged write shows at once.
    */
-  async latestSeq(): Promise<bigint> {
-    return this.#whenUnlocked(() => this.#sql.latestSeq.get() ?? 0n);
-  }
-
   async revision(): Promise<string> {
     const external = await this.#whenUnlocked(() => this.#sql.dataVersion.get());
     return `${external ?? 0n}:${this.#writes}`;
