@@ -310,6 +310,19 @@ describe("a counting session from stdin", () => {
       /error: 2 lines of the input were not counted \(each is named above\)\nhint: fix those lines and count their pets in a new session \(ID =N counts a pet wholly\)\n$/,
     );
     expect((await quantities(env())).get(6)).toBe(3);
+
+    // Nothing posted (a dry run), the session stays open for the lines fixed.
+    const dryRun = await runCli(["inventory", "count", "--dry-run"], {
+      env: { ...env(), XDG_STATE_HOME: newState() },
+      input: "6 =2\nbogus\ndone\n",
+    });
+    expect(dryRun.code).toBe(7);
+    const id = sessionIdIn(dryRun.stderr);
+    expect(dryRun.stderr).toMatch(
+      new RegExp(
+        `error: 1 line of the input was not counted \\(each is named above\\)\nhint: fix those lines and give them to this session, which stays open: petstore inventory count --resume ${id}\n$`,
+      ),
+    );
   });
 
   it("refuses a line that would count a pet past the largest quantity, as it is typed", async () => {

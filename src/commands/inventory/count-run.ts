@@ -155,12 +155,15 @@ export async function runInventoryCount(
         `continue it with petstore inventory count --resume ${session.header.id}`,
       );
     }
-    await review(session, journal, options, context);
+    const posted = await review(session, journal, options, context);
     // From stdin no one heard the bell: a line refused is a row that failed, as in apply.
     if (refused > 0) {
+      const { id } = session.header;
       throw new RunIncompleteError(
         `${countOf(refused, "line")} of the input ${refused === 1 ? "was" : "were"} not counted (each is named above)`,
-        "fix those lines and count their pets in a new session (ID =N counts a pet wholly)",
+        posted || session.posted
+          ? "fix those lines and count their pets in a new session (ID =N counts a pet wholly)"
+          : `fix those lines and give them to this session, which stays open: petstore inventory count --resume ${id}`,
       );
     }
   } finally {
@@ -521,7 +524,7 @@ async function review(
   journal: Journal,
   options: InventoryCountOptions,
   context: CommandContext,
-): Promise<void> {
+): Promise<boolean> {
   const { io } = context;
   const { id } = session.header;
   const rows = session.review();
@@ -547,7 +550,7 @@ async function review(
         context,
       );
     }
-    return;
+    return false;
   }
   // At a terminal, the review to decide on; from stdin, its totals (the report lists each).
   // The review is what the person answers the question on: where they are, the terminal,
@@ -574,7 +577,7 @@ async function review(
       io.err.write(
         `not posted: session ${id} stays open (petstore inventory count --resume ${id})\n`,
       );
-      return;
+      return false;
     }
   }
   // The server reports each count's book (as of its asOf) itself: a count sends what was seen.
@@ -600,6 +603,7 @@ async function review(
   if (posted.complete) {
     journal.append({ type: "posted", at: new Date(context.now()).toISOString() });
   }
+  return posted.complete;
 }
 
 /**
