@@ -95,6 +95,9 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
  */
 function logWarnings(log: Logger): () => void {
   const printers = process.listeners("warning");
+  // None when the operator turned warnings off (--no-warnings, NODE_NO_WARNINGS=1): then none
+  // is logged either.
+  if (printers.length === 0) return () => undefined;
   process.removeAllListeners("warning");
   const onWarning = (warning: Error & { code?: string }) => {
     log.warn({ warning: warning.name, code: warning.code }, warning.message);

@@ -7,6 +7,8 @@
  * to its query_wait_timeout (2 s here; 120 s is PgBouncer's default) and is then refused, as
  * are those after it until PgBouncer logs in again (it tries each server_login_retry, 1 s).
  */
+import { once } from "node:events";
+import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   startTestCluster,
@@ -154,13 +156,23 @@ forEachRoute(
         );
         expect(logged().filter((line) => line.level >= 50)).toEqual([]);
 
-        // A stop with a request held by PgBouncer ends within the same bound.
-        const held = fetch(`${url}/inventory/1`, { headers: auth }).catch(() => undefined);
-        await new Promise((resolve) => setTimeout(resolve, 200));
+        // A stop with a request held by PgBouncer ends within the same bound: the request is
+        // sent whole before the signal, and is answered 503 (not cut off) as the server closes.
+        const request = http.get(`${url}/inventory/1`, { headers: auth });
+        const held = new Promise<number | undefined>((resolve) => {
+          request.on("response", (response) => {
+            response.resume();
+            resolve(response.statusCode);
+          });
+          request.on("error", () => {
+            resolve(undefined);
+          });
+        });
+        await once(request, "finish");
         const stopping = performance.now();
         expect(await server.stop("SIGTERM")).toBe(0);
         expect(performance.now() - stopping).toBeLessThan(15_000);
-        await held;
+        expect(await held).toBe(503);
         server = undefined;
 
         // A start with the database gone behind PgBouncer: exit 3 within the connect time-out.
