@@ -127,18 +127,28 @@ export function statementBound(waits: Waits, locks = 1): number {
 }
 
 /**
+ * A statement with its own bound on how long it may go unanswered (pg's query_timeout, which
+ * @types/pg does not declare on a query's config; its clock starts when it is queued), in
+ * place of the pool's.
+ */
+export function timedStatement(text: string, values: unknown[], timeoutMs: number): pg.QueryConfig {
+  const statement: pg.QueryConfig & { query_timeout: number } = {
+    text,
+    values,
+    query_timeout: timeoutMs,
+  };
+  return statement;
+}
+
+/**
  * Asks the database one trivial question, answered within `timeoutMs` or counted unreachable.
  * A pooler in front (PgBouncer) accepts the connection itself and holds a statement until it
  * can log in to the database (its query_wait_timeout: 120 s by default), so a database that is
  * gone behind it would otherwise not be told for minutes.
  */
 export async function probe(pool: pg.Pool, timeoutMs: number): Promise<void> {
-  const question: pg.QueryConfig & { query_timeout: number } = {
-    text: "SELECT 1",
-    query_timeout: timeoutMs,
-  };
   try {
-    await pool.query(question);
+    await pool.query(timedStatement("SELECT 1", [], timeoutMs));
   } catch (error) {
     if (error instanceof Error && /^query read timeout$/i.test(error.message)) {
       throw new Error(`no answer within ${timeoutMs} ms (query read timeout)`, { cause: error });

@@ -36,6 +36,7 @@ import {
   probe,
   reasonOf,
   statementBound,
+  timedStatement,
   type Waits,
 } from "./connection.js";
 import { GroupCommit } from "./group-commit.js";
@@ -152,13 +153,11 @@ class PostgresStore implements Store {
       // GETs wait for these reads one after another: one that hangs (a connection lost
       // without a word) must not hold them all. pg gives a query up after `query_timeout`
       // ("Query read timeout", counted as unreachable) and, on a pipelined connection,
-      // destroys the connection with it. @types/pg leaves the per-query option out.
-      const query: pg.QueryConfig & { query_timeout: number } = {
-        text: SQL.revision,
-        query_timeout: this.#readTimeoutMs,
-      };
+      // destroys the connection with it.
       try {
-        const { rows } = await client.query<{ revision: bigint }>(query);
+        const { rows } = await client.query<{ revision: bigint }>(
+          timedStatement(SQL.revision, [], this.#readTimeoutMs),
+        );
         return String(rows[0]?.revision ?? 0n);
       } catch (error) {
         this.#dropRevisionClient(connecting, client, error);

@@ -31,7 +31,7 @@ import {
   type PlannedWrite,
 } from "../write-plan.js";
 import { toItem, toKeyRecord, type IdempotencyRow, type InventoryRow } from "../rows.js";
-import { beginTransaction, statementBound, type Waits } from "./connection.js";
+import { beginTransaction, statementBound, timedStatement, type Waits } from "./connection.js";
 
 /** The group commit's statements, sent unnamed as statements.ts's are (exported for the plan tests). */
 export const SQL = {
@@ -119,9 +119,11 @@ function run<R extends pg.QueryResultRow>(
   values: unknown[],
   timeoutMs?: number,
 ): Promise<pg.QueryResult<R>> {
-  const statement: pg.QueryConfig & { query_timeout?: number } = { text: SQL[name], values };
-  if (timeoutMs !== undefined) statement.query_timeout = timeoutMs;
-  return client.query<R>(statement);
+  return client.query<R>(
+    timeoutMs === undefined
+      ? { text: SQL[name], values }
+      : timedStatement(SQL[name], values, timeoutMs),
+  );
 }
 
 /** The history records of a batch: pet_id, at, previous, quantity, key_name, request_id, reason, ref. */
