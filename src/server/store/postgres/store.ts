@@ -117,6 +117,10 @@ export async function openPostgresStore(
   // and does its work in far less than a second more: one left unanswered longer than both
   // time-outs together is a database that does not answer (gone behind a pooler that holds
   // the statement), and the request is answered 503 instead of waiting for the pooler.
+  // pg's query_timeout closes the connection that did not answer, so nothing waits on it
+  // (closing the pool, the process's exit). It costs pg more per row read: measured, a page
+  // of 1,000 rows 0.3-0.5 ms (walking 100,000 changes 0.43 s against 0.3 s); a timer of our
+  // own cost nothing per row but left the unanswered socket open until the pooler gave up.
   const waits = { lockTimeoutMs, connectTimeoutMs };
   const pool = createPool(url, {
     poolSize: options.poolSize ?? 10,
