@@ -75,20 +75,16 @@ function refusalOf(error: Error, request: FastifyRequest): WriteRefusalReason | 
  */
 function logServerAnswer(error: Error, httpError: HttpError, request: FastifyRequest): void {
   if (error instanceof StoreFullError) return;
-  if (error instanceof StoreUnavailableError) {
+  const unreachable = error instanceof StoreUnavailableError;
+  if (unreachable || error instanceof HttpError || error instanceof StoreBusyError) {
     request.log.warn(
       {
         status: httpError.statusCode,
         code: httpError.code,
-        reason: error.message,
+        reason: unreachable ? error.message : httpError.message,
         // A write whose COMMIT was sent when the connection was lost may have been made.
-        maybeCommitted: error.maybeCommitted,
+        ...(unreachable ? { maybeCommitted: error.maybeCommitted } : {}),
       },
-      "request refused",
-    );
-  } else if (error instanceof HttpError || error instanceof StoreBusyError) {
-    request.log.warn(
-      { status: httpError.statusCode, code: httpError.code, reason: httpError.message },
       "request refused",
     );
   } else {

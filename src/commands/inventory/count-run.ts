@@ -200,16 +200,17 @@ function readSessions(
 ): { path: string; session: CountSession }[] {
   const sessions = journalPaths(directory).flatMap((path) => {
     try {
-      return [{ path, session: replayJournal(path), started: 0 }];
+      return [{ path, session: replayJournal(path) }];
     } catch (error) {
       if (!(error instanceof JournalError)) throw error;
       io.err.write(`warning: passed over ${error.message}: not a count session's journal\n`);
       return [];
     }
   });
-  for (const entry of sessions) entry.started = Date.parse(entry.session.header.startedAt) || 0;
+  const started = (entry: { session: CountSession }) =>
+    Date.parse(entry.session.header.startedAt) || 0;
   // A stable sort: the ids' order where the start times are equal.
-  return sessions.sort((a, b) => a.started - b.started);
+  return sessions.sort((a, b) => started(a) - started(b));
 }
 
 /** Every session in `directory`, oldest first. */
