@@ -140,6 +140,24 @@ export function timedStatement(text: string, values: unknown[], timeoutMs: numbe
   return statement;
 }
 
+/** setTimeout's longest delay: a statement given it as its bound has, in effect, none. */
+const NO_BOUND_MS = 2 ** 31 - 1;
+
+/**
+ * Takes the transaction-scoped advisory lock `key` inside the open transaction on `client`,
+ * however long another instance holds it (a migration rebuilding an index, a seed of many
+ * pets, take what they take): the transaction's lock_timeout is lifted for this one wait and
+ * put back after it, and the statement has no bound on its answer, whatever its pool's.
+ */
+export async function waitForAdvisoryLock(client: pg.ClientBase, key: string): Promise<void> {
+  const [setting] = (
+    await client.query<{ previous: string }>("SELECT current_setting('lock_timeout') AS previous")
+  ).rows;
+  await client.query("SELECT set_config('lock_timeout', '0', true)");
+  await client.query(timedStatement("SELECT pg_advisory_xact_lock($1)", [key], NO_BOUND_MS));
+  await client.query("SELECT set_config('lock_timeout', $1, true)", [setting?.previous ?? "0"]);
+}
+
 /**
  * Asks the database one trivial question, answered within `timeoutMs` or counted unreachable.
  * A pooler in front (PgBouncer) accepts the connection itself and holds a statement until it

@@ -5,7 +5,7 @@
  */
 import type pg from "pg";
 import { refuseNewerSchema } from "../store.js";
-import { beginTransaction, checkOut, isUnreachable } from "./connection.js";
+import { beginTransaction, checkOut, isUnreachable, waitForAdvisoryLock } from "./connection.js";
 
 /** The key of the advisory lock that serializes migrations of instances started together. */
 export const MIGRATION_LOCK = "7310593858348875621";
@@ -295,14 +295,8 @@ export async function migrate(pool: pg.Pool, lockTimeoutMs: number): Promise<voi
  */
 export async function migrateInTransaction(client: pg.ClientBase): Promise<void> {
   // Instances started together wait for the one migrating however long its migration takes
-  // (rebuilding an index on a large store takes seconds): the transaction's lock_timeout is
-  // lifted for this one wait, then put back for the migration's own statements.
-  const [setting] = (
-    await client.query<{ previous: string }>("SELECT current_setting('lock_timeout') AS previous")
-  ).rows;
-  await client.query("SELECT set_config('lock_timeout', '0', true)");
-  await client.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
-  await client.query("SELECT set_config('lock_timeout', $1, true)", [setting?.previous ?? "0"]);
+  // (rebuilding an index on a large store takes seconds).
+  await waitForAdvisoryLock(client, MIGRATION_LOCK);
   await client.query("CREATE TABLE IF NOT EXISTS petstore_schema (version integer NOT NULL)");
   const rows = (await client.query<{ version: number }>("SELECT version FROM petstore_schema"))
     .rows;

@@ -37,6 +37,7 @@ import {
   reasonOf,
   statementBound,
   timedStatement,
+  waitForAdvisoryLock,
   type Waits,
 } from "./connection.js";
 import { GroupCommit } from "./group-commit.js";
@@ -77,7 +78,7 @@ export interface PostgresStoreOptions {
 }
 
 /** The key of the advisory lock that serializes seeding, so only one instance seeds. */
-const SEED_LOCK = "7310593858348875622";
+export const SEED_LOCK = "7310593858348875622";
 
 /** A row of the history's LEFT JOIN: every column null for a pet without records. */
 type HistoryRow = ChangeRow | { [Column in keyof ChangeRow]: null };
@@ -171,7 +172,7 @@ class PostgresStore implements Store {
   );
 
   readonly #readTimeoutMs: number;
-  /** How long the seed's transaction waits for another instance's seed lock. */
+  /** The seed's transaction's lock time-out (but for its wait for the seed lock). */
   readonly #lockTimeoutMs: number;
 
   constructor(pool: pg.Pool, url: string, waits: Waits) {
@@ -291,8 +292,9 @@ class PostgresStore implements Store {
     let failed: unknown;
     try {
       await beginTransaction(client, this.#lockTimeoutMs);
-      // Instances started together with --seed: one seeds, the others find pets.
-      await client.query("SELECT pg_advisory_xact_lock($1)", [SEED_LOCK]);
+      // Instances started together with --seed: one seeds, the others wait for it however
+      // long a seed of many pets takes, then find pets.
+      await waitForAdvisoryLock(client, SEED_LOCK);
       const [count] = (await run<{ n: bigint }>(client, "count")).rows;
       if ((count?.n ?? 0n) > 0n) {
         await client.query("COMMIT");

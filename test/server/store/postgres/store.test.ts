@@ -6,7 +6,7 @@ import {
   POSTGRES_MIGRATIONS,
 } from "../../../../src/server/store/postgres/migrations.js";
 import { beginTransaction, createPool } from "../../../../src/server/store/postgres/connection.js";
-import { openPostgresStore } from "../../../../src/server/store/postgres/store.js";
+import { openPostgresStore, SEED_LOCK } from "../../../../src/server/store/postgres/store.js";
 import { IDEMPOTENCY_TTL_MS, type Store } from "../../../../src/server/store/store.js";
 import { StoreUnavailableError } from "../../../../src/server/store/store-unavailable-error.js";
 import {
@@ -227,6 +227,40 @@ forEachRoute("PostgreSQL store: engine-specific behaviour", (route, name) => {
       const [a, b] = await Promise.all([open(), open()]);
       const seeded = await Promise.all([a.seedIfEmpty(PETS), b.seedIfEmpty(PETS)]);
       expect(seeded.sort()).toEqual([false, true]);
+    });
+
+    it("waits for another instance's seed however long it takes, past the lock time-out and the statement bound", async () => {
+      // A lock time-out of 1 ms and a statement bound of 301 ms (lock time-out + connect
+      // time-out): had either bounded the wait for the seed lock, the seed would have failed.
+      const store = await openPostgresStore(database.url, {
+        lockTimeoutMs: 1,
+        connectTimeoutMs: 300,
+      });
+      stores.push(store);
+      const holder = new pg.Client({ connectionString: database.url });
+      await holder.connect();
+      try {
+        // Another instance in the middle of a seed: it holds the seed lock.
+        await holder.query("BEGIN");
+        await holder.query("SELECT pg_advisory_xact_lock($1)", [SEED_LOCK]);
+        const seeding = store.seedIfEmpty(PETS).then(
+          (seeded) => `seeded: ${seeded}`,
+          (error: unknown) => `failed: ${String(error)}`,
+        );
+        await eventually("the seed waiting for the seed lock", async () => {
+          const [row] = await query(
+            "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+          );
+          return (row as { n: number } | undefined)?.n === 1;
+        });
+        // Held past the statement bound: the wait outlives it.
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        await holder.query("COMMIT");
+        expect(await seeding).toBe("seeded: true");
+        expect((await store.listInventory()).items).toHaveLength(PETS.length);
+      } finally {
+        await holder.end();
+      }
     });
 
     it("refuses a database whose schema is newer than it knows", async () => {
