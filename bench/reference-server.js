@@ -7,7 +7,12 @@
 // validation, UPDATE ... RETURNING, JSON answer; `node bench/reference-server.js
 // postgres` does the same on PostgreSQL (the URL in PETSTORE_DATABASE_URL, as
 // ours takes it) through a pg pool of our default size, one autocommitted
-// UPDATE ... RETURNING per request at our durability (synchronous_commit on).
+// UPDATE ... RETURNING per request at our durability (synchronous_commit on);
+// `node bench/reference-server.js postgres-history` also does the writes the spec asks of
+// a PATCH, as ours makes them: the pet locked, its history record written with the next seq
+// from the revision row (the feed's order: commit order, so the row stays locked until the
+// commit), one autocommitted statement per request.
+import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import Database from "better-sqlite3";
@@ -104,9 +109,41 @@ if (mode === "static") {
       return rows[0];
     }),
   );
+} else if (mode === "postgres-history") {
+  const pool = new pg.Pool({
+    connectionString: process.env.PETSTORE_DATABASE_URL,
+    max: 10,
+    options: "-c synchronous_commit=on",
+  });
+  // Locks in our order (the pet, then the revision row): each CTE waits for the one it reads.
+  const update = {
+    name: "update",
+    text: `WITH pet AS (
+        SELECT id, quantity FROM pets WHERE id = $2 FOR NO KEY UPDATE
+      ), written AS (
+        UPDATE pets SET quantity = $1 FROM pet WHERE pets.id = pet.id
+          RETURNING pets.id, pets.quantity, pets.status, pet.quantity AS previous
+      ), revised AS (
+        UPDATE inventory_revision SET revision = revision + 1
+          WHERE id = 1 AND EXISTS (SELECT FROM written) RETURNING revision
+      ), recorded AS (
+        INSERT INTO inventory_changes (pet_id, at, previous, quantity, key_name, request_id, seq)
+          SELECT written.id, $3, written.previous, written.quantity, 'bench', $4, revised.revision
+            FROM written, revised
+          RETURNING seq
+      )
+      SELECT written.id, written.quantity, written.status, recorded.seq FROM written, recorded`,
+  };
+  listen(
+    patchServer(async (petId, quantity) => {
+      const values = [quantity, petId, Date.now(), randomUUID()];
+      const { rows } = await pool.query({ ...update, values });
+      return rows[0];
+    }),
+  );
 } else {
   process.stderr.write(
-    "usage: reference-server.js static <body-file> | sqlite <db-file> | postgres (PETSTORE_DATABASE_URL)\n",
+    "usage: reference-server.js static <body-file> | sqlite <db-file> | postgres | postgres-history (PETSTORE_DATABASE_URL)\n",
   );
   process.exit(2);
 }

@@ -755,7 +755,7 @@ const runMetricsBenchmarks = () =>
 const runPostgresBenchmarks = () =>
   postgresBenchmarks({
     ...{ bin, root, dir, key: KEY, pinned, pets: 1000, rounds: ROUNDS },
-    ...{ join, writeSeed, writeFile: writeFileSync, startProcess, load, compareAtLeast },
+    ...{ join, writeSeed, writeFile: writeFileSync, startProcess, load, compare, compareAtLeast },
     ...{ patchRequests, figures, log, median, fmt, spread },
   });
 
