@@ -81,8 +81,8 @@ export const EXIT_CODE_TABLE: readonly ExitCodeMeaning[] = [
     ],
     readme: "server unreachable, timed out, or answered 5xx after retries",
     scripts:
-      "server or proxy unreachable, timed out, answered 5xx (after retries), or answered something that is not a petstore response",
-    scriptAction: "retry later",
+      "server or proxy unreachable, timed out, answered 5xx (after retries), or answered something that is not a petstore response; also a bulk run (`apply`, `adjust --file`, `count`) that it stopped partway, after the report of what was applied",
+    scriptAction: "retry later (a bulk run: run it again as it was)",
   },
   {
     codes: [EXIT_CODES.unauthorized],

@@ -9,6 +9,7 @@ import type { AdjustReport } from "./adjust-batches.js";
 import {
   failingCount,
   interruptedSummary,
+  notAppliedSummary,
   RunIncompleteError,
   RunInterruptedError,
 } from "./run-errors.js";
@@ -20,18 +21,18 @@ function samePrefix(refPrefix: string | undefined): string {
 
 /** `200 of 1200 rows not applied (200 failed, 0 not attempted)`, or without the parenthesis. */
 function notApplied(report: AdjustReport): string {
-  const rows = countOf(report.results.length, "row");
-  const split =
-    report.notAttempted > 0
-      ? ` (${report.failed} failed, ${report.notAttempted} not attempted)`
-      : "";
-  return `${report.failed + report.notAttempted} of ${rows} not applied${split}`;
+  return notAppliedSummary(report, countOf(report.results.length, "row"));
 }
 
-/** Some row this run applied has no ref (`--no-ref`): running the file again applies it again. */
+/**
+ * Some row this run applied, or may have applied (sent without an answer), has no ref
+ * (`--no-ref`): running the file again would apply it again.
+ */
 function appliedWithoutRef(report: AdjustReport): boolean {
   return report.results.some(
-    (result) => result.outcome === "changed" && result.row.ref === undefined,
+    (result) =>
+      (result.outcome === "changed" || result.failure?.unanswered === true) &&
+      result.row.ref === undefined,
   );
 }
 
@@ -41,7 +42,9 @@ function appliedWithoutRef(report: AdjustReport): boolean {
  */
 function rerunHint(report: AdjustReport, refPrefix: string | undefined): string {
   if (appliedWithoutRef(report)) {
-    return "the rows this run applied have no ref, so running the file again would apply them twice: put the rows not applied (the report lists them) in a file of their own";
+    return report.results.some((result) => result.failure?.unanswered === true)
+      ? "the rows this run applied or may have applied (sent without an answer) have no ref, so running the file again could apply them twice: see with petstore inventory history which of those were applied, and put the rows not applied in a file of their own"
+      : "the rows this run applied have no ref, so running the file again would apply them twice: put the rows not applied (the report lists them) in a file of their own";
   }
   if (report.changed === 0) {
     return report.unchanged > 0
@@ -110,7 +113,7 @@ export function adjustIncomplete(
   refPrefix?: string,
 ): RunIncompleteError {
   const { message: text, hint } = message(report, dryRun, refPrefix);
-  return new RunIncompleteError(text, hint);
+  return new RunIncompleteError(text, hint, report.stoppedBy);
 }
 
 /** Stopped by SIGINT or SIGTERM: exit 130 or 143. */

@@ -8,6 +8,7 @@ import type { ApplyReport } from "./execute.js";
 import {
   failingCount,
   interruptedSummary,
+  notAppliedSummary,
   RunIncompleteError,
   RunInterruptedError,
 } from "./run-errors.js";
@@ -17,11 +18,7 @@ const RERUN_HINT =
 
 /** `200 of 200 changes not applied (10 failed, 190 not attempted)`, or without the parenthesis. */
 function notApplied(report: ApplyReport, changes: number): string {
-  const split =
-    report.notAttempted > 0
-      ? ` (${report.failed} failed, ${report.notAttempted} not attempted)`
-      : "";
-  return `${report.failed + report.notAttempted} of ${countOf(changes, "change")} not applied${split}`;
+  return notAppliedSummary(report, countOf(changes, "change"));
 }
 
 function message(report: ApplyReport): string {
@@ -58,6 +55,7 @@ export function applyIncomplete(report: ApplyReport): RunIncompleteError {
     report.rejected === true
       ? "fix or remove the failed rows and run again (without --atomic the other rows would be applied)"
       : RERUN_HINT,
+    report.stoppedBy,
   );
 }
 

@@ -73,6 +73,8 @@ export async function executePlan(plan: ApplyPlan, options: ExecuteOptions): Pro
   const state: {
     serverFailuresInARow: number;
     stopped: boolean;
+    /** The failure that stopped the run, once one did. */
+    stoppedBy?: RowFailure | undefined;
     /** PATCHes started: none when the interrupt came before the first. */
     started: number;
     interruptedBy?: string | undefined;
@@ -118,13 +120,17 @@ export async function executePlan(plan: ApplyPlan, options: ExecuteOptions): Pro
           options.onSettled?.(settled);
           return settled;
         }
+        const failure = describeRowFailure(error);
         if (isServerWideFailure(error)) {
           state.serverFailuresInARow += 1;
-          if (state.serverFailuresInARow >= stopAfter) state.stopped = true;
+          if (state.serverFailuresInARow >= stopAfter) {
+            state.stopped = true;
+            state.stoppedBy ??= failure;
+          }
         } else {
           state.serverFailuresInARow = 0;
         }
-        settled = result(row, "failed", describeRowFailure(error));
+        settled = result(row, "failed", failure);
       }
     }
     options.onSettled?.(settled);
@@ -143,7 +149,7 @@ export async function executePlan(plan: ApplyPlan, options: ExecuteOptions): Pro
     failed: count("failed") + count("conflict"),
     notAttempted: count("not_attempted"),
     results,
-    ...(state.stopped ? { stoppedAfter: stopAfter } : {}),
+    ...(state.stopped ? { stoppedAfter: stopAfter, stoppedBy: state.stoppedBy } : {}),
     ...(state.interruptedBy === undefined
       ? {}
       : {

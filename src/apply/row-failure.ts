@@ -15,7 +15,33 @@ export interface RowFailure {
    * other rows failed, so it was not applied.
    */
   batchRejected?: true | undefined;
+  /**
+   * The request may have reached the server, and no answer said what became of it (none in
+   * time, a connection lost once sent, an answer that could not be read): the row may have
+   * been applied. The report never counts such a row as not applied.
+   */
+  unanswered?: true | undefined;
 }
+
+/**
+ * Failures of a connection that was never made: the request cannot have reached the server.
+ * Only when the first attempt failed so: of earlier attempts nothing is known.
+ */
+const NEVER_CONNECTED = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
+
+/** Whether a request that failed below HTTP may have reached the server. */
+function mayHaveReached(error: NetworkError): boolean {
+  if (error.failure === "untrusted-certificate" || error.failure === "plain-http") return false;
+  return !(error.attempts === 1 && error.code !== undefined && NEVER_CONNECTED.has(error.code));
+}
+
+const MAY_HAVE_BEEN_APPLIED = "it may have been applied";
 
 function attemptsNote(attempts: number): string | undefined {
   return attempts > 1 ? `after ${attempts} attempts` : undefined;
@@ -54,9 +80,15 @@ export function describeRowFailure(error: unknown): RowFailure {
     };
   }
   if (error instanceof NetworkError) {
-    return { reason: withNotes(error.message, [attemptsNote(error.attempts)]) };
+    const reason = withNotes(error.message, [attemptsNote(error.attempts)]);
+    return mayHaveReached(error)
+      ? { reason: `${reason}; ${MAY_HAVE_BEEN_APPLIED}`, unanswered: true }
+      : { reason };
   }
-  if (error instanceof CliError || error instanceof MalformedResponseError) {
+  if (error instanceof MalformedResponseError) {
+    return { reason: `${error.message}; ${MAY_HAVE_BEEN_APPLIED}`, unanswered: true };
+  }
+  if (error instanceof CliError) {
     return { reason: error.message };
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -4,16 +4,67 @@
  * Each verb words the message and the hint (apply-errors.ts, adjust-errors.ts).
  */
 import { CliError } from "../errors.js";
-import { EXIT_CODES, exitCodeForSignal, type InterruptSignal } from "../exit-codes.js";
+import {
+  EXIT_CODES,
+  exitCodeForSignal,
+  type ExitCode,
+  type InterruptSignal,
+} from "../exit-codes.js";
 import { countOf } from "../text/plural.js";
 import type { InterruptedPhase } from "./batches.js";
 import type { RowFailure } from "./row-failure.js";
 
-/** Rows failed or were not attempted (or, in a dry run, would fail): exit 7. */
+/**
+ * Rows failed or were not attempted (or, in a dry run, would fail): exit 7. A run the server
+ * stopped (`stoppedBy`: unreachable, failing, 5xx or 429 after retries; a key refused) ends
+ * with that failure's own code, 3 or 4, as a single call would: the report, printed before,
+ * says which rows were applied.
+ */
 export class RunIncompleteError extends CliError {
-  constructor(message: string, hint: string) {
-    super(message, EXIT_CODES.partialFailure, hint);
+  constructor(message: string, hint: string, stoppedBy?: RowFailure) {
+    super(
+      message,
+      stoppedBy === undefined ? EXIT_CODES.partialFailure : exitCodeOf(stoppedBy),
+      hint,
+    );
   }
+}
+
+/** The exit code of a failure that stopped a run: the key refused (4), else the server (3). */
+function exitCodeOf(failure: RowFailure): ExitCode {
+  return failure.status === 401 || failure.status === 403
+    ? EXIT_CODES.unauthorized
+    : EXIT_CODES.unavailable;
+}
+
+/**
+ * `200 of 1,200 rows not applied (200 failed, 1,000 not attempted)`, or without the
+ * parenthesis; rows sent without an answer (which may have been applied) are never said to be
+ * not applied: `… not known to be applied (100 sent without an answer, which may have been
+ * applied; 100 failed; 1,000 not attempted)`. `rows` names the whole (`1,200 rows`).
+ */
+export function notAppliedSummary(
+  report: {
+    failed: number;
+    notAttempted: number;
+    results: readonly { failure?: RowFailure | undefined }[];
+  },
+  rows: string,
+): string {
+  const unanswered = report.results.filter((result) => result.failure?.unanswered === true).length;
+  const failed = report.failed - unanswered;
+  const total = report.failed + report.notAttempted;
+  if (unanswered === 0) {
+    const split =
+      report.notAttempted > 0 ? ` (${failed} failed, ${report.notAttempted} not attempted)` : "";
+    return `${total} of ${rows} not applied${split}`;
+  }
+  const parts = [
+    `${unanswered} sent without an answer, which may have been applied`,
+    ...(failed > 0 ? [`${failed} failed`] : []),
+    ...(report.notAttempted > 0 ? [`${report.notAttempted} not attempted`] : []),
+  ];
+  return `${total} of ${rows} not known to be applied (${parts.join("; ")})`;
 }
 
 /** Stopped by SIGINT or SIGTERM: exit 130 or 143. */

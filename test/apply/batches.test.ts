@@ -156,9 +156,11 @@ describe("sendInBatches", () => {
     const run = recorder(7, 2, (changes, request) =>
       request === 2 ? Promise.reject(down) : Promise.resolve(answer(changes)),
     );
+    // After 3 attempts nothing says the first did not reach the server.
     const stoppedBy = {
       reason:
-        "cannot reach http://x/v1/inventory/batch: connection refused (ECONNREFUSED) (after 3 attempts)",
+        "cannot reach http://x/v1/inventory/batch: connection refused (ECONNREFUSED) (after 3 attempts); it may have been applied",
+      unanswered: true,
     };
     expect(await sendInBatches(run.options)).toEqual({ kind: "sent", stoppedBy });
     expect(run.sent).toEqual([

@@ -157,10 +157,20 @@ describe("executePlan", () => {
       },
     });
     expect(calls).toBe(4);
-    expect(report).toMatchObject({ changed: 1, failed: 3, notAttempted: 16, stoppedAfter: 3 });
-    expect(report.results[1]?.failure?.reason).toBe(
-      "cannot reach http://x/v1/inventory/1: connection refused (ECONNREFUSED) (after 3 attempts)",
-    );
+    // After 3 attempts nothing says the first did not reach the server.
+    const failure = {
+      reason:
+        "cannot reach http://x/v1/inventory/1: connection refused (ECONNREFUSED) (after 3 attempts); it may have been applied",
+      unanswered: true,
+    };
+    expect(report).toMatchObject({
+      changed: 1,
+      failed: 3,
+      notAttempted: 16,
+      stoppedAfter: 3,
+      stoppedBy: failure,
+    });
+    expect(report.results[1]?.failure).toEqual(failure);
     expect(report.results[4]).toMatchObject({
       outcome: "not_attempted",
       failure: {

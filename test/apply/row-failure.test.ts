@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { describeRowFailure } from "../../src/apply/row-failure.js";
-import { ApiError } from "../../src/client/errors.js";
+import { ApiError, MalformedResponseError, NetworkError } from "../../src/client/errors.js";
 
 function patch404(code: string | undefined, message: string) {
   return new ApiError({
@@ -52,6 +52,58 @@ describe("describeRowFailure", () => {
       reason: "changed since it was read; not overwritten",
       code: "precondition_failed",
       status: 412,
+    });
+  });
+
+  describe("a request without an answer: applied or not, only what is known", () => {
+    const network = (
+      failure: "unreachable" | "timeout" | "untrusted-certificate",
+      code: string | undefined,
+      attempts: number,
+      message = "cannot reach http://x/v1/inventory/batch",
+    ) =>
+      new NetworkError({
+        failure,
+        code,
+        message,
+        method: "POST",
+        url: "http://x/v1/inventory/batch",
+        attempts,
+      });
+
+    it.each([
+      ["refused on its only attempt", network("unreachable", "ECONNREFUSED", 1)],
+      ["a name that does not resolve", network("unreachable", "ENOTFOUND", 1)],
+      ["an untrusted certificate", network("untrusted-certificate", "CERT_HAS_EXPIRED", 1)],
+    ])("%s: never reached the server, so not applied", (_name, error) => {
+      expect(describeRowFailure(error)).toEqual({
+        reason: error.message,
+      });
+    });
+
+    it.each([
+      ["timed out", network("timeout", undefined, 1, "POST http://x/v1/inventory/batch timed out")],
+      ["reset once sent", network("unreachable", "ECONNRESET", 1)],
+      // Of the attempts before the last nothing is known: one may have timed out.
+      ["refused after earlier attempts", network("unreachable", "ECONNREFUSED", 3)],
+    ])("%s: may have been applied, and said so", (_name, error) => {
+      const attempts = error.attempts > 1 ? ` (after ${error.attempts} attempts)` : "";
+      expect(describeRowFailure(error)).toEqual({
+        reason: `${error.message}${attempts}; it may have been applied`,
+        unanswered: true,
+      });
+    });
+
+    it("an answer that could not be read may have been applied", () => {
+      const error = new MalformedResponseError({
+        message: "unexpected response from POST http://x/v1/inventory/batch: results is missing",
+        method: "POST",
+        url: "http://x/v1/inventory/batch",
+      });
+      expect(describeRowFailure(error)).toEqual({
+        reason: `${error.message}; it may have been applied`,
+        unanswered: true,
+      });
     });
   });
 });

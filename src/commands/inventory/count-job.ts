@@ -8,6 +8,7 @@ import { COUNT_ROWS, type CountChange, type CountResult } from "../../apply/coun
 import {
   failingCount,
   interruptedSummary,
+  notAppliedSummary,
   RunIncompleteError,
   RunInterruptedError,
 } from "../../apply/run-errors.js";
@@ -115,12 +116,15 @@ export function countJob(
       return new RunIncompleteError(
         report.rejected === true
           ? `the atomic batch was rejected: ${failing} of ${counts} failed (the report lists them); nothing was changed${stays}`
-          : `${report.failed + report.notAttempted} of ${counts} not posted${stays}`,
+          : report.stoppedBy === undefined
+            ? `${report.failed + report.notAttempted} of ${counts} not posted${stays}`
+            : `a batch request failed (${report.stoppedBy.reason}), so the run stopped: ${notAppliedSummary(report, counts)}${stays}`,
         posting.sessionId === undefined
           ? report.rejected === true
             ? "fix the failed rows and post the file again: nothing of it was applied"
             : "fix the failed rows and post the file again: the counts posted now come back as posted before, so only the others apply"
           : "a count below 0 means a sale after the count that the shelf did not have: count that pet again (ID =N), then post",
+        report.stoppedBy,
       );
     },
     interrupted: (report, signal) =>

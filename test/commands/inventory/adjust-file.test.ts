@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { Interrupts } from "../../../src/program/interrupts.js";
-import { fakeKey, HttpStubs, json, runFake } from "../fake-deps.js";
+import { fakeKey, HttpStubs, json, ORIGIN, runFake } from "../fake-deps.js";
 import type { RefSet } from "../../../src/server/store/write-plan.js";
 import { serveBatches, stockOf } from "./batch-server.js";
 
@@ -606,7 +606,7 @@ describe("inventory adjust --file: the other ways a run ends", () => {
     );
   });
 
-  it("a later batch that keeps failing stops the run: exit 7, and running the file again is safe", async () => {
+  it("a later batch that keeps failing stops the run: exit 3 as the server's failure, and running the file again is safe", async () => {
     const stubs = new HttpStubs();
     serveBatches(stubs, stockOf(1, 100_000), { listed: false });
     stubs
@@ -618,7 +618,7 @@ describe("inventory adjust --file: the other ways a run ends", () => {
       stubs,
       files: { "s.csv": `petId,delta\n${rows}` },
     });
-    expect(result.code).toBe(7);
+    expect(result.code).toBe(3);
     expect(result.stdout).toMatch(
       /^s\.csv: 1000 changed, 0 already applied \(duplicate\), 200 failed\n/,
     );
@@ -628,6 +628,32 @@ describe("inventory adjust --file: the other ways a run ends", () => {
     expect(result.stderr).toBe(
       "error: a batch request failed (database busy (unavailable, HTTP 503, after 3 attempts)), so the run stopped: 200 of 1200 rows not applied; the other 1000 were applied\n" +
         "hint: run the same file again, unchanged with the same --ref-prefix till-1/2026-11-26: the rows it applied come back duplicate, so only the others apply\n",
+    );
+  });
+
+  it("a later batch without an answer: its rows may have been applied; without refs the hint says to look before sending them again", async () => {
+    const run = async (refs: readonly string[]) => {
+      const stubs = new HttpStubs();
+      serveBatches(stubs, stockOf(1, 100_000), { listed: false });
+      stubs.on("POST", "/v1/inventory/batch").hang();
+      const rows = Array.from({ length: 1200 }, () => "1,-1\n").join("");
+      return runFake(
+        ["--timeout", "300", "--retries", "0", "inventory", "adjust", "--file", "s.csv", ...refs],
+        { stubs, files: { "s.csv": `petId,delta\n${rows}` } },
+      );
+    };
+    const unanswered = `POST ${ORIGIN}/v1/inventory/batch timed out: no answer within 300 ms; it may have been applied`;
+    const withRefs = await run(REF_PREFIX);
+    expect(withRefs.code).toBe(3);
+    expect(withRefs.stdout).toContain(`failed:\n  line 1002: pet 1 -1: ${unanswered}\n`);
+    expect(withRefs.stderr).toBe(
+      `error: a batch request failed (${unanswered}), so the run stopped: 200 of 1200 rows not known to be applied (200 sent without an answer, which may have been applied); the other 1000 were applied\n` +
+        "hint: run the same file again, unchanged with the same --ref-prefix till-1/2026-11-26: the rows it applied come back duplicate, so only the others apply\n",
+    );
+    const withoutRefs = await run(["--no-ref"]);
+    expect(withoutRefs.code).toBe(3);
+    expect(withoutRefs.stderr).toContain(
+      "hint: the rows this run applied or may have applied (sent without an answer) have no ref, so running the file again could apply them twice: see with petstore inventory history which of those were applied, and put the rows not applied in a file of their own\n",
     );
   });
 });

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { Interrupts } from "../../../src/program/interrupts.js";
-import { fakeKey, HttpStubs, json, runFake } from "../fake-deps.js";
+import { fakeKey, HttpStubs, json, ORIGIN, runFake } from "../fake-deps.js";
 import { serveBatches, stockOf } from "./batch-server.js";
 
 const BATCH_PATH = "/v1/inventory/batch";
@@ -455,7 +455,7 @@ describe("inventory apply when the server fails", () => {
     expect(result.stderr).toContain("error: this key is read-only (forbidden, HTTP 403)\n");
   });
 
-  it("a later batch that keeps failing stops the run: its rows failed, the rest not attempted, exit 7", async () => {
+  it("a later batch that keeps failing stops the run: its rows failed, the rest not attempted, exit 3 as the server's failure", async () => {
     const stubs = new HttpStubs();
     const server = serveBatches(stubs, stockOf(2500, 0));
     stubs
@@ -466,7 +466,7 @@ describe("inventory apply when the server fails", () => {
       stubs,
       files: { "c.csv": counts(2500, 1) },
     });
-    expect(result.code).toBe(7);
+    expect(result.code).toBe(3);
     expect(server.requests).toHaveLength(1);
     const report = JSON.parse(result.stdout) as { results: { reason?: string }[] };
     expect(report).toMatchObject({ changed: 1000, unchanged: 0, failed: 1000, notAttempted: 500 });
@@ -478,6 +478,27 @@ describe("inventory apply when the server fails", () => {
     );
     expect(result.stderr).toBe(
       "error: a batch request failed (database busy (unavailable, HTTP 503, after 3 attempts)), so the run stopped: 1500 of 2500 changes not applied (1000 failed, 500 not attempted); the other 1000 were applied\n" +
+        "hint: run the same command again: it reads the stock again and changes only what is still different\n",
+    );
+  });
+
+  it("a later batch without an answer: its rows may have been applied, and are never said not to be; exit 3", async () => {
+    const stubs = new HttpStubs();
+    const server = serveBatches(stubs, stockOf(2500, 0));
+    stubs.on("POST", BATCH_PATH).hang();
+    const result = await runFake(
+      ["--timeout", "300", "--retries", "0", "inventory", "apply", "--json", "c.csv"],
+      { stubs, files: { "c.csv": counts(2500, 1) } },
+    );
+    expect(result.code).toBe(3);
+    expect(server.requests).toHaveLength(1);
+    const report = JSON.parse(result.stdout) as { results: { reason?: string }[] };
+    expect(report).toMatchObject({ changed: 1000, unchanged: 0, failed: 1000, notAttempted: 500 });
+    const unanswered = `POST ${ORIGIN}/v1/inventory/batch timed out: no answer within 300 ms; it may have been applied`;
+    expect(report.results[1000]?.reason).toBe(unanswered);
+    expect(report.results[1999]?.reason).toBe(unanswered);
+    expect(result.stderr).toBe(
+      `error: a batch request failed (${unanswered}), so the run stopped: 1500 of 2500 changes not known to be applied (1000 sent without an answer, which may have been applied; 500 not attempted); the other 1000 were applied\n` +
         "hint: run the same command again: it reads the stock again and changes only what is still different\n",
     );
   });
