@@ -5,7 +5,7 @@
  * printing and saving prints those changes again next time, and never skips one.
  */
 import { constants } from "node:fs";
-import { access, open, readFile, rename } from "node:fs/promises";
+import { access, open, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { MAX_PET_ID, readWrittenWholeNumber } from "../api/limits.js";
 import { UsageError } from "../errors.js";
@@ -96,12 +96,14 @@ async function syncDirectory(directory: string): Promise<void> {
 }
 
 /**
- * Replaces the cursor file with `seq`, atomically: the new text goes to `F.tmp` beside it,
+ * Replaces the cursor file with `seq`, atomically: the new text goes to `F.PID.tmp` beside it,
  * is synced to disk, and is renamed over F (then the directory is synced), so F holds either
- * the old cursor or the new one, whole, whenever the process or the machine stops.
+ * the old cursor or the new one, whole, whenever the process or the machine stops. The
+ * process id keeps two runs given the same file (a job that overlapped the last) from
+ * renaming each other's text away.
  */
 export async function saveCursorFile(path: string, seq: bigint): Promise<void> {
-  const temporary = join(dirname(path), `${basename(path)}.tmp`);
+  const temporary = join(dirname(path), `${basename(path)}.${process.pid}.tmp`);
   try {
     const handle = await open(temporary, "w");
     try {
@@ -112,6 +114,7 @@ export async function saveCursorFile(path: string, seq: bigint): Promise<void> {
     }
     await rename(temporary, path);
   } catch (error) {
+    await rm(temporary, { force: true }).catch(() => undefined);
     throw new UsageError(
       `cannot save the cursor file ${path}: ${reasonOf(error)}`,
       `the changes up to seq ${seq.toString()} were printed; the next run starts from the cursor the file still holds and prints them again`,

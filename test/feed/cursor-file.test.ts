@@ -1,14 +1,14 @@
 import {
   chmodSync,
-  existsSync,
   mkdirSync,
   openSync,
   readFileSync,
+  readdirSync,
   readSync,
   writeFileSync,
 } from "node:fs";
 import { closeSync } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { UsageError } from "../../src/errors.js";
 import {
@@ -133,16 +133,19 @@ describe("saveCursorFile", () => {
       closeSync(old);
     }
     expect(readFileSync(path, "utf8")).toBe("2500\n");
-    expect(existsSync(`${path}.tmp`)).toBe(false);
+    expect(readdirSync(temp.dir)).toEqual(["changes.cursor"]);
   });
 
-  it("writes over the temporary file a killed run left behind", async () => {
+  it("leaves another run's temporary file alone: two runs given one file both save", async () => {
     const path = join(temp.dir, "changes.cursor");
-    writeFileSync(`${path}.tmp`, "garbage from a run killed while saving");
+    // Another process (a job that overlapped this one) in the middle of its own save.
+    const theirs = `${path}.${process.pid + 1}.tmp`;
+    writeFileSync(theirs, "41\n");
     writeFileSync(path, "7\n");
     await saveCursorFile(path, 8n);
     expect(readFileSync(path, "utf8")).toBe("8\n");
-    expect(existsSync(`${path}.tmp`)).toBe(false);
+    expect(readFileSync(theirs, "utf8")).toBe("41\n");
+    expect(readdirSync(temp.dir).sort()).toEqual(["changes.cursor", basename(theirs)].sort());
   });
 
   it("says what was printed and what happens next when it cannot save (exit 2)", async () => {
