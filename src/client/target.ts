@@ -122,7 +122,11 @@ function resolveBaseUrl(
   const flag = nonEmpty(options.baseUrl);
   if (flag !== undefined)
     return { baseUrl: checkBaseUrl(flag, "--base-url"), source: "--base-url" };
-  if (targetEnv === "local") return { baseUrl: LOCAL_BASE_URL, source: "--env local" };
+  if (targetEnv === "local") {
+    // Said as it was given: the flag, or the variable (a shell profile's, a unit's).
+    const given = options.env === undefined ? "PETSTORE_ENV=local" : "--env local";
+    return { baseUrl: LOCAL_BASE_URL, source: given };
+  }
   const variable = targetEnv === "staging" ? "PETSTORE_STAGING_URL" : "PETSTORE_BASE_URL";
   const value = nonEmpty(env[variable]);
   if (value === undefined) {

@@ -48,6 +48,13 @@ describe("resolveTarget", () => {
     expect(flagged.baseUrl).toBe("http://127.0.0.1:5000/v1");
   });
 
+  it("names where local came from, as it was given: the flag or the variable", async () => {
+    const env = { PETSTORE_API_KEY: "k" };
+    expect((await resolveTarget({ env: "local" }, env, noFiles)).baseUrlSource).toBe("--env local");
+    const fromVariable = await resolveTarget({}, { ...env, PETSTORE_ENV: "local" }, noFiles);
+    expect(fromVariable.baseUrlSource).toBe("PETSTORE_ENV=local");
+  });
+
   it("prefers the key variable over the key file", async () => {
     const target = await resolveTarget(
       {},
