@@ -65,6 +65,34 @@ export interface ExecuteOptions {
   interruptedBy?: (() => string | undefined) | undefined;
 }
 
+/**
+ * A dry run against a server without the batch endpoint, from the stock the run read alone
+ * (the server is not asked): a row that differs would change, and one whose pet the inventory
+ * did not list would fail, as its PATCH would: the inventory lists every pet in the store.
+ */
+export function dryRunOfPlan(plan: ApplyPlan): ApplyReport {
+  const results = plan.rows.map((row): RowResult => {
+    const result = { petId: row.petId, previous: row.previous, desired: row.desired };
+    if (!row.change) return { ...result, outcome: "unchanged" };
+    if (row.previous === undefined) {
+      return {
+        ...result,
+        outcome: "failed",
+        failure: { reason: "no such pet: not in the inventory the server listed" },
+      };
+    }
+    return { ...result, outcome: "changed" };
+  });
+  const count = (outcome: RowOutcome) => results.filter((row) => row.outcome === outcome).length;
+  return {
+    changed: count("changed"),
+    unchanged: count("unchanged"),
+    failed: count("failed"),
+    notAttempted: 0,
+    results,
+  };
+}
+
 /** Applies the plan's changes and reports every row. */
 export async function executePlan(plan: ApplyPlan, options: ExecuteOptions): Promise<ApplyReport> {
   const limit = pLimit(options.concurrency);

@@ -1,10 +1,8 @@
-/** Printing what `inventory apply` planned (dry run) and what it did (the report). */
-import type { ApplyPlan } from "../apply/plan.js";
+/** Printing what `inventory apply` did (the report), and the rows a dry run would change. */
 import type { ApplyReport, RowResult } from "../apply/execute.js";
 import { tsvLine } from "./delimited.js";
-import type { OutputFormat } from "./format.js";
 import type { IoStreams } from "./io-streams.js";
-import { toJson, writeJsonReport } from "./json.js";
+import { writeJsonReport } from "./json.js";
 import { notAttemptedSection, notAttemptedSummary, reportHeadJson } from "./not-attempted.js";
 import { countOf } from "../text/plural.js";
 import { renderTable } from "./table.js";
@@ -143,53 +141,4 @@ export async function writeApplyReport(
     (rows) => changeLines(rows, io),
   );
   io.out.write(text);
-}
-
-function planJson(plan: ApplyPlan): unknown {
-  return {
-    dryRun: true,
-    wouldChange: plan.changes,
-    unchanged: plan.rows.length - plan.changes,
-    results: plan.rows.map((row) => ({
-      petId: row.petId,
-      previous: row.previous ?? null,
-      desired: row.desired,
-      outcome: row.change ? "would_change" : "unchanged",
-    })),
-  };
-}
-
-/** The one-line summary of a dry run. */
-export function dryRunSummary(plan: ApplyPlan): string {
-  if (plan.changes === 0) {
-    const right = countOf(plan.rows.length, "row is", "rows are");
-    return `dry run: nothing to change (${right} already right)\n`;
-  }
-  return `dry run: ${plan.changes} of ${countOf(plan.rows.length, "row")} would change; nothing was changed\n`;
-}
-
-/**
- * Prints a dry run's plan: on a terminal a table of the rows that would change (pet, current,
- * desired) and a summary line; piped, one tab-separated line per such row; or JSON of every row.
- */
-export function writeApplyPlan(
-  plan: ApplyPlan,
-  format: Exclude<OutputFormat, "csv">,
-  io: IoStreams,
-): void {
-  const changes = plan.rows.filter((row) => row.change);
-  switch (format) {
-    case "json":
-      io.out.write(toJson(planJson(plan)));
-      return;
-    case "tsv":
-      io.out.write(wouldChangeTsv(changes));
-      io.err.write(dryRunSummary(plan));
-      return;
-    case "table":
-      io.out.write(
-        `${wouldChangeTable(changes, io)}${io.style.dim(dryRunSummary(plan).trimEnd())}\n`,
-      );
-      return;
-  }
 }

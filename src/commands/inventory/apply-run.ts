@@ -9,7 +9,7 @@ import { applyRows } from "../../apply/apply-batches.js";
 import { BATCH_SIZE } from "../../apply/batch-size.js";
 import type { CountChange, CountResult } from "../../apply/count-rows.js";
 import { describeLocation, type CountRow, type CountsFormat } from "../../apply/counts.js";
-import { executePlan, type RowResult } from "../../apply/execute.js";
+import { dryRunOfPlan, executePlan, type RowResult } from "../../apply/execute.js";
 import { planApply, type PlannedRow } from "../../apply/plan.js";
 import {
   detectCountsFormat,
@@ -22,7 +22,7 @@ import { MAX_BATCH_CHANGES } from "../../api/limits.js";
 import { quantityETag } from "../../client/etag.js";
 import { UsageError } from "../../errors.js";
 import { type ApiError } from "../../client/errors.js";
-import { writeApplyPlan, writeApplyReport } from "../../output/apply.js";
+import { writeApplyReport } from "../../output/apply.js";
 import { writeApplyDryRun } from "../../output/apply-dry-run.js";
 import { chooseRecordFormat } from "../../output/format.js";
 import { countOf } from "../../text/plural.js";
@@ -210,8 +210,7 @@ function applyJob(
         io.err.write(
           `note: ${noBatchRoute(error)}: this dry run shows what differs from the stock it read; the server was not asked whether each change would apply\n`,
         );
-        writeApplyPlan({ rows: [...rows], changes }, recordFormat, io);
-        return undefined;
+        return dryRunOfPlan({ rows: [...rows], changes });
       }
       io.err.write(`note: ${noBatchRoute(error)}: applying one PATCH per row instead\n`);
       return executePlan(

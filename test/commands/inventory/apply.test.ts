@@ -175,16 +175,21 @@ describe("inventory apply: plan and apply", () => {
     expect(result.stdout).toContain(`"petId": ${MAX_ID},`);
   });
 
-  it("--dry-run prints the changes and sends no PATCH", async () => {
+  it("--dry-run prints the changes and sends no PATCH; a pet the inventory does not list would fail, as its PATCH would (exit 7)", async () => {
     const stubs = serving();
     const result = await runFake(["inventory", "apply", "--dry-run", "-"], {
       stubs,
       stdin: "petId,quantity\n1,5\n2,0\n99,4\n",
     });
     expect(result).toMatchObject({
-      code: 0,
-      stdout: "1\t3\t5\n99\t\t4\n",
-      stderr: DRY_RUN_NOTE + "dry run: 2 of 3 rows would change; nothing was changed\n",
+      code: 7,
+      stdout: "1\t3\t5\n",
+      stderr:
+        DRY_RUN_NOTE +
+        "would fail:\n  pet 99: no such pet: not in the inventory the server listed\n" +
+        "dry run: 1 of 3 rows would change, 1 would fail; nothing was changed\n" +
+        "error: dry run: 1 of 2 changes would fail (the report lists them); nothing was changed\n" +
+        "hint: a real run would apply the others and exit 7 too; fix the failing rows first, or run it as it is\n",
     });
     expect(stubs.calls()).toEqual(["GET /v1/inventory", "POST /v1/inventory/batch"]);
   });
@@ -194,11 +199,12 @@ describe("inventory apply: plan and apply", () => {
     const result = await runFake(["--no-color", "inventory", "apply", "--dry-run", "-"], {
       stubs,
       isTTY: true,
-      stdin: "petId,quantity\n1,5\n99,4\n",
+      stdin: "petId,quantity\n1,5\n2,4\n",
     });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/│ petId │ +current │ desired │/);
-    expect(result.stdout).toMatch(/│ +99 │ not listed │ +4 │/);
+    expect(result.stdout).toMatch(/│ +1 │ +3 │ +5 │/);
+    expect(result.stdout).toMatch(/│ +2 │ +0 │ +4 │/);
     expect(result.stdout).toContain("dry run: 2 of 2 rows would change; nothing was changed\n");
   });
 
@@ -238,21 +244,30 @@ describe("inventory apply: plan and apply", () => {
     );
   });
 
-  it("--dry-run --json prints the plan: dryRun, wouldChange, unchanged, results", async () => {
+  it("--dry-run --json prints the report a server's dry run gives: its counts, then every row", async () => {
     const stubs = serving();
     const result = await runFake(["inventory", "apply", "--dry-run", "--json", "-"], {
       stubs,
       stdin: "petId,quantity\n1,5\n2,0\n99,4\n",
     });
-    expect(result).toMatchObject({ code: 0, stderr: DRY_RUN_NOTE });
+    expect(result.code).toBe(7);
+    expect(result.stderr.startsWith(DRY_RUN_NOTE)).toBe(true);
     expect(JSON.parse(result.stdout)).toEqual({
       dryRun: true,
-      wouldChange: 2,
+      wouldChange: 1,
       unchanged: 1,
+      wouldFail: 1,
+      notAttempted: 0,
       results: [
         { petId: 1, previous: 3, desired: 5, outcome: "would_change" },
         { petId: 2, previous: 0, desired: 0, outcome: "unchanged" },
-        { petId: 99, previous: null, desired: 4, outcome: "would_change" },
+        {
+          petId: 99,
+          previous: null,
+          desired: 4,
+          outcome: "would_fail",
+          reason: "no such pet: not in the inventory the server listed",
+        },
       ],
     });
     expect(stubs.calls()).toEqual(["GET /v1/inventory", "POST /v1/inventory/batch"]);
