@@ -228,6 +228,19 @@ export interface SendRowsOptions {
   interruptedBy?: (() => string | undefined) | undefined;
 }
 
+/**
+ * The results of a rejected atomic batch, each with the quantity its pet holds now (a result
+ * says what a change would have made): nothing of the batch was written, so a pet holds what
+ * the first change to it found, its `previous`.
+ */
+function asNotApplied(results: readonly BatchChangeResult[]): BatchChangeResult[] {
+  const now = new Map<bigint, number | null>();
+  for (const result of results) {
+    if (!now.has(result.petId)) now.set(result.petId, result.previous);
+  }
+  return results.map((result) => ({ ...result, quantity: now.get(result.petId) ?? null }));
+}
+
 /** The server answered the first request 404 or 405: nothing was applied. */
 export interface NoBatchRoute {
   kind: "no_batch_route";
@@ -269,8 +282,9 @@ export async function sendRows<Row, R extends { outcome: string }>(
       return changes;
     },
     send: options.send,
-    onResults: (start, batchResults, rejected) => {
+    onResults: (start, answered, rejected) => {
       state.rejected ||= rejected;
+      const batchResults = rejected ? asNotApplied(answered) : answered;
       let failed = 0;
       batchResults.forEach((result, offset) => {
         const settled = adapter.settled(rowAt(start + offset), result, rejected);

@@ -222,6 +222,19 @@ describe("inventory adjust --file --atomic and --dry-run", () => {
     );
   });
 
+  it("--atomic --json: a rejected batch's rows hold what their pets hold now, not what the batch would have made", async () => {
+    const stubs = new HttpStubs();
+    serveBatches(stubs, stockOf(2, 1), { listed: false });
+    const result = await runFake(
+      ["inventory", "adjust", "--file", "s.csv", ...REF_PREFIX, "--atomic", "--json"],
+      { stubs, files: { "s.csv": "petId,delta\n1,+1\n1,+2\n2,-2\n" } },
+    );
+    expect(result.code).toBe(7);
+    const report = JSON.parse(result.stdout) as { results: { quantity: number | null }[] };
+    // Pet 1 holds 1: the batch would have made it 2, then 4; pet 2 holds 1 (-2 failed).
+    expect(report.results.map((row) => row.quantity)).toEqual([1, 1, 1]);
+  });
+
   it("--atomic refuses more than 10,000 rows before sending anything (exit 2)", async () => {
     const stubs = new HttpStubs();
     const rows = Array.from({ length: 10_001 }, () => "1,-1\n").join("");
