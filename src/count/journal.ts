@@ -161,11 +161,16 @@ export class Journal {
     this.#fd = fd;
   }
 
-  /** Creates the journal of a new session (never over an existing one). */
+  /**
+   * Creates the journal of a new session (never over an existing one). Opened to append, as a
+   * resumed one is: each entry goes to the end of the file as it is then, so a second process
+   * given the same session (`--resume` in another window) adds its lines after this one's
+   * instead of writing over them.
+   */
   static create(directory: string, sessionId: string): Journal {
     mkdirSync(directory, { recursive: true, mode: 0o700 });
     const path = join(directory, `${sessionId}.jsonl`);
-    return new Journal(path, openSync(path, "wx", 0o600));
+    return new Journal(path, openSync(path, "ax", 0o600));
   }
 
   /** Opens an existing journal to append to it, without a last line cut short by a crash. */

@@ -41,11 +41,24 @@ describe("CountSession", () => {
     expect(session.counted()).toEqual([]);
   });
 
-  it("keeps the read of a pet's first line: a later read is not taken", () => {
+  it("keeps the read of a pet's first line for its scans: a later read is not taken", () => {
     const session = new CountSession(HEADER);
     session.apply({ type: "add", petId: 7n, units: 1, read: read(3, 10n) });
     session.apply({ type: "add", petId: 7n, units: 1, read: read(9, 99n) });
     expect(session.pet(7n)?.read).toEqual(read(3, 10n));
+  });
+
+  it("takes the read of an `ID =N` line (a whole count, as of now), and undo gives the one before back", () => {
+    const session = new CountSession(HEADER);
+    session.apply({ type: "set", petId: 7n, count: 0, read: read(6, 10n) });
+    // A sale after that count: a recount is as of now, against the book after the sale.
+    session.apply({ type: "set", petId: 7n, count: 0, read: read(5, 12n) });
+    expect(session.pet(7n)).toEqual({ petId: 7n, read: read(5, 12n), counted: 0 });
+    session.apply({ type: "undo" });
+    expect(session.pet(7n)).toEqual({ petId: 7n, read: read(6, 10n), counted: 0 });
+    // A journal written before: a set without a read keeps the pet's.
+    session.apply({ type: "set", petId: 7n, count: 4 });
+    expect(session.pet(7n)).toEqual({ petId: 7n, read: read(6, 10n), counted: 4 });
   });
 
   it("totals what the review lists, and a full stocktake lists its scope's pets not counted as 0", () => {
@@ -124,6 +137,23 @@ describe("the journal", () => {
     ).toBe(true);
     expect(CountSession.replay(readJournal(journal.path)).posted).toBe(true);
     expect(journalPaths(sessions)).toEqual([journal.path]);
+  });
+
+  it("keeps every entry when a second process appends to the same session", () => {
+    directory = tempDir();
+    const path = join(directory.dir, `${HEADER.id}.jsonl`);
+    const first = Journal.create(directory.dir, HEADER.id);
+    first.append(HEADER);
+    first.append({ type: "set", petId: 1n, count: 2, read: read(1, 3n) });
+    // The same session resumed in another window, while the first is still open.
+    const second = Journal.reopen(path);
+    second.append({ type: "set", petId: 2n, count: 3, read: read(1, 3n) });
+    first.append({ type: "add", petId: 5n, units: 1, read: read(1, 3n) });
+    second.close();
+    first.close();
+    expect(readJournal(path).map((entry) => ("petId" in entry ? entry.petId : entry.type))).toEqual(
+      ["session", 1n, 2n, 5n],
+    );
   });
 
   it("never makes a session over an existing one", () => {
