@@ -295,47 +295,48 @@ describe("a counting session from stdin", () => {
     }
   });
 
-  it("from stdin, a line refused is a row failed: the rest is posted, exit 7 naming the lines", async () => {
+  it("from stdin, a line refused stops the post, as a bad row of apply's file: exit 2, nothing posted, the session open for the lines fixed", async () => {
     const state = newState();
+    const before = (await quantities(env())).get(6);
     const result = await runCli(["inventory", "count", "--yes"], {
       env: { ...env(), XDG_STATE_HOME: state },
       input: "6 =3\nbogus\n999\ndone\n",
     });
-    expect(result.code).toBe(7);
+    expect(result.code).toBe(2);
+    const id = sessionIdIn(result.stderr);
     expect(result.stderr).toContain(
       'line 2: "bogus" is not a line of a count: a line is a petId (one more), ID xN (N more), ID =N (exactly N), undo, ? or done; nothing counted\n' +
         "line 3: pet 999: no such pet; nothing counted\n",
     );
     expect(result.stderr).toMatch(
-      /error: 2 lines of the input were not counted \(each is named above\)\nhint: fix those lines and count their pets in a new session \(ID =N counts a pet wholly\)\n$/,
-    );
-    expect((await quantities(env())).get(6)).toBe(3);
-
-    // Nothing posted (a dry run), the session stays open for the lines fixed.
-    const dryRun = await runCli(["inventory", "count", "--dry-run"], {
-      env: { ...env(), XDG_STATE_HOME: newState() },
-      input: "6 =2\nbogus\ndone\n",
-    });
-    expect(dryRun.code).toBe(7);
-    const id = sessionIdIn(dryRun.stderr);
-    expect(dryRun.stderr).toMatch(
       new RegExp(
-        `error: 1 line of the input was not counted \\(each is named above\\)\nhint: fix those lines and give them to this session, which stays open: petstore inventory count --resume ${id}\n$`,
+        `error: 2 lines of the input were not counted \\(each is named above\\), so nothing was posted: session ${id} stays open with the other lines counted\nhint: fix those lines and give them to this session: petstore inventory count --resume ${id} --yes\n$`,
       ),
     );
+    expect((await quantities(env())).get(6)).toBe(before);
+
+    // The lines fixed, given to the same session: it posts what it counted, and them.
+    const fixed = await runCli(["inventory", "count", "--resume", id, "--yes"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+      input: "9 =4\ndone\n",
+    });
+    expect(fixed.code).toBe(0);
+    const now = await quantities(env());
+    expect([now.get(6), now.get(9)]).toEqual([3, 4]);
   });
 
   it("refuses a line that would count a pet past the largest quantity, as it is typed", async () => {
     const state = newState();
+    const before = (await quantities(env())).get(12);
     const result = await runCli(["inventory", "count", "--yes"], {
       env: { ...env(), XDG_STATE_HOME: state },
       input: "12 =2147483647\n12\ndone\n",
     });
-    expect(result.code).toBe(7);
+    expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       "line 2: pet 12 would be counted 2147483648, more than the 2147483647 a quantity can be; nothing counted\n",
     );
-    expect((await quantities(env())).get(12)).toBe(2147483647);
+    expect((await quantities(env())).get(12)).toBe(before);
   });
 
   it("from stdin, a key the server refuses ends the run: exit 4, nothing posted, the session open", async () => {
@@ -365,10 +366,13 @@ describe("a counting session from stdin", () => {
       env: { ...env(), XDG_STATE_HOME: state },
       input: "8 =6\ndone\n",
     });
-    expect(again.code).toBe(7);
+    expect(again.code).toBe(2);
     expect(again.stderr).toContain(
       `resuming session ${id} (posted already: its counts stand, and posting it again changes nothing): 1 pet counted\n` +
         `line 1: session ${id} was posted, so its counts stand: count again in a new session (petstore inventory count); nothing counted\n`,
+    );
+    expect(again.stderr).toContain(
+      `error: 1 line of the input was not counted (each is named above): session ${id} was posted before\n`,
     );
     expect((await quantities(env())).get(8)).toBe(5);
   });

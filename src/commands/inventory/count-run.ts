@@ -7,7 +7,7 @@
  */
 import { createInterface, type Interface } from "node:readline";
 import type { CountChange } from "../../apply/count-rows.js";
-import { RunIncompleteError, RunInterruptedError } from "../../apply/run-errors.js";
+import { RunInterruptedError } from "../../apply/run-errors.js";
 import { fittedReason } from "../../api/change-reason.js";
 import { MAX_BATCH_CHANGES, MAX_QUANTITY } from "../../api/limits.js";
 import type { InventoryItem, PetStatus } from "../../api/types.js";
@@ -155,17 +155,22 @@ export async function runInventoryCount(
         `continue it with petstore inventory count --resume ${session.header.id}`,
       );
     }
-    const posted = await review(session, journal, options, context);
-    // From stdin no one heard the bell: a line refused is a row that failed, as in apply.
+    // From stdin no one heard the bell: as a bad row of apply's file, a line refused stops the
+    // post, and nothing is posted (a pet it meant would be posted short, for good).
     if (refused > 0) {
       const { id } = session.header;
-      throw new RunIncompleteError(
-        `${countOf(refused, "line")} of the input ${refused === 1 ? "was" : "were"} not counted (each is named above)`,
-        posted || session.posted
-          ? "fix those lines and count their pets in a new session (ID =N counts a pet wholly)"
-          : `fix those lines and give them to this session, which stays open: petstore inventory count --resume ${id}`,
-      );
+      const notCounted = `${countOf(refused, "line")} of the input ${refused === 1 ? "was" : "were"} not counted (each is named above)`;
+      throw session.posted
+        ? new UsageError(
+            `${notCounted}: session ${id} was posted before`,
+            "fix those lines and count their pets in a new session (ID =N counts a pet wholly)",
+          )
+        : new UsageError(
+            `${notCounted}, so nothing was posted: session ${id} stays open with the other lines counted`,
+            `fix those lines and give them to this session: petstore inventory count --resume ${id} --yes`,
+          );
     }
+    await review(session, journal, options, context);
   } finally {
     journal.close();
   }
@@ -526,7 +531,7 @@ async function review(
   journal: Journal,
   options: InventoryCountOptions,
   context: CommandContext,
-): Promise<boolean> {
+): Promise<void> {
   const { io } = context;
   const { id } = session.header;
   const rows = session.review();
@@ -552,7 +557,7 @@ async function review(
         context,
       );
     }
-    return false;
+    return;
   }
   // At a terminal, the review to decide on; from stdin, its totals (the report lists each).
   // The review is what the person answers the question on: where they are, the terminal,
@@ -579,7 +584,7 @@ async function review(
       io.err.write(
         `not posted: session ${id} stays open (petstore inventory count --resume ${id})\n`,
       );
-      return false;
+      return;
     }
   }
   // The server reports each count's book (as of its asOf) itself: a count sends what was seen.
@@ -605,7 +610,6 @@ async function review(
   if (posted.complete) {
     journal.append({ type: "posted", at: new Date(context.now()).toISOString() });
   }
-  return posted.complete;
 }
 
 /**
