@@ -4,8 +4,13 @@
  * and written asynchronously, and at least every half second: one write per request was the
  * largest cost of a GET. Under systemd each line carries its syslog priority (log-journal.ts).
  */
-import { destination, type DestinationStream } from "pino";
+import type { DestinationStream } from "pino";
+import sonicBoom from "sonic-boom";
 import { isJournalStream, withSyslogPriority } from "./log-journal.js";
+
+// CommonJS: Node's ES module loader sees only its default export, the class, which also holds
+// itself as `SonicBoom`, the name its types give it.
+const { SonicBoom } = sonicBoom;
 
 /** Anything text is written to: process.stdout and process.stderr, or a test's buffer. */
 export type TextOut = DestinationStream;
@@ -27,18 +32,34 @@ export function logDestination(
   if (typeof fd !== "number") {
     return { stream: stderr, flush: () => undefined, close: () => undefined };
   }
-  const batched = destination({ dest: fd, sync: false, minLength: 4096 });
+  const batched = new SonicBoom({ fd, sync: false, minLength: 4096, maxLength: MAX_HELD });
+  // A log that cannot be written (a full disk under the log file, a pipe whose reader is
+  // gone) must not stop the server: it serves on, the lines are held (up to MAX_HELD) and
+  // written once the log can take them. Left unheard, the error would end the process.
+  batched.on("error", () => undefined);
   const timer = setInterval(() => {
     batched.flush();
   }, 500).unref();
+  /** Writes what is held now, unless the log cannot take it (sonic-boom 5 throws then). */
+  const flushNow = () => {
+    try {
+      batched.flushSync();
+    } catch {
+      // The lines stay held; see above.
+    }
+  };
   return {
     stream: isJournalStream(env.JOURNAL_STREAM, fd) ? withSyslogPriority(batched) : batched,
-    flush() {
-      batched.flushSync();
-    },
+    flush: flushNow,
     close() {
       clearInterval(timer);
-      batched.flushSync();
+      flushNow();
     },
   };
 }
+
+/**
+ * How much log a server holds while its log cannot be written, at most; past it, lines are
+ * dropped (sonic-boom's maxLength) rather than the server's memory growing with every request.
+ */
+const MAX_HELD = 16 * 1024 * 1024;

@@ -207,7 +207,7 @@ describe("apply against a server without the batch endpoint", () => {
     );
   });
 
-  it("--dry-run shows the differences it read, and says the server was not asked", async () => {
+  it("--dry-run shows the differences it read, and says the server was not asked; a pet the inventory does not list would fail (exit 7)", async () => {
     const proxy = await startHoldingProxy(env().PETSTORE_BASE_URL ?? "", {
       withoutBatchRoute: true,
     });
@@ -221,11 +221,14 @@ describe("apply against a server without the batch endpoint", () => {
         env: env(proxy.url),
       });
       expect(result).toEqual({
-        code: 0,
-        stdout: "1\t100\t7\n424242\t\t1\n",
+        code: 7,
+        stdout: "1\t100\t7\n",
         stderr:
           "note: the server has no batch endpoint (POST /inventory/batch answered 404): this dry run shows what differs from the stock it read; the server was not asked whether each change would apply\n" +
-          "dry run: 2 of 2 rows would change; nothing was changed\n",
+          "would fail:\n  pet 424242: no such pet: not in the inventory the server listed\n" +
+          "dry run: 1 of 2 rows would change, 1 would fail; nothing was changed\n" +
+          "error: dry run: 1 of 2 changes would fail (the report lists them); nothing was changed\n" +
+          "hint: a real run would apply the others and exit 7 too; fix the failing rows first, or run it as it is\n",
       });
       expect(proxy.writes).toEqual([]);
     } finally {

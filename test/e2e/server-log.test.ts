@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { keysFileLine } from "../../src/api/api-keys.js";
 import { eventually } from "../support/eventually.js";
 import { tempDir } from "../support/temp-dir.js";
+import { cannotMountTmpfs, fillFileSystem, mountTmpfs } from "../support/tmpfs.js";
 import { assertBuilt, BIN } from "./support/binary.js";
 import { runCli } from "./support/cli.js";
 
@@ -208,6 +209,120 @@ describe("the server's log", () => {
     });
   });
 });
+
+describe("a log that cannot be written", () => {
+  /** `petstore serve` with stderr a pipe this test reads the first line of, then closes. */
+  async function serveIntoPipe(logDirectory: string) {
+    const child = spawn(
+      process.execPath,
+      [
+        BIN,
+        "serve",
+        "--port",
+        "0",
+        "--db",
+        join(logDirectory, "petstore.db"),
+        "--api-keys-file",
+        keysPath,
+      ],
+      {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
+    let out = "";
+    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
+    const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+    await eventually("the listening line", () => /^listening on /.test(out));
+    return { child, url: /^listening on (\S+)\n/.exec(out)?.[1] ?? "", exited };
+  }
+
+  it("whose reader went away (`| head -1`, a logger that died): the server serves on, and SIGTERM ends it with 0", async () => {
+    const { child, url, exited } = await serveIntoPipe(temp.dir);
+    // The reader of the log goes away: every write to it from now on fails with EPIPE.
+    child.stderr.destroy();
+    expect((await fetch(`${url.replace(/\/v1$/, "")}/livez`)).status).toBe(200);
+    expect((await fetch(`${url}/inventory`, { headers: AUTH })).status).toBe(200);
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    try {
+      expect(await exited).toEqual([0, null]);
+    } finally {
+      clearTimeout(timer);
+    }
+  });
+});
+
+const whyNoTmpfs = cannotMountTmpfs();
+
+describe.skipIf(whyNoTmpfs !== undefined)(
+  whyNoTmpfs === undefined
+    ? "a log on a full disk (a tmpfs mounted by the test)"
+    : `a log on a full disk: skipped, cannot mount a tmpfs (${whyNoTmpfs})`,
+  () => {
+    it("keeps the server answering, reads and writes alike, and SIGTERM ends it with 0", async () => {
+      const tmpfs = mountTmpfs("1m");
+      let child: ReturnType<typeof spawn> | undefined;
+      try {
+        // The log on the full disk; the store on another (the store's own full disk is
+        // storage-full.test.ts's).
+        const log = openSync(join(tmpfs.dir, "petstore.log"), "a");
+        const server = spawn(
+          process.execPath,
+          [
+            BIN,
+            "serve",
+            "--port",
+            "0",
+            "--db",
+            join(temp.dir, "petstore.db"),
+            "--demo",
+            "--api-keys-file",
+            keysPath,
+          ],
+          {
+            env: { PATH: process.env.PATH, HOME: process.env.HOME },
+            stdio: ["ignore", "pipe", log],
+          },
+        );
+        child = server;
+        closeSync(log);
+        let out = "";
+        server.stdout?.on("data", (chunk: Buffer) => (out += chunk.toString()));
+        const exited = once(server, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+        await eventually("the listening line", () => /^listening on /.test(out));
+        const url = /^listening on (\S+)\n/.exec(out)?.[1] ?? "";
+        fillFileSystem(join(tmpfs.dir, "filler"));
+        // Enough requests that their log lines are written (4 KiB at a time) many times over.
+        for (let i = 0; i < 100; i += 1) {
+          const response = await fetch(`${url}/inventory/1`, {
+            method: i % 2 === 0 ? "GET" : "PATCH",
+            headers: { ...AUTH, "content-type": "application/json" },
+            ...(i % 2 === 0 ? {} : { body: JSON.stringify({ quantity: i }) }),
+            signal: AbortSignal.timeout(5_000),
+          });
+          expect(response.status).toBe(200);
+        }
+        expect((await fetch(`${url.replace(/\/v1$/, "")}/livez`)).status).toBe(200);
+        server.kill("SIGTERM");
+        const timer = setTimeout(() => server.kill("SIGKILL"), 10_000);
+        try {
+          expect(await exited).toEqual([0, null]);
+        } finally {
+          clearTimeout(timer);
+        }
+      } finally {
+        // A server that hung holds its log open: the file system could not be unmounted.
+        if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+          const gone = once(child, "exit");
+          child.kill("SIGKILL");
+          await gone;
+        }
+        tmpfs.unmount();
+      }
+    });
+  },
+);
 
 describe("--trust-proxy", () => {
   const forwarded = { ...AUTH, "x-forwarded-for": "203.0.113.9" };
