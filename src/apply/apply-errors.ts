@@ -48,13 +48,31 @@ function message(report: ApplyReport): string {
   return `${report.failed} of ${countOf(attempted, "change")} failed (the report lists them${inConflict})${applied}`;
 }
 
+/**
+ * Whether running again can help every failed row: one in conflict (it is read again), or one
+ * the server failed (no answer, 5xx, 429: it is sent again). Another failure (no such pet, a
+ * quantity refused) fails again until the row is fixed.
+ */
+function rerunHelps(report: ApplyReport): boolean {
+  return report.results.every((row) => {
+    if (row.outcome !== "failed") return true;
+    const { status, code, unanswered } = row.failure ?? {};
+    if (unanswered === true) return true;
+    // No answer said anything of the row (a connection refused): the server's failure.
+    if (status === undefined) return code === undefined;
+    return status >= 500 || status === 429;
+  });
+}
+
 /** Some rows failed or were not attempted: exit 7. */
 export function applyIncomplete(report: ApplyReport): RunIncompleteError {
   return new RunIncompleteError(
     message(report),
     report.rejected === true
       ? "fix or remove the failed rows and run again (without --atomic the other rows would be applied)"
-      : RERUN_HINT,
+      : rerunHelps(report)
+        ? RERUN_HINT
+        : "fix or remove the failed rows (the report says why each failed), then run it again: it changes only what is still different",
     report.stoppedBy,
   );
 }

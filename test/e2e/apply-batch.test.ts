@@ -100,7 +100,7 @@ describe("apply through the batch endpoint", () => {
     );
     expect(real.stderr).toBe(
       "error: 1 of 3 changes failed (the report lists them); the other 2 were applied\n" +
-        "hint: run the same command again: it reads the stock again and changes only what is still different\n",
+        "hint: fix or remove the failed rows (the report says why each failed), then run it again: it changes only what is still different\n",
     );
   });
 

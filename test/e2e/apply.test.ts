@@ -138,7 +138,7 @@ describeEachStore("apply, partial failure, stdin, int64 ids, on %s", (store) => 
     });
     expect(result.stderr).toBe(
       "error: 1 of 3 changes failed (the report lists them); the other 2 were applied\n" +
-        "hint: run the same command again: it reads the stock again and changes only what is still different\n",
+        "hint: fix or remove the failed rows (the report says why each failed), then run it again: it changes only what is still different\n",
     );
     expect(await stock(env())).toContain("\n1,6,available\n2,1,pending\n");
   });

@@ -105,7 +105,7 @@ describe("the petstore serve line suggested for a refused loopback URL", () => {
 
       const refused = await runCli(["--retries", "0", "inventory", "list"], { env });
       expect(refused.code).toBe(3);
-      const command = /start the bundled server with: (.*)\n$/.exec(refused.stderr)?.[1];
+      const command = /to try petstore with demo data: (.*)\n$/.exec(refused.stderr)?.[1];
       expect(command).toBe(
         `PETSTORE_API_KEYS="$(cat "$PETSTORE_API_KEY_FILE")" petstore serve --demo --port ${port}`,
       );

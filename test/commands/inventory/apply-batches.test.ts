@@ -114,7 +114,8 @@ describe("inventory apply through the batch endpoint", () => {
     );
     expect(result.stderr).toBe(
       "error: 2 of 3 changes failed (the report lists them; 1 in conflict: changed by someone else since the run read it, not overwritten); the other 1 was applied\n" +
-        "hint: run the same command again: it reads the stock again and changes only what is still different\n",
+        // Pet 99 fails again until the row is fixed: running again alone would not do.
+        "hint: fix or remove the failed rows (the report says why each failed), then run it again: it changes only what is still different\n",
     );
   });
 
