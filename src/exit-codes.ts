@@ -70,7 +70,7 @@ export const EXIT_CODE_TABLE: readonly ExitCodeMeaning[] = [
     readme:
       "usage: bad arguments, an unreadable or invalid input file, a missing base URL or key, `--max-changes` exceeded",
     scripts:
-      "usage: bad arguments, missing base URL or key, unreadable key file; for `apply`, a bad counts file or `--max-changes` exceeded",
+      "usage: bad arguments, missing base URL or key, unreadable key file; for `apply`, a bad counts file or `--max-changes` exceeded; for `count` from stdin, a line it refused (nothing posted)",
     scriptAction: "fix the call or the configuration; retrying will not help",
   },
   {
@@ -81,8 +81,8 @@ export const EXIT_CODE_TABLE: readonly ExitCodeMeaning[] = [
     ],
     readme: "server unreachable, timed out, or answered 5xx after retries",
     scripts:
-      "server or proxy unreachable, timed out, answered 5xx (after retries), or answered something that is not a petstore response; also a bulk run (`apply`, `adjust --file`, `count`) that it stopped partway, after the report of what was applied",
-    scriptAction: "retry later (a bulk run: run it again as it was)",
+      "server or proxy unreachable, timed out, answered 5xx (after retries), or answered something that is not a petstore response; also a bulk run (`apply`, `adjust --file`, `count`) stopped partway by such a server, after the report of what was applied",
+    scriptAction: "retry later (a bulk run: as its hint says)",
   },
   {
     codes: [EXIT_CODES.unauthorized],

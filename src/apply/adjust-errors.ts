@@ -7,6 +7,7 @@ import { countOf } from "../text/plural.js";
 import { shellWord } from "../text/shell-word.js";
 import type { AdjustReport } from "./adjust-batches.js";
 import {
+  dryRunStopped,
   failingCount,
   interruptedSummary,
   notAppliedSummary,
@@ -41,12 +42,13 @@ function appliedWithoutRef(report: AdjustReport): boolean {
  * ref (`--no-ref`) must not be run again whole, and a run that applied none has none to speak of.
  */
 function rerunHint(report: AdjustReport, refPrefix: string | undefined): string {
+  const unanswered = report.results.some((result) => result.failure?.unanswered === true);
   if (appliedWithoutRef(report)) {
-    return report.results.some((result) => result.failure?.unanswered === true)
+    return unanswered
       ? "the rows this run applied or may have applied (sent without an answer) have no ref, so running the file again could apply them twice: see with petstore inventory history which of those were applied, and put the rows not applied in a file of their own"
       : "the rows this run applied have no ref, so running the file again would apply them twice: put the rows not applied (the report lists them) in a file of their own";
   }
-  if (report.changed === 0) {
+  if (report.changed === 0 && !unanswered) {
     return report.unchanged > 0
       ? `run the same file again${samePrefix(refPrefix)}: this run applied no row, and the rows applied before come back duplicate`
       : "run the same file again: this run applied no row of it";
@@ -60,6 +62,10 @@ function message(
   refPrefix: string | undefined,
 ): { message: string; hint: string } {
   const rows = countOf(report.results.length, "row");
+  if (dryRun && report.stoppedBy !== undefined) {
+    const stopped = dryRunStopped(report.stoppedBy);
+    return { message: stopped.message, hint: stopped.hint ?? "" };
+  }
   if (dryRun) {
     return report.rejected === true
       ? {

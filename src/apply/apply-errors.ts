@@ -6,6 +6,7 @@ import type { InterruptSignal } from "../exit-codes.js";
 import { countOf } from "../text/plural.js";
 import type { ApplyReport } from "./execute.js";
 import {
+  dryRunStopped,
   failingCount,
   interruptedSummary,
   notAppliedSummary,
@@ -64,15 +65,23 @@ function rerunHelps(report: ApplyReport): boolean {
   });
 }
 
+/** The run stopped because the server refused the key (401, 403). */
+function keyRefused(report: ApplyReport): boolean {
+  const status = report.stoppedBy?.status;
+  return status === 401 || status === 403;
+}
+
 /** Some rows failed or were not attempted: exit 7. */
 export function applyIncomplete(report: ApplyReport): RunIncompleteError {
   return new RunIncompleteError(
     message(report),
     report.rejected === true
       ? "fix or remove the failed rows and run again (without --atomic the other rows would be applied)"
-      : rerunHelps(report)
-        ? RERUN_HINT
-        : "fix or remove the failed rows (the report says why each failed), then run it again: it changes only what is still different",
+      : keyRefused(report)
+        ? "the server refused the key partway: fix the key, then run the same command again: it changes only what is still different"
+        : report.stoppedBy !== undefined || rerunHelps(report)
+          ? RERUN_HINT
+          : "fix or remove the failed rows (the report says why each failed), then run it again: it changes only what is still different",
     report.stoppedBy,
   );
 }
@@ -82,6 +91,7 @@ export function applyIncomplete(report: ApplyReport): RunIncompleteError {
  * exit.
  */
 export function applyDryRunFailures(report: ApplyReport): RunIncompleteError {
+  if (report.stoppedBy !== undefined) return dryRunStopped(report.stoppedBy);
   const failing = failingCount(report.results);
   const changes = countOf(report.changed + report.failed + report.notAttempted, "change");
   return report.rejected === true

@@ -44,6 +44,8 @@ export interface BatchRunOptions {
   changes: (start: number, end: number) => BatchChange[];
   /** Sends one request (the client's applyBatch, with its Idempotency-Key and retries). */
   send: (changes: BatchChange[]) => Promise<BatchResponse>;
+  /** The requests are dry runs: nothing they carry is ever applied. */
+  dryRun?: boolean | undefined;
   /**
    * The results of the changes from `start` on, one per change in order; `rejected` when the
    * batch was atomic and rejected (409): nothing of it was written.
@@ -66,9 +68,10 @@ export interface BatchRunOptions {
 /**
  * Sends the changes in order. The first request decides the rest: a 404 or 405 to it means
  * the server has no batch route (`no_batch_route`, nothing applied); any other failure of it
- * is thrown as it is (nothing was applied, so the error is the answer: exit 3, 4, 6 ...). A
- * later request's failure fails its changes; when it says the server is failing (unreachable,
- * 5xx, 401, 403, after the client's retries), the rest are not attempted.
+ * is thrown as it is (nothing was applied, so the error is the answer: exit 3, 4, 6 ...), but
+ * one that may have been applied (no answer), which fails its changes as a later request's
+ * does. A later request's failure fails its changes; when it says the server is failing
+ * (unreachable, 5xx, 401, 403, after the client's retries), the rest are not attempted.
  */
 export async function sendInBatches(options: BatchRunOptions): Promise<BatchRunEnd> {
   const { count, size } = options;
@@ -95,11 +98,14 @@ export async function sendInBatches(options: BatchRunOptions): Promise<BatchRunE
         options.onResults(start, error.results, true);
         continue;
       }
-      if (start === 0) {
+      // A dry run writes nothing, whether its request was answered or not.
+      const failure = describeRowFailure(error, { dryRun: options.dryRun === true });
+      // The first request's failure is the answer (exit 3, 4, 6 …), but for one that may have
+      // been applied: its rows are reported so, as a later request's are.
+      if (start === 0 && failure.unanswered !== true) {
         if (isMissingBatchRoute(error)) return { kind: "no_batch_route", error };
         throw error;
       }
-      const failure = describeRowFailure(error);
       options.onFailure(start, end, failure);
       if (isServerWideFailure(error)) {
         if (end < count) {
@@ -220,6 +226,8 @@ export interface RowAdapter<Row, R extends { outcome: string }> {
 export interface SendRowsOptions {
   /** Sends one batch of changes (atomic, dry run and reason already decided). */
   send: (changes: BatchChange[]) => Promise<BatchResponse>;
+  /** The batches are dry runs: a failed request never leaves a row that may have been applied. */
+  dryRun?: boolean | undefined;
   /** All the changes in one request, applied all or none. */
   atomic: boolean;
   /** Called after each request with how many changes it settled and how many failed. */
@@ -228,17 +236,25 @@ export interface SendRowsOptions {
   interruptedBy?: (() => string | undefined) | undefined;
 }
 
+/** The outcomes of changes that did not fail themselves (in a rejected batch, failed with it). */
+const PASSING_OUTCOMES: ReadonlySet<string> = new Set(["changed", "unchanged", "duplicate"]);
+
 /**
- * The results of a rejected atomic batch, each with the quantity its pet holds now (a result
- * says what a change would have made): nothing of the batch was written, so a pet holds what
- * the first change to it found, its `previous`.
+ * The results of a rejected atomic batch, each change that did not fail itself with the
+ * quantity its pet holds now (its result says what it would have made): nothing of the batch
+ * was written, so a pet holds what the first change to it found, its `previous`. A failing
+ * change keeps the server's result, which its reason is worded from.
  */
 function asNotApplied(results: readonly BatchChangeResult[]): BatchChangeResult[] {
   const now = new Map<bigint, number | null>();
   for (const result of results) {
     if (!now.has(result.petId)) now.set(result.petId, result.previous);
   }
-  return results.map((result) => ({ ...result, quantity: now.get(result.petId) ?? null }));
+  return results.map((result) =>
+    PASSING_OUTCOMES.has(result.outcome)
+      ? { ...result, quantity: now.get(result.petId) ?? null }
+      : result,
+  );
 }
 
 /** The server answered the first request 404 or 405: nothing was applied. */
@@ -282,6 +298,7 @@ export async function sendRows<Row, R extends { outcome: string }>(
       return changes;
     },
     send: options.send,
+    dryRun: options.dryRun,
     onResults: (start, answered, rejected) => {
       state.rejected ||= rejected;
       const batchResults = rejected ? asNotApplied(answered) : answered;

@@ -23,22 +23,12 @@ export interface RowFailure {
   unanswered?: true | undefined;
 }
 
-/**
- * Failures of a connection that was never made: the request cannot have reached the server.
- * Only when the first attempt failed so: of earlier attempts nothing is known.
- */
-const NEVER_CONNECTED = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-]);
-
-/** Whether a request that failed below HTTP may have reached the server. */
-function mayHaveReached(error: NetworkError): boolean {
-  if (error.failure === "untrusted-certificate" || error.failure === "plain-http") return false;
-  return !(error.attempts === 1 && error.code !== undefined && NEVER_CONNECTED.has(error.code));
+/** Whether a request that failed may have reached the server, in any of its attempts. */
+function mayHaveReached(error: NetworkError | ApiError): boolean {
+  return (
+    error.earlierAttemptMayHaveReached ||
+    (error instanceof NetworkError && error.mayHaveReachedServer())
+  );
 }
 
 const MAY_HAVE_BEEN_APPLIED = "it may have been applied";
@@ -52,8 +42,11 @@ function withNotes(message: string, notes: readonly (string | undefined)[]): str
   return shown.length === 0 ? message : `${message} (${shown.join(", ")})`;
 }
 
-/** Describes what a row's PATCH threw. */
-export function describeRowFailure(error: unknown): RowFailure {
+/**
+ * Describes what a row's request threw; in a dry run (`dryRun`) nothing was applied, answered
+ * or not.
+ */
+export function describeRowFailure(error: unknown, { dryRun = false } = {}): RowFailure {
   if (isPreconditionFailed(error)) {
     const current = quantityOfETag(error.etag);
     return {
@@ -69,24 +62,33 @@ export function describeRowFailure(error: unknown): RowFailure {
     if (error.isNoSuchPet()) {
       return { reason: "no such pet", code: error.code, status: 404 };
     }
-    return {
-      reason: withNotes(error.message, [
-        error.code,
-        `HTTP ${error.status}`,
-        attemptsNote(error.attempts),
-      ]),
-      code: error.code,
-      status: error.status,
-    };
+    const reason = withNotes(error.message, [
+      error.code,
+      `HTTP ${error.status}`,
+      attemptsNote(error.attempts),
+    ]);
+    // A failing server's answer after an attempt that got none: that one may have applied it.
+    const unknown =
+      !dryRun && (error.status >= 500 || error.status === 429) && mayHaveReached(error);
+    return unknown
+      ? {
+          reason: `${reason}; ${MAY_HAVE_BEEN_APPLIED}`,
+          code: error.code,
+          status: error.status,
+          unanswered: true,
+        }
+      : { reason, code: error.code, status: error.status };
   }
   if (error instanceof NetworkError) {
     const reason = withNotes(error.message, [attemptsNote(error.attempts)]);
-    return mayHaveReached(error)
+    return !dryRun && mayHaveReached(error)
       ? { reason: `${reason}; ${MAY_HAVE_BEEN_APPLIED}`, unanswered: true }
       : { reason };
   }
   if (error instanceof MalformedResponseError) {
-    return { reason: `${error.message}; ${MAY_HAVE_BEEN_APPLIED}`, unanswered: true };
+    return dryRun
+      ? { reason: error.message }
+      : { reason: `${error.message}; ${MAY_HAVE_BEEN_APPLIED}`, unanswered: true };
   }
   if (error instanceof CliError) {
     return { reason: error.message };

@@ -30,6 +30,18 @@ export class RunIncompleteError extends CliError {
   }
 }
 
+/**
+ * A dry run the server stopped partway (its rows after the failed request not evaluated):
+ * the server's own exit code, as a real run's.
+ */
+export function dryRunStopped(stoppedBy: RowFailure): RunIncompleteError {
+  return new RunIncompleteError(
+    `a batch request failed (${stoppedBy.reason}), so the dry run stopped; nothing was changed`,
+    "run the dry run again once the server answers",
+    stoppedBy,
+  );
+}
+
 /** The exit code of a failure that stopped a run: the key refused (4), else the server (3). */
 function exitCodeOf(failure: RowFailure): ExitCode {
   return failure.status === 401 || failure.status === 403

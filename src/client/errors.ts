@@ -49,6 +49,8 @@ export class ApiError extends Error {
   /** The answer's `ETag`: a 412 carries the entry's current one. */
   readonly etag: string | undefined;
   readonly target: TargetContext | undefined;
+  /** Set by the retry loop: an attempt before this answer may have reached the server. */
+  earlierAttemptMayHaveReached = false;
 
   constructor(details: {
     status: number;
@@ -112,6 +114,15 @@ export const NETWORK_FAILURES = [
 ] as const;
 export type NetworkFailure = (typeof NETWORK_FAILURES)[number];
 
+/** Failures of a connection that was never made: its request cannot have reached the server. */
+const NEVER_CONNECTED = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+]);
+
 /** The server could not be reached or did not answer in time, after retries. */
 export class NetworkError extends Error {
   readonly failure: NetworkFailure;
@@ -123,6 +134,21 @@ export class NetworkError extends Error {
   readonly target: TargetContext | undefined;
   /** The proxy the request went through, when one was in use. */
   readonly proxy: ProxyContext | undefined;
+  /**
+   * Set by the retry loop: an attempt before this one may have reached the server (see
+   * mayHaveReachedServer). Of a write, then, the last attempt's failure does not say all.
+   */
+  earlierAttemptMayHaveReached = false;
+
+  /**
+   * Whether this attempt's request may have reached the server: all but a connection that
+   * was never made (refused, a name that does not resolve, no route) or never secured (an
+   * untrusted certificate, plain HTTP at an https URL).
+   */
+  mayHaveReachedServer(): boolean {
+    if (this.failure === "untrusted-certificate" || this.failure === "plain-http") return false;
+    return this.code === undefined || !NEVER_CONNECTED.has(this.code);
+  }
 
   constructor(details: {
     failure: NetworkFailure;

@@ -3,7 +3,7 @@
  * the server's `Retry-After` asks for it.
  */
 import { backoffPause, type BackoffSteps } from "../api/backoff.js";
-import type { ClientFailure, NetworkFailure } from "./errors.js";
+import { ApiError, NetworkError, type ClientFailure, type NetworkFailure } from "./errors.js";
 
 /** The back-off between attempts of a call: from 0.5 s, doubling up to 8 s. */
 const CALL_BACKOFF: BackoffSteps = { baseMs: 500, maxMs: 8_000 };
@@ -82,12 +82,23 @@ export async function withRetries<T>(
   attempt: (attemptNumber: number) => Promise<T>,
   policy: RetryPolicy,
 ): Promise<T> {
+  // Whether a failed attempt may have reached the server: the last failure alone (a refused
+  // connection once the server went down) would say it never did.
+  let reached = false;
   for (let attemptNumber = 1; ; attemptNumber++) {
     try {
       return await attempt(attemptNumber);
     } catch (error) {
       if (!(error instanceof FailedAttempt)) throw error;
-      if (!error.retryable || attemptNumber > policy.retries) throw error.failure;
+      if (!error.retryable || attemptNumber > policy.retries) {
+        if (error.failure instanceof NetworkError || error.failure instanceof ApiError) {
+          error.failure.earlierAttemptMayHaveReached = reached;
+        }
+        throw error.failure;
+      }
+      if (error.failure instanceof NetworkError && error.failure.mayHaveReachedServer()) {
+        reached = true;
+      }
       const delayMs = retryDelay(attemptNumber, error.retryAfterMs, policy.random);
       policy.onRetry?.({ nextAttempt: attemptNumber + 1, delayMs, reason: error.message });
       await policy.sleep(delayMs);

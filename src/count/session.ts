@@ -45,10 +45,10 @@ export type LineEntry =
 export type JournalEntry =
   SessionHeader | ScopeEntry | LineEntry | { type: "undo" } | { type: "posted"; at: string };
 
-/** What `undo` takes back: the line, and the pet before it (undefined: it was new). */
+/** What `undo` takes back: the line, and the pet's count before it (undefined: it was new). */
 interface Undoable {
   line: LineEntry;
-  before: CountedPet | undefined;
+  before: number | undefined;
 }
 
 /** The totals of a session: the review's last lines, and `?`. */
@@ -115,16 +115,12 @@ export class CountSession {
     }
   }
 
-  /**
-   * A scan adds to the pet's count as of its first line's read; `ID =N` counts the pet wholly,
-   * now: with the read it made, the count is as of then (a pet recounted after a sale the
-   * first count missed is no longer measured against the book of before the sale).
-   */
   #count(line: LineEntry): void {
-    const before = this.#pets.get(line.petId);
-    const read = (line.type === "set" ? line.read : undefined) ?? before?.read ?? line.read;
+    const pet = this.#pets.get(line.petId);
+    const before = pet?.counted;
+    const read = pet?.read ?? line.read;
     if (read === undefined) throw new Error(`the first line of pet ${line.petId} has no read`);
-    const counted = line.type === "set" ? line.count : (before?.counted ?? 0) + line.units;
+    const counted = line.type === "set" ? line.count : (before ?? 0) + line.units;
     this.#pets.set(line.petId, { petId: line.petId, read, counted });
     this.#lines.push({ line, before });
   }
@@ -133,8 +129,10 @@ export class CountSession {
   #undo(): void {
     const last = this.#lines.pop();
     if (last === undefined) return;
-    if (last.before === undefined) this.#pets.delete(last.line.petId);
-    else this.#pets.set(last.line.petId, last.before);
+    const pet = this.#pets.get(last.line.petId);
+    if (pet === undefined) return;
+    if (last.before === undefined) this.#pets.delete(pet.petId);
+    else this.#pets.set(pet.petId, { ...pet, counted: last.before });
   }
 
   /** The line `undo` would take back, if any. */

@@ -5,6 +5,7 @@
  * printing and saving prints those changes again next time, and never skips one.
  */
 import { constants } from "node:fs";
+import { randomBytes } from "node:crypto";
 import { access, open, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { MAX_PET_ID, readWrittenWholeNumber } from "../api/limits.js";
@@ -96,14 +97,14 @@ async function syncDirectory(directory: string): Promise<void> {
 }
 
 /**
- * Replaces the cursor file with `seq`, atomically: the new text goes to `F.PID.tmp` beside it,
- * is synced to disk, and is renamed over F (then the directory is synced), so F holds either
- * the old cursor or the new one, whole, whenever the process or the machine stops. The
- * process id keeps two runs given the same file (a job that overlapped the last) from
- * renaming each other's text away.
+ * Replaces the cursor file with `seq`, atomically: the new text goes to `F.<random>.tmp` beside
+ * it, is synced to disk, and is renamed over F (then the directory is synced), so F holds either
+ * the old cursor or the new one, whole, whenever the process or the machine stops. The random
+ * part keeps two runs given the same file (a job that overlapped the last, on this machine or
+ * in two containers sharing the volume, both process 1) from renaming each other's text away.
  */
 export async function saveCursorFile(path: string, seq: bigint): Promise<void> {
-  const temporary = join(dirname(path), `${basename(path)}.${process.pid}.tmp`);
+  const temporary = join(dirname(path), `${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
     const handle = await open(temporary, "w");
     try {

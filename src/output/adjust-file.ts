@@ -51,6 +51,7 @@ function resultJson(result: AdjustRowResult, dryRun: boolean): unknown {
           reason: failureReason(result, dryRun),
           ...(failure.code === undefined ? {} : { code: failure.code }),
           ...(failure.status === undefined ? {} : { status: failure.status }),
+          ...(failure.unanswered === true ? { unanswered: true } : {}),
         }),
   };
 }

@@ -60,6 +60,7 @@ function resultJson(row: RowResult): unknown {
           reason: row.failure.reason,
           ...(row.failure.code === undefined ? {} : { code: row.failure.code }),
           ...(row.failure.status === undefined ? {} : { status: row.failure.status }),
+          ...(row.failure.unanswered === true ? { unanswered: true } : {}),
         }),
   };
 }

@@ -121,6 +121,7 @@ function resultJson(result: CountResult, dryRun: boolean): unknown {
     quantity: result.now,
     ref: count.ref,
     ...(result.failure === undefined ? {} : { reason: result.failure.reason }),
+    ...(result.failure?.unanswered === true ? { unanswered: true } : {}),
   };
 }
 

@@ -194,7 +194,7 @@ export function networkErrorHint(error: NetworkError): string {
   if (serve !== undefined) {
     // Never the demo alone: a store's server that is down, started so elsewhere, would serve
     // a new store of demo pets, and the shop's sales would go to it.
-    return `${tried}, ${times(error.attempts)}, and nothing listens there; if your store is served from here, start its server (petstore serve with its --db); to try petstore with demo data: ${serve}`;
+    return `${tried}, ${times(error.attempts)}, and nothing listens there; if your store is served from here, start its server (petstore serve with its --db or PETSTORE_DATABASE_URL); to try petstore with demo data: ${serve}`;
   }
   // Plain HTTP sent to a TLS port: the server ends the connection without a word.
   const https =

@@ -73,19 +73,29 @@ describe("describeRowFailure", () => {
 
     it.each([
       ["refused on its only attempt", network("unreachable", "ECONNREFUSED", 1)],
+      // A server that was down the whole time: every attempt refused (the retry loop says so).
+      ["refused on every attempt", network("unreachable", "ECONNREFUSED", 3)],
       ["a name that does not resolve", network("unreachable", "ENOTFOUND", 1)],
       ["an untrusted certificate", network("untrusted-certificate", "CERT_HAS_EXPIRED", 1)],
     ])("%s: never reached the server, so not applied", (_name, error) => {
-      expect(describeRowFailure(error)).toEqual({
-        reason: error.message,
-      });
+      const attempts = error.attempts > 1 ? ` (after ${error.attempts} attempts)` : "";
+      expect(describeRowFailure(error)).toEqual({ reason: `${error.message}${attempts}` });
+    });
+
+    it("a dry run applies nothing, answered or not", () => {
+      const error = network("timeout", undefined, 1, "POST http://x/v1/inventory/batch timed out");
+      expect(describeRowFailure(error, { dryRun: true })).toEqual({ reason: error.message });
     });
 
     it.each([
       ["timed out", network("timeout", undefined, 1, "POST http://x/v1/inventory/batch timed out")],
       ["reset once sent", network("unreachable", "ECONNRESET", 1)],
-      // Of the attempts before the last nothing is known: one may have timed out.
-      ["refused after earlier attempts", network("unreachable", "ECONNREFUSED", 3)],
+      [
+        "refused after an earlier attempt that may have reached it",
+        Object.assign(network("unreachable", "ECONNREFUSED", 3), {
+          earlierAttemptMayHaveReached: true,
+        }),
+      ],
     ])("%s: may have been applied, and said so", (_name, error) => {
       const attempts = error.attempts > 1 ? ` (after ${error.attempts} attempts)` : "";
       expect(describeRowFailure(error)).toEqual({

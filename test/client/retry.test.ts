@@ -76,6 +76,32 @@ describe("withRetries", () => {
     expect(sleeps).toEqual([250]);
   });
 
+  it("says on the last failure whether an attempt before it may have reached the server", async () => {
+    const failure = (attempt: number, code: string) =>
+      new NetworkError({
+        failure: code === "ETIMEDOUT" ? "timeout" : "unreachable",
+        code,
+        message: code,
+        method: "POST",
+        url: "http://x/v1/inventory/batch",
+        attempts: attempt,
+      });
+    const lastOf = async (codes: string[]) => {
+      const promise = withRetries(
+        (attempt) =>
+          Promise.reject(new FailedAttempt(failure(attempt, codes[attempt - 1] ?? ""), true)),
+        policy([], codes.length - 1),
+      );
+      return (await promise.catch((error: unknown) => error)) as NetworkError;
+    };
+    // A server down all along: every attempt refused, none reached it.
+    expect((await lastOf(["ECONNREFUSED", "ECONNREFUSED"])).earlierAttemptMayHaveReached).toBe(
+      false,
+    );
+    // It timed out, then went down: the first attempt may have been applied.
+    expect((await lastOf(["ETIMEDOUT", "ECONNREFUSED"])).earlierAttemptMayHaveReached).toBe(true);
+  });
+
   it("does not retry a failure marked non-retryable", async () => {
     let attempts = 0;
     const promise = withRetries(() => {

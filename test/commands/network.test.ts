@@ -134,7 +134,7 @@ describe("a refused connection on this machine, where petstore serve could liste
       stdout: "",
       stderr:
         "error: cannot reach http://127.0.0.1:4010/v1/inventory: connection refused (ECONNREFUSED)\n" +
-        'hint: tried http://127.0.0.1:4010/v1 (from --env local), 3 attempts, and nothing listens there; if your store is served from here, start its server (petstore serve with its --db); to try petstore with demo data: PETSTORE_API_KEYS="$PETSTORE_API_KEY" petstore serve --demo\n',
+        'hint: tried http://127.0.0.1:4010/v1 (from --env local), 3 attempts, and nothing listens there; if your store is served from here, start its server (petstore serve with its --db or PETSTORE_DATABASE_URL); to try petstore with demo data: PETSTORE_API_KEYS="$PETSTORE_API_KEY" petstore serve --demo\n',
     });
   });
 
@@ -153,7 +153,7 @@ describe("a refused connection on this machine, where petstore serve could liste
       stdout: "",
       stderr:
         `error: cannot reach ${baseUrl}/inventory/42: connection refused (ECONNREFUSED)\n` +
-        `hint: tried ${baseUrl} (from --base-url), 1 attempt, and nothing listens there; if your store is served from here, start its server (petstore serve with its --db); to try petstore with demo data: PETSTORE_API_KEYS="$(cat "$PETSTORE_API_KEY_FILE")" petstore serve --demo --port ${port}\n`,
+        `hint: tried ${baseUrl} (from --base-url), 1 attempt, and nothing listens there; if your store is served from here, start its server (petstore serve with its --db or PETSTORE_DATABASE_URL); to try petstore with demo data: PETSTORE_API_KEYS="$(cat "$PETSTORE_API_KEY_FILE")" petstore serve --demo --port ${port}\n`,
     });
   }, 10_000);
 });

@@ -41,24 +41,11 @@ describe("CountSession", () => {
     expect(session.counted()).toEqual([]);
   });
 
-  it("keeps the read of a pet's first line for its scans: a later read is not taken", () => {
+  it("keeps the read of a pet's first line: a later read is not taken (PRODUCT.md: read at its first line)", () => {
     const session = new CountSession(HEADER);
     session.apply({ type: "add", petId: 7n, units: 1, read: read(3, 10n) });
     session.apply({ type: "add", petId: 7n, units: 1, read: read(9, 99n) });
     expect(session.pet(7n)?.read).toEqual(read(3, 10n));
-  });
-
-  it("takes the read of an `ID =N` line (a whole count, as of now), and undo gives the one before back", () => {
-    const session = new CountSession(HEADER);
-    session.apply({ type: "set", petId: 7n, count: 0, read: read(6, 10n) });
-    // A sale after that count: a recount is as of now, against the book after the sale.
-    session.apply({ type: "set", petId: 7n, count: 0, read: read(5, 12n) });
-    expect(session.pet(7n)).toEqual({ petId: 7n, read: read(5, 12n), counted: 0 });
-    session.apply({ type: "undo" });
-    expect(session.pet(7n)).toEqual({ petId: 7n, read: read(6, 10n), counted: 0 });
-    // A journal written before: a set without a read keeps the pet's.
-    session.apply({ type: "set", petId: 7n, count: 4 });
-    expect(session.pet(7n)).toEqual({ petId: 7n, read: read(6, 10n), counted: 4 });
   });
 
   it("totals what the review lists, and a full stocktake lists its scope's pets not counted as 0", () => {

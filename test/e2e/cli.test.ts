@@ -266,7 +266,7 @@ describe("exit 3: unreachable, timed out, failing", () => {
     expect(result.stdout).toBe("");
     expect(result.stderr).toBe(
       `error: cannot reach ${url}/inventory: connection refused (ECONNREFUSED)\n` +
-        `hint: tried ${url} (from PETSTORE_BASE_URL), 2 attempts, and nothing listens there; if your store is served from here, start its server (petstore serve with its --db); to try petstore with demo data: PETSTORE_API_KEYS="$PETSTORE_API_KEY" petstore serve --demo${port}\n`,
+        `hint: tried ${url} (from PETSTORE_BASE_URL), 2 attempts, and nothing listens there; if your store is served from here, start its server (petstore serve with its --db or PETSTORE_DATABASE_URL); to try petstore with demo data: PETSTORE_API_KEYS="$PETSTORE_API_KEY" petstore serve --demo${port}\n`,
     );
   });
 

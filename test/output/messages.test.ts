@@ -232,7 +232,7 @@ describe("formatError", () => {
     });
     expect(formatError(error, quiet)).toBe(
       `error: ${message}\n` +
-        `hint: tried ${at.baseUrl} (from ${at.baseUrlSource}), 3 attempts, and nothing listens there; if your store is served from here, start its server (petstore serve with its --db); to try petstore with demo data: ${serve}\n`,
+        `hint: tried ${at.baseUrl} (from ${at.baseUrlSource}), 3 attempts, and nothing listens there; if your store is served from here, start its server (petstore serve with its --db or PETSTORE_DATABASE_URL); to try petstore with demo data: ${serve}\n`,
     );
     expect(exitCodeFor(error)).toBe(3);
   });

@@ -141,6 +141,7 @@ async function runClaimed<Input, Row, R extends { outcome: string }>(
   const sent = await sendRows(rows, job.rows, {
     send: (changes) => job.send(client, changes),
     atomic: job.atomic,
+    dryRun: job.dryRun,
     onProgress: (settled, failed) => {
       progress.advance(settled, failed);
     },

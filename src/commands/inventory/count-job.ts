@@ -6,6 +6,7 @@
 import type { BatchRunReport } from "../../apply/batches.js";
 import { COUNT_ROWS, type CountChange, type CountResult } from "../../apply/count-rows.js";
 import {
+  dryRunStopped,
   failingCount,
   interruptedSummary,
   notAppliedSummary,
@@ -108,23 +109,28 @@ export function countJob(
       const counts = countOf(report.results.length, "count");
       if (posting.dryRun) {
         const rejected = posting.atomic ? ", so the atomic batch would be rejected" : "";
+        if (report.stoppedBy !== undefined) return dryRunStopped(report.stoppedBy);
         return new RunIncompleteError(
           `dry run: ${failing} of ${counts} would fail${rejected}; nothing was changed`,
           "the report says why each would fail",
         );
       }
+      if (report.stoppedBy !== undefined) {
+        return new RunIncompleteError(
+          `a batch request failed (${report.stoppedBy.reason}), so the run stopped: ${notAppliedSummary(report, counts)}${stays}`,
+          "post the same counts again once the server answers: a count posted once comes back as posted before, so only the others apply",
+          report.stoppedBy,
+        );
+      }
       return new RunIncompleteError(
         report.rejected === true
           ? `the atomic batch was rejected: ${failing} of ${counts} failed (the report lists them); nothing was changed${stays}`
-          : report.stoppedBy === undefined
-            ? `${report.failed + report.notAttempted} of ${counts} not posted${stays}`
-            : `a batch request failed (${report.stoppedBy.reason}), so the run stopped: ${notAppliedSummary(report, counts)}${stays}`,
+          : `${report.failed + report.notAttempted} of ${counts} not posted${stays}`,
         posting.sessionId === undefined
           ? report.rejected === true
             ? "fix the failed rows and post the file again: nothing of it was applied"
             : "fix the failed rows and post the file again: the counts posted now come back as posted before, so only the others apply"
-          : "a count below 0 means a sale after the count that the shelf did not have: count that pet again (ID =N), then post",
-        report.stoppedBy,
+          : "a count below 0: the pet sold more since its first line (whose read the count is as of) than was counted; give it what the shelf held then (ID =N: what it holds now plus what sold since), then post",
       );
     },
     interrupted: (report, signal) =>

@@ -466,9 +466,8 @@ async function countLines(
             );
             break;
           }
-          // A pet's first line reads it, and so does `ID =N`, a whole count as of now.
           let read: PetRead | undefined;
-          if (session.pet(line.petId) === undefined || line.kind === "set") {
+          if (session.pet(line.petId) === undefined) {
             let answer: PetRead | "not_found";
             try {
               answer = await run.until(() => readPet(client, line.petId));

@@ -493,13 +493,40 @@ describe("inventory apply when the server fails", () => {
     );
     expect(result.code).toBe(3);
     expect(server.requests).toHaveLength(1);
-    const report = JSON.parse(result.stdout) as { results: { reason?: string }[] };
+    const report = JSON.parse(result.stdout) as {
+      results: { reason?: string; unanswered?: boolean }[];
+    };
     expect(report).toMatchObject({ changed: 1000, unchanged: 0, failed: 1000, notAttempted: 500 });
     const unanswered = `POST ${ORIGIN}/v1/inventory/batch timed out: no answer within 300 ms; it may have been applied`;
-    expect(report.results[1000]?.reason).toBe(unanswered);
-    expect(report.results[1999]?.reason).toBe(unanswered);
+    expect(report.results[1000]).toMatchObject({ reason: unanswered, unanswered: true });
+    expect(report.results[1999]).toMatchObject({ reason: unanswered, unanswered: true });
+    // A row the server answered for carries no such flag.
+    expect(report.results[0]).not.toHaveProperty("unanswered");
     expect(result.stderr).toBe(
       `error: a batch request failed (${unanswered}), so the run stopped: 1500 of 2500 changes not known to be applied (1000 sent without an answer, which may have been applied; 500 not attempted); the other 1000 were applied\n` +
+        "hint: run the same command again: it reads the stock again and changes only what is still different\n",
+    );
+  });
+});
+
+describe("inventory apply whose only batch gets no answer", () => {
+  it("reports its rows as maybe applied, never as not applied: exit 3 after the report", async () => {
+    const stubs = new HttpStubs();
+    stubs
+      .on("GET", "/v1/inventory")
+      .reply(200, '[{"petId":1,"quantity":3,"status":"available"}]', json);
+    stubs.on("POST", BATCH_PATH).hang();
+    const result = await runFake(
+      ["--timeout", "300", "--retries", "0", "inventory", "apply", "c.csv"],
+      { stubs, files: { "c.csv": "petId,quantity\n1,5\n" } },
+    );
+    expect(result.code).toBe(3);
+    const unanswered = `POST ${ORIGIN}/v1/inventory/batch timed out: no answer within 300 ms; it may have been applied`;
+    expect(result.stdout).toBe(
+      `c.csv: 0 changed, 0 unchanged, 1 failed\nfailed:\n  pet 1: ${unanswered}\n`,
+    );
+    expect(result.stderr).toBe(
+      `error: a batch request failed (${unanswered}), so the run stopped: 1 of 1 change not known to be applied (1 sent without an answer, which may have been applied)\n` +
         "hint: run the same command again: it reads the stock again and changes only what is still different\n",
     );
   });

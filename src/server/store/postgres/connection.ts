@@ -146,16 +146,24 @@ const NO_BOUND_MS = 2 ** 31 - 1;
 /**
  * Takes the transaction-scoped advisory lock `key` inside the open transaction on `client`,
  * however long another instance holds it (a migration rebuilding an index, a seed of many
- * pets, take what they take): the transaction's lock_timeout is lifted for this one wait and
- * put back after it, and the statement has no bound on its answer, whatever its pool's.
+ * pets, take what they take): the transaction's lock_timeout and statement_timeout (which a
+ * hosted database may set) are lifted for this one wait and put back after it, and the
+ * statement has no bound on its answer, whatever its pool's.
  */
 export async function waitForAdvisoryLock(client: pg.ClientBase, key: string): Promise<void> {
-  const [setting] = (
-    await client.query<{ previous: string }>("SELECT current_setting('lock_timeout') AS previous")
+  const [settings] = (
+    await client.query<{ lock: string; statement: string }>(
+      "SELECT current_setting('lock_timeout') AS lock, current_setting('statement_timeout') AS statement",
+    )
   ).rows;
-  await client.query("SELECT set_config('lock_timeout', '0', true)");
+  await client.query(
+    "SELECT set_config('lock_timeout', '0', true), set_config('statement_timeout', '0', true)",
+  );
   await client.query(timedStatement("SELECT pg_advisory_xact_lock($1)", [key], NO_BOUND_MS));
-  await client.query("SELECT set_config('lock_timeout', $1, true)", [setting?.previous ?? "0"]);
+  await client.query(
+    "SELECT set_config('lock_timeout', $1, true), set_config('statement_timeout', $2, true)",
+    [settings?.lock ?? "0", settings?.statement ?? "0"],
+  );
 }
 
 /**
