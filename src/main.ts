@@ -1,4 +1,5 @@
 /** Wires the real process into run() and sets the exit code. */
+import { writeSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { setTimeout as sleep } from "node:timers/promises";
 import { OutputError } from "./errors.js";
@@ -32,6 +33,18 @@ for (const signal of INTERRUPT_SIGNALS) {
     const delivery = interrupts.deliver(signal);
     if (delivery === "claimed") return;
     if (delivery === "unclaimed" && process.listenerCount(signal) > 1) return;
+    if (delivery === "again") {
+      // The run asked to be interrupted again to stop at once: it has no report to print, so
+      // it says what that leaves (written at once: the process ends on the next line).
+      try {
+        writeSync(
+          2,
+          `stopped at once by a second ${signal}, without the report: a request in flight may have been applied; run the same command again to settle it\n`,
+        );
+      } catch {
+        // stderr gone: the exit code says it.
+      }
+    }
     process.exit(exitCodeForSignal(signal));
   });
 }

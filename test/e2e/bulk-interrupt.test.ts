@@ -369,7 +369,7 @@ describe("inventory adjust --file interrupted between batches", () => {
 });
 
 describe("a second interrupt", () => {
-  it("stops at once: no report, exit 130, and the batch held in flight never reaches the server", async () => {
+  it("stops at once: no report but a line saying what that leaves, exit 130, and the batch held in flight never reaches the server", async () => {
     const before = await quantities();
     proxy = await startHoldingProxy(serverEnv().PETSTORE_BASE_URL ?? "");
     const held = proxy;
@@ -385,7 +385,8 @@ describe("a second interrupt", () => {
     expect(await cli.exited).toBe(CODE.SIGINT);
     expect(cli.stdout()).toBe("");
     expect(cli.stderr()).toBe(
-      "interrupted by SIGINT: starting no more changes; finishing those in flight, then printing the report (interrupt again to stop at once)\n",
+      "interrupted by SIGINT: starting no more changes; finishing those in flight, then printing the report (interrupt again to stop at once)\n" +
+        "stopped at once by a second SIGINT, without the report: a request in flight may have been applied; run the same command again to settle it\n",
     );
     await held.stop(); // the held batch is dropped, never forwarded
     proxy = undefined;
