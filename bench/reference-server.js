@@ -71,6 +71,15 @@ function patchServer(write) {
   });
 }
 
+/** A pg pool of our default size on PETSTORE_DATABASE_URL, at our durability. */
+function postgresPool() {
+  return new pg.Pool({
+    connectionString: process.env.PETSTORE_DATABASE_URL,
+    max: 10,
+    options: "-c synchronous_commit=on",
+  });
+}
+
 if (mode === "static") {
   const body = readFileSync(file);
   listen(
@@ -93,11 +102,7 @@ if (mode === "static") {
   // all(): stepping to completion lets checkpoints recycle the WAL (as our store does).
   listen(patchServer((petId, quantity) => update.all(BigInt(quantity), BigInt(petId))[0]));
 } else if (mode === "postgres") {
-  const pool = new pg.Pool({
-    connectionString: process.env.PETSTORE_DATABASE_URL,
-    max: 10,
-    options: "-c synchronous_commit=on",
-  });
+  const pool = postgresPool();
   const update = {
     name: "update",
     text: "UPDATE pets SET quantity = $1 WHERE id = $2 RETURNING id, quantity, status",
@@ -110,11 +115,7 @@ if (mode === "static") {
     }),
   );
 } else if (mode === "postgres-history") {
-  const pool = new pg.Pool({
-    connectionString: process.env.PETSTORE_DATABASE_URL,
-    max: 10,
-    options: "-c synchronous_commit=on",
-  });
+  const pool = postgresPool();
   // Locks in our order (the pet, then the revision row): each CTE waits for the one it reads.
   const update = {
     name: "update",

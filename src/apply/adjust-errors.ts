@@ -13,6 +13,7 @@ import {
   notAppliedSummary,
   RunIncompleteError,
   RunInterruptedError,
+  stoppedRunMessage,
 } from "./run-errors.js";
 
 /** ` with the same --ref-prefix P`, when the run made refs from one: a new prefix is new rows. */
@@ -87,7 +88,7 @@ function message(
     report.changed > 0 ? `; the other ${countOf(report.changed, "was", "were")} applied` : "";
   if (report.stoppedBy !== undefined) {
     return {
-      message: `a batch request failed (${report.stoppedBy.reason}), so the run stopped: ${notApplied(report)}${applied}`,
+      message: `${stoppedRunMessage(report.stoppedBy, notApplied(report))}${applied}`,
       hint: rerunHint(report, refPrefix),
     };
   }

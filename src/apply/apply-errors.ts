@@ -12,6 +12,7 @@ import {
   notAppliedSummary,
   RunIncompleteError,
   RunInterruptedError,
+  stoppedRunMessage,
 } from "./run-errors.js";
 
 const RERUN_HINT =
@@ -41,10 +42,7 @@ function message(report: ApplyReport): string {
     );
   }
   if (report.stoppedBy !== undefined) {
-    return (
-      `a batch request failed (${report.stoppedBy.reason}), so the run stopped: ` +
-      `${notApplied(report, attempted)}${applied}`
-    );
+    return `${stoppedRunMessage(report.stoppedBy, notApplied(report, attempted))}${applied}`;
   }
   return `${report.failed} of ${countOf(attempted, "change")} failed (the report lists them${inConflict})${applied}`;
 }

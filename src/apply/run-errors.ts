@@ -50,6 +50,14 @@ function exitCodeOf(failure: RowFailure): ExitCode {
 }
 
 /**
+ * A run the server stopped partway, in words: `a batch request failed (why), so the run
+ * stopped: ` and what that left (`notApplied`, from notAppliedSummary).
+ */
+export function stoppedRunMessage(stoppedBy: RowFailure, notApplied: string): string {
+  return `a batch request failed (${stoppedBy.reason}), so the run stopped: ${notApplied}`;
+}
+
+/**
  * `200 of 1,200 rows not applied (200 failed, 1,000 not attempted)`, or without the
  * parenthesis; rows sent without an answer (which may have been applied) are never said to be
  * not applied: `… not known to be applied (100 sent without an answer, which may have been

@@ -210,46 +210,48 @@ describe("the server's log", () => {
   });
 });
 
-describe("a log that cannot be written", () => {
-  /** `petstore serve` with stderr a pipe this test reads the first line of, then closes. */
-  async function serveIntoPipe(logDirectory: string) {
-    const child = spawn(
-      process.execPath,
-      [
-        BIN,
-        "serve",
-        "--port",
-        "0",
-        "--db",
-        join(logDirectory, "petstore.db"),
-        "--api-keys-file",
-        keysPath,
-      ],
-      {
-        env: { PATH: process.env.PATH, HOME: process.env.HOME },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let out = "";
-    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
-    await eventually("the listening line", () => /^listening on /.test(out));
-    return { child, url: /^listening on (\S+)\n/.exec(out)?.[1] ?? "", exited };
-  }
+/**
+ * `petstore serve --demo` on a SQLite file in the test's directory, its stderr `stderr` (a pipe
+ * the test may close, or a file descriptor), waited for until it listens.
+ */
+async function serveLoggingTo(stderr: "pipe" | number) {
+  const child = spawn(
+    process.execPath,
+    [BIN, "serve", "--port", "0", "--db", join(temp.dir, "petstore.db"), "--demo"].concat([
+      "--api-keys-file",
+      keysPath,
+    ]),
+    {
+      env: { PATH: process.env.PATH, HOME: process.env.HOME },
+      stdio: ["ignore", "pipe", stderr],
+    },
+  );
+  let out = "";
+  child.stdout?.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
+  await eventually("the listening line", () => /^listening on /.test(out));
+  return { child, url: /^listening on (\S+)\n/.exec(out)?.[1] ?? "", exited };
+}
 
+/** SIGTERM, and the exit it ends with (SIGKILL after 10 s: a server that hangs fails the test). */
+async function terminate(server: Awaited<ReturnType<typeof serveLoggingTo>>) {
+  server.child.kill("SIGTERM");
+  const timer = setTimeout(() => server.child.kill("SIGKILL"), 10_000);
+  try {
+    return await server.exited;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+describe("a log that cannot be written", () => {
   it("whose reader went away (`| head -1`, a logger that died): the server serves on, and SIGTERM ends it with 0", async () => {
-    const { child, url, exited } = await serveIntoPipe(temp.dir);
+    const server = await serveLoggingTo("pipe");
     // The reader of the log goes away: every write to it from now on fails with EPIPE.
-    child.stderr.destroy();
-    expect((await fetch(`${url.replace(/\/v1$/, "")}/livez`)).status).toBe(200);
-    expect((await fetch(`${url}/inventory`, { headers: AUTH })).status).toBe(200);
-    child.kill("SIGTERM");
-    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    try {
-      expect(await exited).toEqual([0, null]);
-    } finally {
-      clearTimeout(timer);
-    }
+    server.child.stderr?.destroy();
+    expect((await fetch(`${server.url.replace(/\/v1$/, "")}/livez`)).status).toBe(200);
+    expect((await fetch(`${server.url}/inventory`, { headers: AUTH })).status).toBe(200);
+    expect(await terminate(server)).toEqual([0, null]);
   });
 });
 
@@ -262,36 +264,17 @@ describe.skipIf(whyNoTmpfs !== undefined)(
   () => {
     it("keeps the server answering, reads and writes alike, and SIGTERM ends it with 0", async () => {
       const tmpfs = mountTmpfs("1m");
-      let child: ReturnType<typeof spawn> | undefined;
+      let server: Awaited<ReturnType<typeof serveLoggingTo>> | undefined;
       try {
         // The log on the full disk; the store on another (the store's own full disk is
         // storage-full.test.ts's).
         const log = openSync(join(tmpfs.dir, "petstore.log"), "a");
-        const server = spawn(
-          process.execPath,
-          [
-            BIN,
-            "serve",
-            "--port",
-            "0",
-            "--db",
-            join(temp.dir, "petstore.db"),
-            "--demo",
-            "--api-keys-file",
-            keysPath,
-          ],
-          {
-            env: { PATH: process.env.PATH, HOME: process.env.HOME },
-            stdio: ["ignore", "pipe", log],
-          },
-        );
-        child = server;
-        closeSync(log);
-        let out = "";
-        server.stdout?.on("data", (chunk: Buffer) => (out += chunk.toString()));
-        const exited = once(server, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
-        await eventually("the listening line", () => /^listening on /.test(out));
-        const url = /^listening on (\S+)\n/.exec(out)?.[1] ?? "";
+        try {
+          server = await serveLoggingTo(log);
+        } finally {
+          closeSync(log);
+        }
+        const { url } = server;
         fillFileSystem(join(tmpfs.dir, "filler"));
         // Enough requests that their log lines are written (4 KiB at a time) many times over.
         for (let i = 0; i < 100; i += 1) {
@@ -304,15 +287,10 @@ describe.skipIf(whyNoTmpfs !== undefined)(
           expect(response.status).toBe(200);
         }
         expect((await fetch(`${url.replace(/\/v1$/, "")}/livez`)).status).toBe(200);
-        server.kill("SIGTERM");
-        const timer = setTimeout(() => server.kill("SIGKILL"), 10_000);
-        try {
-          expect(await exited).toEqual([0, null]);
-        } finally {
-          clearTimeout(timer);
-        }
+        expect(await terminate(server)).toEqual([0, null]);
       } finally {
         // A server that hung holds its log open: the file system could not be unmounted.
+        const { child } = server ?? {};
         if (child !== undefined && child.exitCode === null && child.signalCode === null) {
           const gone = once(child, "exit");
           child.kill("SIGKILL");

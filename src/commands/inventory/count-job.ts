@@ -12,6 +12,7 @@ import {
   notAppliedSummary,
   RunIncompleteError,
   RunInterruptedError,
+  stoppedRunMessage,
 } from "../../apply/run-errors.js";
 import { MAX_BATCH_CHANGES } from "../../api/limits.js";
 import { isCountsRefusal } from "../../client/batch-errors.js";
@@ -108,8 +109,8 @@ export function countJob(
       const failing = failingCount(report.results);
       const counts = countOf(report.results.length, "count");
       if (posting.dryRun) {
-        const rejected = posting.atomic ? ", so the atomic batch would be rejected" : "";
         if (report.stoppedBy !== undefined) return dryRunStopped(report.stoppedBy);
+        const rejected = posting.atomic ? ", so the atomic batch would be rejected" : "";
         return new RunIncompleteError(
           `dry run: ${failing} of ${counts} would fail${rejected}; nothing was changed`,
           "the report says why each would fail",
@@ -117,7 +118,7 @@ export function countJob(
       }
       if (report.stoppedBy !== undefined) {
         return new RunIncompleteError(
-          `a batch request failed (${report.stoppedBy.reason}), so the run stopped: ${notAppliedSummary(report, counts)}${stays}`,
+          `${stoppedRunMessage(report.stoppedBy, notAppliedSummary(report, counts))}${stays}`,
           "post the same counts again once the server answers: a count posted once comes back as posted before, so only the others apply",
           report.stoppedBy,
         );
