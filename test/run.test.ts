@@ -232,7 +232,7 @@ describe("selecting the server", () => {
       "an unreadable key file",
       [],
       { PETSTORE_BASE_URL: `${ORIGIN}/v1`, PETSTORE_API_KEY_FILE: "/nope" },
-      "error: cannot read the API key file /nope (PETSTORE_API_KEY_FILE): ENOENT\n",
+      "error: cannot read the API key file /nope (PETSTORE_API_KEY_FILE): no such file or directory\n",
     ],
     [
       "a bad PETSTORE_ENV",

@@ -4,6 +4,7 @@
  * digests are kept: a key itself is hashed as it is read.
  */
 import { readFile } from "node:fs/promises";
+import { fileErrorReason } from "./file-error.js";
 import {
   KEY_DIGEST_PREFIX,
   KEY_NAME_RULE,
@@ -153,9 +154,7 @@ export async function loadApiKeys(envValue: string | undefined, file?: string): 
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    throw new ApiKeysError(
-      `cannot read API keys file ${file}: ${(error as NodeJS.ErrnoException).code ?? "error"}`,
-    );
+    throw new ApiKeysError(`cannot read API keys file ${file}: ${fileErrorReason(error)}`);
   }
   return apiKeysFrom(envValue, { path: file, text });
 }

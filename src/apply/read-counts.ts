@@ -4,6 +4,7 @@
  */
 import { extname } from "node:path";
 import { UsageError } from "../errors.js";
+import { fileErrorReason } from "../api/file-error.js";
 import { shellWord } from "../text/shell-word.js";
 import {
   describeLocation,
@@ -40,22 +41,7 @@ export async function readCountsText(
   try {
     return await source.readFile(path);
   } catch (error) {
-    const code =
-      typeof error === "object" &&
-      error !== null &&
-      "code" in error &&
-      typeof error.code === "string"
-        ? error.code
-        : undefined;
-    const reason =
-      code === "ENOENT"
-        ? "no such file"
-        : code === "EISDIR"
-          ? "it is a directory"
-          : code === "EACCES"
-            ? "permission denied"
-            : (code ?? (error instanceof Error ? error.message : String(error)));
-    throw new UsageError(`cannot read ${path}: ${reason}`, hint);
+    throw new UsageError(`cannot read ${path}: ${fileErrorReason(error)}`, hint);
   }
 }
 

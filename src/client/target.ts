@@ -1,4 +1,5 @@
 /** Which server the CLI talks to and with which key (docs/scripts.md, "Setting up"; `petstore --help`). */
+import { fileErrorReason } from "../api/file-error.js";
 import { ConfigurationError, type TargetContext } from "./errors.js";
 
 /** The environments `--env` accepts. */
@@ -158,9 +159,8 @@ async function resolveApiKey(
     try {
       text = await readFile(file);
     } catch (error) {
-      const reason = error instanceof Error && "code" in error ? String(error.code) : "unreadable";
       throw new ConfigurationError(
-        `cannot read the API key file ${file} (PETSTORE_API_KEY_FILE): ${reason}`,
+        `cannot read the API key file ${file} (PETSTORE_API_KEY_FILE): ${fileErrorReason(error)}`,
         "point PETSTORE_API_KEY_FILE at a readable file holding the key",
       );
     }

@@ -10,6 +10,7 @@ import { access, open, readFile, rename, rm } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { MAX_PET_ID, readWrittenWholeNumber } from "../api/limits.js";
 import { UsageError } from "../errors.js";
+import { fileErrorReason } from "../api/file-error.js";
 
 /** The largest seq a cursor holds: seqs are int64, as petIds are. */
 const MAX_SEQ = MAX_PET_ID;
@@ -17,28 +18,6 @@ const MAX_SEQ = MAX_PET_ID;
 /** What the hint of a bad cursor file says to do. */
 const CURSOR_HINT =
   "the file holds the seq of the last change printed, written by inventory changes --cursor-file; delete it to start from the first change, or write the seq to start after";
-
-/** A file system failure in words: "no such file or directory", "permission denied", … */
-function reasonOf(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  switch (code) {
-    case "ENOENT":
-      return "no such file or directory";
-    case "EACCES":
-    case "EPERM":
-      return "permission denied";
-    case "EISDIR":
-      return "it is a directory";
-    case "ENOTDIR":
-      return "a part of the path is not a directory";
-    case "ENOSPC":
-      return "no space left on the device";
-    case "EROFS":
-      return "the file system is read-only";
-    default:
-      return error instanceof Error ? error.message : String(error);
-  }
-}
 
 /** The text of a malformed cursor file, short and on one line, for the message. */
 function quoted(text: string): string {
@@ -57,7 +36,7 @@ export async function readCursorFile(path: string): Promise<bigint> {
     text = await readFile(path, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return 0n;
-    throw new UsageError(`cannot read the cursor file ${path}: ${reasonOf(error)}`);
+    throw new UsageError(`cannot read the cursor file ${path}: ${fileErrorReason(error)}`);
   }
   const reading = readWrittenWholeNumber(text, 0n, MAX_SEQ);
   if (reading.ok) return reading.value;
@@ -77,7 +56,7 @@ export async function checkCursorDirectory(path: string): Promise<void> {
     await access(directory, constants.W_OK);
   } catch (error) {
     throw new UsageError(
-      `cannot save the cursor file ${path}: its directory ${directory}: ${reasonOf(error)}`,
+      `cannot save the cursor file ${path}: its directory ${directory}: ${fileErrorReason(error)}`,
       "give --cursor-file a path in a directory that exists and this user may write to",
     );
   }
@@ -117,7 +96,7 @@ export async function saveCursorFile(path: string, seq: bigint): Promise<void> {
   } catch (error) {
     await rm(temporary, { force: true }).catch(() => undefined);
     throw new UsageError(
-      `cannot save the cursor file ${path}: ${reasonOf(error)}`,
+      `cannot save the cursor file ${path}: ${fileErrorReason(error)}`,
       `the changes up to seq ${seq.toString()} were printed; the next run starts from the cursor the file still holds and prints them again`,
     );
   }

@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { isInteger, parse } from "lossless-json";
 import { isValidQuantity, MAX_PET_ID, MAX_QUANTITY, MIN_QUANTITY } from "../api/limits.js";
 import { PET_STATUSES, type PetStatus, type Tag } from "../api/types.js";
+import { fileErrorReason } from "../api/file-error.js";
 import type { SeedPet } from "./store/store.js";
 
 /** A seed file that cannot be used; the message says which entry and why. */
@@ -29,7 +30,7 @@ export async function loadSeed(file: string): Promise<SeedPet[]> {
   try {
     text = await readFile(file, "utf8");
   } catch (error) {
-    throw new SeedError(`cannot read seed file ${file}: ${(error as Error).message}`);
+    throw new SeedError(`cannot read seed file ${file}: ${fileErrorReason(error)}`);
   }
   try {
     return parseSeed(text);

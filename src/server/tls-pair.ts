@@ -7,6 +7,7 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { createSecureContext } from "node:tls";
+import { fileErrorReason } from "../api/file-error.js";
 
 /** Where the pair is read from. */
 export interface TlsFiles {
@@ -75,16 +76,7 @@ async function readPem(file: string, what: "certificate" | "key"): Promise<Buffe
   try {
     return await readFile(file);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    const why =
-      code === "ENOENT"
-        ? "no such file"
-        : code === "EACCES"
-          ? "permission denied"
-          : code === "EISDIR"
-            ? "a directory, not a file"
-            : (code ?? reasonOf(error));
-    throw new TlsPairError(file, `cannot read the ${what} (${why})`);
+    throw new TlsPairError(file, `cannot read the ${what} (${fileErrorReason(error)})`);
   }
 }
 

@@ -41,7 +41,7 @@ describe("readCountsText", () => {
     const error: unknown = await readCountsText("missing.csv", source).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect(error).toMatchObject({
-      message: "cannot read missing.csv: no such file",
+      message: "cannot read missing.csv: no such file or directory",
       hint: "give a readable CSV or JSON file, or - to read stdin",
     });
   });

@@ -113,7 +113,7 @@ describe("readThresholds", () => {
     const error: unknown = await readThresholds("missing.csv", source({})).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect(error).toMatchObject({
-      message: "cannot read missing.csv: no such file",
+      message: "cannot read missing.csv: no such file or directory",
       hint: "give a readable CSV file with the header petId,minimum, or - to read stdin",
     });
   });

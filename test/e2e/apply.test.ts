@@ -243,7 +243,7 @@ describe("apply refuses bad input and too many changes, changing nothing", () =>
       code: 2,
       stdout: "",
       stderr:
-        `error: cannot read ${path}: no such file\n` +
+        `error: cannot read ${path}: no such file or directory\n` +
         "hint: give a readable CSV or JSON file, or - to read stdin\n",
     });
   });

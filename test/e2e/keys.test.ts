@@ -177,7 +177,7 @@ describe("petstore keys check, the real binary", () => {
       code: 2,
       stdout: "",
       stderr:
-        `error: cannot read API keys file ${missing}: ENOENT\n` +
+        `error: cannot read API keys file ${missing}: no such file or directory\n` +
         "hint: the server would refuse this file: at start it exits 2, on a reload (SIGHUP) it keeps its old keys\n",
     });
   });

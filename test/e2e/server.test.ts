@@ -217,7 +217,9 @@ describe("petstore serve", () => {
       PETSTORE_API_KEYS: API_KEY,
     });
     expect(missing.code).toBe(2);
-    expect(missing.stderr).toContain("error: cannot read seed file");
+    expect(missing.stderr).toBe(
+      `error: cannot read seed file ${join(temp.dir, "nope.json")}: no such file or directory\n`,
+    );
 
     const server = await start();
     const port = new URL(server.url).port;

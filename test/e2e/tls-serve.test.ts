@@ -307,7 +307,7 @@ describe("petstore serve refuses a TLS pair it cannot serve, before it opens the
     expect(await serve(["--tls-cert", missing, "--tls-key", pair.keyPath])).toEqual({
       code: 2,
       stdout: "",
-      stderr: `error: ${missing}: cannot read the certificate (no such file)\n`,
+      stderr: `error: ${missing}: cannot read the certificate (no such file or directory)\n`,
     });
     expect(await serve(["--tls-cert", pair.certPath, "--tls-key", other.keyPath])).toEqual({
       code: 2,

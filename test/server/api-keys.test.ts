@@ -181,7 +181,7 @@ describe("loadApiKeys", () => {
 
   it("reports an unreadable file without its contents", async () => {
     await expect(loadApiKeys(undefined, "/nonexistent/keys")).rejects.toThrow(
-      "cannot read API keys file /nonexistent/keys: ENOENT",
+      "cannot read API keys file /nonexistent/keys: no such file or directory",
     );
   });
 });

@@ -640,7 +640,7 @@ describe("db copy: a source it cannot copy", () => {
     const error = await copyFailure(from, database.url);
     expect(error).toMatchObject({
       failure: "configuration",
-      message: `cannot copy from ${from}: no such file`,
+      message: `cannot copy from ${from}: no such file or directory`,
     });
     expect(error.hint).toContain("petstore serve --db");
     expect(existsSync(from)).toBe(false);

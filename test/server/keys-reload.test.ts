@@ -115,7 +115,7 @@ describe("reloading the keys file", () => {
     const log = collectingLog();
     expect(await reloader.reload(log)).toEqual({
       kind: "refused",
-      reason: `cannot read API keys file ${file}: ENOENT`,
+      reason: `cannot read API keys file ${file}: no such file or directory`,
     });
     expect(ring.check("till-1-secret-key")?.name).toBe("till-1");
     writeFileSync(file, "till-1 write this-looks-like-a-pasted-key extra\n");

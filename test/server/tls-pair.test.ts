@@ -55,16 +55,16 @@ describe("readTlsPair", () => {
     const missing = join(ca.dir, "missing.pem");
     expect(await refusal(missing, chained.keyPath)).toEqual({
       file: missing,
-      message: `${missing}: cannot read the certificate (no such file)`,
+      message: `${missing}: cannot read the certificate (no such file or directory)`,
     });
     // Both unreadable: the certificate, named first on the command line, is the one named.
     expect(await refusal(missing, join(ca.dir, "missing.key"))).toEqual({
       file: missing,
-      message: `${missing}: cannot read the certificate (no such file)`,
+      message: `${missing}: cannot read the certificate (no such file or directory)`,
     });
     expect(await refusal(chained.certPath, ca.dir)).toEqual({
       file: ca.dir,
-      message: `${ca.dir}: cannot read the key (a directory, not a file)`,
+      message: `${ca.dir}: cannot read the key (it is a directory)`,
     });
   });
 

@@ -359,7 +359,7 @@ describe("inventory adjust --file refuses, changing nothing", () => {
     expect(result).toMatchObject({
       code: 2,
       stderr:
-        "error: cannot read nope.csv: no such file\nhint: give a readable CSV or JSON file, or - to read stdin\n",
+        "error: cannot read nope.csv: no such file or directory\nhint: give a readable CSV or JSON file, or - to read stdin\n",
     });
   });
 

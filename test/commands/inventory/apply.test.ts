@@ -98,7 +98,7 @@ describe("inventory apply: validation comes first, and sends nothing", () => {
     const result = await runFake(["inventory", "apply", "nope.csv"], { stubs });
     expect(result).toMatchObject({ code: 2, stdout: "" });
     expect(result.stderr).toBe(
-      "error: cannot read nope.csv: no such file\n" +
+      "error: cannot read nope.csv: no such file or directory\n" +
         "hint: give a readable CSV or JSON file, or - to read stdin\n",
     );
     expect(stubs.calls()).toEqual([]);

@@ -249,7 +249,7 @@ describe("inventory low --thresholds", () => {
     expect(result).toMatchObject({
       code: 2,
       stderr:
-        "error: cannot read nope.csv: no such file\n" +
+        "error: cannot read nope.csv: no such file or directory\n" +
         "hint: give a readable CSV file with the header petId,minimum, or - to read stdin\n",
     });
     expect(stubs.calls()).toEqual([]);

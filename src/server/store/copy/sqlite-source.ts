@@ -8,6 +8,7 @@ import Database from "better-sqlite3";
 import { MIGRATIONS } from "../sqlite/migrations.js";
 import { openDatabase } from "../sqlite/open-database.js";
 import { OperatorError } from "../../../api/operator-error.js";
+import { fileErrorReason } from "../../../api/file-error.js";
 import type { CopiedTable, SourceRow } from "./tables.js";
 
 /**
@@ -53,11 +54,10 @@ export function openSqliteSource(path: string): SqliteSource {
   try {
     isFile = statSync(path).isFile();
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
     throw unreadable(
       path,
-      code === "ENOENT" ? "no such file" : (error as Error).message,
-      code === "ENOENT"
+      fileErrorReason(error),
+      (error as NodeJS.ErrnoException).code === "ENOENT"
         ? "--from names the SQLite file petstore serve --db used (its default is ./petstore.db)"
         : undefined,
     );

@@ -18,6 +18,7 @@ import {
 import { basename, dirname, join } from "node:path";
 import Database from "better-sqlite3";
 import { OperatorError } from "../../../api/operator-error.js";
+import { fileErrorReason } from "../../../api/file-error.js";
 import { backupError } from "./backup-error.js";
 import { MIGRATIONS } from "./migrations.js";
 import { openDatabase } from "./open-database.js";
@@ -319,11 +320,15 @@ function unreadableSource(source: string, error: unknown): OperatorError {
       "try again; a server in WAL mode (petstore serve) never holds such a lock for long",
     );
   }
-  return backupError("unreadable-source", `cannot read ${source}: ${messageOf(error)}`);
+  const reason = code === "" ? fileErrorReason(error) : messageOf(error);
+  return backupError("unreadable-source", `cannot read ${source}: ${reason}`);
 }
 
 function cannotWrite(directory: string, error: unknown): OperatorError {
-  return backupError("cannot-write", `cannot write the copy in ${directory}: ${messageOf(error)}`);
+  return backupError(
+    "cannot-write",
+    `cannot write the copy in ${directory}: ${fileErrorReason(error)}`,
+  );
 }
 
 function sqliteCode(error: unknown): string {
