@@ -243,13 +243,15 @@ async function serveUntilSignalled(
         logFailedHandshake(log, error, socket.remoteAddress);
       });
     }
+    // The metrics first: a metrics address refused is refused before the API's "Server
+    // listening" line, which would otherwise be the log's last word before the error.
+    if (metrics && options.metricsPort !== undefined) {
+      metricsServer = await listenMetrics(metrics, options);
+    }
     await listen(app, options);
     // Once it listens there: an address it could not listen on is refused above instead.
     const warning = tls === undefined ? clearTextWarning(options.host) : undefined;
     if (warning !== undefined) log.warn({ host: options.host }, warning);
-    if (metrics && options.metricsPort !== undefined) {
-      metricsServer = await listenMetrics(metrics, options);
-    }
   } catch (error) {
     await closeAll();
     if (createdFile !== undefined) removeDatabase(createdFile);
@@ -314,10 +316,7 @@ async function listenMetrics(metrics: ServerMetrics, options: ServeOptions): Pro
       listenRefusal(error, "serve metrics", host, port, {
         host: "--metrics-host",
         port: "--metrics-port",
-        taken:
-          port === options.port && host === options.host
-            ? "the API listens on this port (--port): give the metrics another with --metrics-port"
-            : "another process uses this port: pick another with --metrics-port",
+        taken: "another process uses this port: pick another with --metrics-port",
       }) ?? error
     );
   }
@@ -365,7 +364,10 @@ async function listen(app: FastifyInstance, options: ServeOptions): Promise<void
       listenRefusal(error, "listen", options.host, options.port, {
         host: "--host",
         port: "--port",
-        taken: "another process uses this port: pick another with --port",
+        taken:
+          options.port === options.metricsPort && options.host === options.metricsHost
+            ? "the metrics listen on this port (--metrics-port): give the API another with --port, or the metrics another with --metrics-port"
+            : "another process uses this port: pick another with --port",
       }) ?? error
     );
   }
