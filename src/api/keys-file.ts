@@ -117,8 +117,26 @@ export function apiKeysFrom(
       );
     });
   }
+  rejectKeysAsNames(read);
   rejectDuplicates(read);
   return read.map(({ key }) => key);
+}
+
+/**
+ * A name that is itself one of the keys (a key pasted in the name column): a name is logged
+ * with every request and kept in history, so it would put the key there. Refused without
+ * quoting it.
+ */
+function rejectKeysAsNames(read: readonly ReadKey[]): void {
+  const byDigest = new Map(read.map((entry) => [entry.key.digestHex, entry]));
+  for (const entry of read) {
+    if (entry.bare) continue;
+    const named = byDigest.get(keyDigestHex(entry.key.name));
+    if (named === undefined) continue;
+    throw new ApiKeysError(
+      `${entry.where}: the name is a key (the key of ${named.where}): a name says whose key it is and is logged with every request, so it must never be the key; give a name such as ops or till-1`,
+    );
+  }
 }
 
 function rejectDuplicates(read: readonly ReadKey[]): void {

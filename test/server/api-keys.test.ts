@@ -94,6 +94,31 @@ describe("apiKeysFrom", () => {
     expect(failure(text)).toBe("keys.txt:2: duplicate key name alice, already given at keys.txt:1");
   });
 
+  it.each([
+    ["its own line's", `alice-secret write sha256:${ALICE}\n`, undefined, "keys.txt:1"],
+    [
+      "another line's",
+      `alice write sha256:${ALICE}\nalice-secret read sha256:${CRON}\n`,
+      undefined,
+      "keys.txt:1",
+    ],
+    ["a bare line's", `alice-secret\nalice-secret read sha256:${CRON}\n`, undefined, "keys.txt:1"],
+    [
+      "a PETSTORE_API_KEYS entry's",
+      `alice-secret read sha256:${CRON}\n`,
+      "alice-secret",
+      "PETSTORE_API_KEYS entry 1",
+    ],
+  ])("refuses a name that is %s key, never quoting it", (_what, text, envValue, where) => {
+    const message = failure(text, envValue);
+    expect(message).toMatch(
+      new RegExp(
+        `^keys\\.txt:\\d: the name is a key \\(the key of ${where.replace(".", "\\.")}\\): `,
+      ),
+    );
+    expect(message).not.toContain("alice-secret");
+  });
+
   it("rejects a named line taking a bare key's key-N name", () => {
     expect(failure(`bare-key\nkey-1 read sha256:${CRON}\n`)).toMatch(
       /^keys\.txt:2: duplicate key name key-1, already given at keys\.txt:1 \(bare keys .* are named key-1, key-2/,

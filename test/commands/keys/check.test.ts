@@ -100,6 +100,17 @@ describe("petstore keys check", () => {
     expect(result.stderr).not.toContain(PASTED);
   });
 
+  it("refuses a key pasted as its own line's name: exit 2, the key nowhere in the output", async () => {
+    const keys = file("keys", `${keysFileLine(READ_KEY, "read", READ_KEY)}\n`);
+    const result = await runFake(["keys", "check", keys], { env: {} });
+    expect(result).toMatchObject({ code: 2, stdout: "" });
+    expect(result.stderr).toBe(
+      `error: ${keys}:1: the name is a key (the key of ${keys}:1): a name says whose key it is and is logged with every request, so it must never be the key; give a name such as ops or till-1\n` +
+        "hint: the server would refuse this file: at start it exits 2, on a reload (SIGHUP) it keeps its old keys\n",
+    );
+    expect(result.stderr).not.toContain(READ_KEY);
+  });
+
   it("refuses the same key twice, with the server's message naming both lines", async () => {
     const line = keysFileLine("cron-report", "read", READ_KEY);
     const keys = file("keys", `${line}\n${line.replace(/^cron-report/, "till-2")}\n`);
