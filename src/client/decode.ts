@@ -5,6 +5,7 @@
 import { isLosslessNumber, parse } from "lossless-json";
 import { isJsonObject, parseExactJson } from "../api/exact-json.js";
 import { MAX_PET_ID } from "../api/limits.js";
+import { printable } from "../text/printable.js";
 import {
   BATCH_OUTCOMES,
   ORDER_STATUSES,
@@ -363,7 +364,10 @@ export function decodeErrorBody(text: string): Partial<ApiErrorBody> | undefined
   if (isLosslessNumber(value)) return undefined;
   const fields = value as Fields;
   const body: Partial<ApiErrorBody> = {};
-  if (typeof fields.code === "string" && fields.code !== "") body.code = fields.code;
-  if (typeof fields.message === "string" && fields.message !== "") body.message = fields.message;
+  // Both are printed on stderr as they are: made safe for a terminal here.
+  if (typeof fields.code === "string" && fields.code !== "") body.code = printable(fields.code);
+  if (typeof fields.message === "string" && fields.message !== "") {
+    body.message = printable(fields.message);
+  }
   return body.code === undefined && body.message === undefined ? undefined : body;
 }

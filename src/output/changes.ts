@@ -6,7 +6,8 @@ import type { FeedChange } from "../api/types.js";
 import { ApiError, type ClientFailure } from "../client/errors.js";
 import { csvLine, tsvLine } from "./delimited.js";
 import type { OutputFormat } from "./format.js";
-import { changeCells, changesTable, HISTORY_COLUMNS, printable } from "./history.js";
+import { printable } from "../text/printable.js";
+import { changeCells, changesTable, HISTORY_COLUMNS } from "./history.js";
 import { writeFlushed, type IoStreams } from "./io-streams.js";
 
 /** The fields of a change, in the order of TSV and CSV columns and JSON keys. */

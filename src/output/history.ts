@@ -1,5 +1,5 @@
 /** Printing an entry's history (`inventory history`). */
-import { replaceUnprintable } from "../api/change-reason.js";
+import { printable } from "../text/printable.js";
 import type { InventoryChange } from "../api/types.js";
 import { tsvLine } from "./delimited.js";
 import type { OutputFormat } from "./format.js";
@@ -18,9 +18,6 @@ export const HISTORY_COLUMNS = [
   "reason",
   "ref",
 ] as const;
-
-/** Text a server sent, made safe for a terminal: a control character shows as U+FFFD. */
-export const printable = (text: string) => replaceUnprintable(text, "\uFFFD");
 
 const pad = (value: number) => String(value).padStart(2, "0");
 

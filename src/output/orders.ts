@@ -1,5 +1,6 @@
 /** Printing store orders. */
 import type { Order } from "../api/types.js";
+import { printable } from "../text/printable.js";
 import { tsvLine } from "./delimited.js";
 import type { OutputFormat } from "./format.js";
 import type { IoStreams } from "./io-streams.js";
@@ -14,7 +15,7 @@ function fields(order: Order) {
     order.id,
     order.petId,
     order.quantity,
-    order.shipDate,
+    printable(order.shipDate),
     order.status,
     order.complete,
   ] as const;
@@ -38,7 +39,7 @@ export function writeOrders(
         order.id.toString(),
         order.petId.toString(),
         String(order.quantity),
-        order.shipDate,
+        printable(order.shipDate),
         styleStatus(order.status, io.style),
         order.complete ? "yes" : "no",
       ]);

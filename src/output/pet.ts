@@ -1,5 +1,6 @@
 /** Printing a pet record. */
 import type { Pet } from "../api/types.js";
+import { printable } from "../text/printable.js";
 import { tsvLine } from "./delimited.js";
 import type { OutputFormat } from "./format.js";
 import type { IoStreams } from "./io-streams.js";
@@ -9,15 +10,17 @@ import { renderTable } from "./table.js";
 
 /** Prints a pet: a field/value table, one tab-separated line, or JSON. */
 export function writePet(pet: Pet, format: Exclude<OutputFormat, "csv">, io: IoStreams): void {
-  const category = pet.category?.name ?? "";
-  const tags = pet.tags.map((tag) => tag.name).join(", ");
-  const photoUrls = pet.photoUrls.join(" ");
+  // What the server holds, as it is for JSON; safe for a terminal in the others.
+  const name = printable(pet.name);
+  const category = printable(pet.category?.name ?? "");
+  const tags = pet.tags.map((tag) => printable(tag.name)).join(", ");
+  const photoUrls = pet.photoUrls.map(printable);
   switch (format) {
     case "json":
       io.out.write(toJson(pet));
       return;
     case "tsv":
-      io.out.write(tsvLine([pet.id, pet.name, pet.status, category, tags, photoUrls]));
+      io.out.write(tsvLine([pet.id, name, pet.status, category, tags, photoUrls.join(" ")]));
       return;
     case "table":
       io.out.write(
@@ -26,11 +29,11 @@ export function writePet(pet: Pet, format: Exclude<OutputFormat, "csv">, io: IoS
             head: ["field", "value"],
             rows: [
               ["id", pet.id.toString()],
-              ["name", pet.name],
+              ["name", name],
               ["status", styleStatus(pet.status, io.style)],
               ["category", category],
               ["tags", tags],
-              ["photoUrls", pet.photoUrls.join("\n")],
+              ["photoUrls", photoUrls.join("\n")],
             ],
           },
           io.style,

@@ -48,6 +48,59 @@ describe("pets get", () => {
     expect(result).toMatchObject({ code: 0, stderr: "" });
   });
 
+  it("shows a server's control characters as U+FFFD in a table and a line, exactly in JSON", async () => {
+    // A window-title sequence in the name, a colour in a tag, a bell in the category.
+    const pet = {
+      id: 42,
+      name: "Rex\u001b]0;owned\u0007",
+      status: "available",
+      category: { id: 1, name: "Dogs\u0007" },
+      photoUrls: ["https://img.example/rex.jpg\u009b2J"],
+      tags: [{ id: 3, name: "\u001b[31mred" }],
+    };
+    const stubs = () => {
+      const made = new HttpStubs();
+      made.on("GET", "/v1/pets/42").reply(200, JSON.stringify(pet), {
+        headers: { "content-type": "application/json" },
+      });
+      return made;
+    };
+    const line = await runFake(["pets", "get", "42"], { stubs: stubs() });
+    expect(line).toMatchObject({ code: 0, stderr: "" });
+    expect(line.stdout).toBe(
+      "42\tRex\uFFFD]0;owned\uFFFD\tavailable\tDogs\uFFFD\t\uFFFD[31mred\thttps://img.example/rex.jpg\uFFFD2J\n",
+    );
+    const table = await runFake(["--no-color", "pets", "get", "42"], {
+      stubs: stubs(),
+      isTTY: true,
+    });
+    expect(table.code).toBe(0);
+    expect(table.stdout).toMatch(/│ name +│ Rex\uFFFD\]0;owned\uFFFD +│/);
+    expect(table.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    const json = await runFake(["pets", "get", "42", "--json"], { stubs: stubs() });
+    expect(JSON.parse(json.stdout)).toEqual(pet);
+  });
+
+  it("shows control characters in a server's error message as U+FFFD", async () => {
+    const stubs = new HttpStubs();
+    stubs
+      .on("GET", "/v1/pets/42")
+      .reply(
+        404,
+        JSON.stringify({
+          code: "not_found",
+          message: "no pet 42\u001b[2J\u001b]0;x\u0007",
+          status: 404,
+        }),
+        { headers: { "content-type": "application/json" } },
+      );
+    const result = await runFake(["pets", "get", "42"], { stubs });
+    expect(result.code).toBe(5);
+    expect(result.stderr).toMatch(
+      /^error: no pet 42\uFFFD\[2J\uFFFD\]0;x\uFFFD \(not_found, HTTP 404\)\n/,
+    );
+  });
+
   it("rejects an invalid petId locally (exit 2)", async () => {
     const stubs = new HttpStubs();
     const result = await runFake(["pets", "get", "x1"], { stubs });
