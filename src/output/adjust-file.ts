@@ -7,6 +7,7 @@ import type { AdjustReport, AdjustRowResult } from "../apply/adjust-batches.js";
 import { describeLocation } from "../apply/counts.js";
 import { dryRunWord } from "./apply-dry-run.js";
 import type { IoStreams } from "./io-streams.js";
+import { rejectedBatchNote } from "./rejected-batch.js";
 import { writeJsonReport } from "./json.js";
 import { notAttemptedSection, notAttemptedSummary, reportHeadJson } from "./not-attempted.js";
 import { countOf } from "../text/plural.js";
@@ -94,12 +95,10 @@ export function adjustSummary(report: AdjustReport, name: string, dryRun: boolea
   const duplicates = `${report.unchanged} already applied (duplicate)`;
   if (dryRun) {
     const rows = countOf(report.results.length, "row");
-    const rejected =
-      report.rejected === true ? " (the atomic batch would be rejected: nothing would change)" : "";
+    const rejected = rejectedBatchNote(report, true);
     return `dry run of ${name}: ${report.changed} of ${rows} would change, ${duplicates}, ${report.failed} would fail${rejected}${notAttemptedSummary(report)}; nothing was changed\n`;
   }
-  const rejected =
-    report.rejected === true ? " (the atomic batch was rejected: nothing was changed)" : "";
+  const rejected = rejectedBatchNote(report, false);
   return `${name}: ${report.changed} changed, ${duplicates}, ${report.failed} failed${rejected}${notAttemptedSummary(report)}\n`;
 }
 

@@ -2,6 +2,7 @@
 import type { ApplyReport, RowResult } from "../apply/execute.js";
 import { tsvLine } from "./delimited.js";
 import type { IoStreams } from "./io-streams.js";
+import { rejectedBatchNote } from "./rejected-batch.js";
 import { writeJsonReport } from "./json.js";
 import { notAttemptedSection, notAttemptedSummary, reportHeadJson } from "./not-attempted.js";
 import { countOf } from "../text/plural.js";
@@ -100,7 +101,7 @@ export async function writeApplyReport(
   const failedCount =
     `${report.failed} failed` +
     (report.rejected === true
-      ? " (the atomic batch was rejected: nothing was changed)"
+      ? rejectedBatchNote(report, false)
       : conflictCount > 0
         ? ` (${conflictCount} in conflict)`
         : "");

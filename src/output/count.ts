@@ -10,6 +10,7 @@ import { countOf } from "../text/plural.js";
 import { dryRunWord } from "./apply-dry-run.js";
 import { csvLine, tsvLine } from "./delimited.js";
 import type { IoStreams } from "./io-streams.js";
+import { rejectedBatchNote } from "./rejected-batch.js";
 import { writeJsonReport } from "./json.js";
 import { notAttemptedSection, notAttemptedSummary, reportHeadJson } from "./not-attempted.js";
 import { renderTable } from "./table.js";
@@ -146,12 +147,7 @@ export async function writeCountReport(
   const { style } = io;
   const duplicates = report.results.filter((result) => result.outcome === "duplicate").length;
   const already = duplicates > 0 ? ` (${duplicates} posted before)` : "";
-  const rejected =
-    report.rejected === true
-      ? dryRun
-        ? " (the atomic batch would be rejected: nothing would change)"
-        : " (the atomic batch was rejected: nothing was changed)"
-      : "";
+  const rejected = rejectedBatchNote(report, dryRun);
   const head = dryRun
     ? `dry run of ${name}: ${report.changed} would change, ${report.unchanged} unchanged${already}, ${report.failed} would fail${rejected}`
     : `${name}: ${style.green(`${report.changed} changed`)}, ${report.unchanged} unchanged${already}, ${report.failed > 0 ? style.red(`${report.failed} failed`) : "0 failed"}${rejected}`;

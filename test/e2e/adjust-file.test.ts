@@ -216,7 +216,9 @@ describe("adjust --file: a day's sales, exactly once", () => {
       env: env(),
     });
     expect(result.code).toBe(7);
-    expect(result.stdout).toContain("(the atomic batch was rejected: nothing was changed)\n");
+    expect(result.stdout).toContain(
+      "2 failed (the atomic batch was rejected for 1 of them: nothing was changed)\n",
+    );
     expect(result.stderr).toBe(
       "error: the atomic batch was rejected: 1 of 2 rows failed (the report lists them); nothing was changed\n" +
         "hint: fix the failed rows and run the file again: nothing of it was applied\n",

@@ -153,7 +153,7 @@ describeEachStore("apply --atomic on %s", (store) => {
     const result = await runCli(["inventory", "apply", "--atomic", path], { env: env() });
     expect(result.code).toBe(7);
     expect(result.stdout).toBe(
-      `${path}: 0 changed, 0 unchanged, 3 failed (the atomic batch was rejected: nothing was changed)\n` +
+      `${path}: 0 changed, 0 unchanged, 3 failed (the atomic batch was rejected for 1 of them: nothing was changed)\n` +
         "failed:\n  pet 424242: no such pet\n" +
         "not applied (2 rows: the batch was atomic and the rows above failed; fix them and run again):\n" +
         "  pet 5: 10 -> 55\n  pet 6: 10 -> 66\n",

@@ -212,7 +212,7 @@ describe("inventory adjust --file --atomic and --dry-run", () => {
     expect(server.requests).toEqual([{ atomic: true, dryRun: false, size: 2, key: fakeKey(1) }]);
     expect([...server.stock.values()]).toEqual([1, 1]);
     expect(result.stdout).toBe(
-      "s.csv: 0 changed, 0 already applied (duplicate), 2 failed (the atomic batch was rejected: nothing was changed)\n" +
+      "s.csv: 0 changed, 0 already applied (duplicate), 2 failed (the atomic batch was rejected for 1 of them: nothing was changed)\n" +
         "failed:\n  line 3: pet 2 -2: would go below 0 (it holds 1: -2 would make it -1)\n" +
         "not applied (1 row: the batch is atomic and the rows above failed):\n  line 2: pet 1 +1\n",
     );
@@ -609,7 +609,7 @@ describe("inventory adjust --file: the other ways a run ends", () => {
     expect(result.code).toBe(7);
     expect(server.requests).toEqual([{ atomic: true, dryRun: true, size: 2, key: fakeKey(1) }]);
     expect(result.stdout).toBe(
-      "dry run of stdin: 0 of 2 rows would change, 0 already applied (duplicate), 2 would fail (the atomic batch would be rejected: nothing would change); nothing was changed\n" +
+      "dry run of stdin: 0 of 2 rows would change, 0 already applied (duplicate), 2 would fail (the atomic batch would be rejected for 1 of them: nothing would change); nothing was changed\n" +
         "would fail:\n  line 3: pet 99 +1: no such pet\n" +
         "would not be applied (1 row: the batch is atomic and the rows above would fail):\n  line 2: pet 1 +1\n",
     );

@@ -204,7 +204,7 @@ describe("inventory apply --atomic", () => {
     expect(result.code).toBe(7);
     expect([...server.stock.values()]).toEqual([0, 0]);
     expect(result.stdout).toBe(
-      "c.csv: 0 changed, 1 unchanged, 2 failed (the atomic batch was rejected: nothing was changed)\n" +
+      "c.csv: 0 changed, 1 unchanged, 2 failed (the atomic batch was rejected for 1 of them: nothing was changed)\n" +
         "failed:\n  pet 424242: no such pet\n" +
         "not applied (1 row: the batch was atomic and the rows above failed; fix them and run again):\n" +
         "  pet 1: 0 -> 5\n",
