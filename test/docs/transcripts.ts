@@ -147,7 +147,7 @@ export function normalized(text: string): string {
     .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<time>")
     .replace(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d/g, "<time>")
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, "<uuid>")
-    .replace(/\b\d{8}-\d{6}-[0-9a-f]{4}\b/g, "<session>")
+    .replace(/\b\d{8}-\d{6}-[0-9a-f]{8}\b/g, "<session>")
     .replace(/\S*\/\.local\/state\//g, "~/.local/state/")
     .replace(/sha256:[0-9a-f]{64}/g, "sha256:<digest>")
     .replace(/\b[0-9a-f]{16}:(\d+)\b/g, "<file-hash>:$1")

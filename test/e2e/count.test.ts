@@ -49,7 +49,7 @@ function journal(state: string, sessionId: string): { type: string }[] {
 }
 
 function sessionIdIn(text: string): string {
-  const id = /count session (\d{8}-\d{6}-[0-9a-f]{4})/.exec(text)?.[1];
+  const id = /count session (\d{8}-\d{6}-[0-9a-f]{8})/.exec(text)?.[1];
   if (id === undefined) throw new Error(`no session id in:\n${text}`);
   return id;
 }
@@ -444,7 +444,7 @@ describe("a counting session from stdin", () => {
     });
     expect(listed.code).toBe(0);
     expect(listed.stdout).toMatch(
-      /^\d{8}-\d{6}-[0-9a-f]{4}\tposted\t1\t\S+\thttp:\/\/127\.0\.0\.1:\d+\/v1\n$/,
+      /^\d{8}-\d{6}-[0-9a-f]{8}\tposted\t1\t\S+\thttp:\/\/127\.0\.0\.1:\d+\/v1\n$/,
     );
 
     // A file there that is not a session's journal is passed over, with a warning naming it.

@@ -60,12 +60,18 @@ export interface InventoryCountOptions {
 
 const BELL = "\u0007";
 
-/** A new session's id: its start in UTC, then 4 random hex digits (time-ordered, unique). */
+/**
+ * A new session's id: its start in UTC, then 8 random hex digits (time-ordered, unique). The
+ * id is in every ref the session posts (countRef), and refs are the server's, shared by every
+ * till: two sessions started in the same second on two machines must not share one, or the
+ * second one's counts would be taken for the first one's, posted before (`duplicate`). With 4
+ * digits that was 1 in 65,536 for each such pair; with 8 it is 1 in 4,294,967,296.
+ */
 export function newSessionId(now: number, random: () => number): string {
   const stamp = new Date(now).toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
-  const suffix = Math.floor(random() * 0x10000)
+  const suffix = Math.floor(random() * 0x1_0000_0000)
     .toString(16)
-    .padStart(4, "0");
+    .padStart(8, "0");
   return `${stamp}-${suffix}`;
 }
 
