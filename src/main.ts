@@ -53,6 +53,7 @@ const exitCode = await run(process.argv.slice(2), {
   stdout: process.stdout,
   stderr: process.stderr,
   stdoutIsTTY: process.stdout.isTTY,
+  stdoutColumns: process.stdout.columns,
   stderrIsTTY: process.stderr.isTTY,
   stdin: process.stdin,
   stdinIsTTY: process.stdin.isTTY,

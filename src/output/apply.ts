@@ -43,7 +43,7 @@ export function wouldChangeTable(rows: readonly WouldChange[], io: IoStreams): s
       ]),
       rightAligned: [0, 1, 2],
     },
-    io.style,
+    io,
   );
 }
 

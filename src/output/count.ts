@@ -71,7 +71,7 @@ export function reviewText(
       ]),
       rightAligned: [0, 2, 3, 4],
     },
-    io.style,
+    io,
   );
   return `${table}${omitted}${totalsLine(totals)}`;
 }
@@ -183,7 +183,7 @@ export async function writeCountReport(
         ]),
         rightAligned: [0, 1, 2, 3, 4, 5],
       },
-      style,
+      io,
     );
     if (shown.length < sent.length) {
       text += `${io.symbols.ellipsis} ${sent.length - shown.length} more: --json lists every count\n`;
@@ -237,7 +237,7 @@ export function writeSessions(sessions: readonly SessionListing[], io: IoStreams
         rows: sessions.map((s) => [s.id, s.state, String(s.pets), s.startedAt, s.server]),
         rightAligned: [2],
       },
-      io.style,
+      io,
     ),
   );
 }
@@ -281,7 +281,7 @@ export function writeCountSheet(
           ]),
           rightAligned: [0, 2],
         },
-        io.style,
+        io,
       ),
   );
 }

@@ -62,6 +62,8 @@ export function changesTable(
 ): string {
   const withRef = records.some((record) => record.ref !== null);
   const ref = withRef ? ["ref"] : [];
+  // key, reason and ref: free text, narrowed to fit the terminal.
+  const key = feed ? 6 : 4;
   return renderTable(
     {
       head: [
@@ -88,8 +90,9 @@ export function changesTable(
         ];
       }),
       rightAligned: feed ? [0, 2, 3, 4, 5] : [1, 2, 3],
+      wrappable: [key, key + 1, ...(withRef ? [key + 2] : [])],
     },
-    io.style,
+    io,
   );
 }
 

@@ -25,7 +25,7 @@ function table(items: readonly InventoryItem[], io: IoStreams): string {
       ]),
       rightAligned: [0, 1],
     },
-    io.style,
+    io,
   );
 }
 

@@ -63,6 +63,8 @@ export interface IoStreams {
   progress: NodeJS.WritableStream | undefined;
   /** Symbols for stdout: Unicode on a terminal, plain ASCII in a pipe, file or cron mail. */
   symbols: Symbols;
+  /** The terminal's width in columns when stdout is one and says it; tables fit it. */
+  width: number | undefined;
 }
 
 /** The few non-letters reports print. */
@@ -87,6 +89,8 @@ export interface IoStreamsInput {
   errStream?: NodeJS.WritableStream | undefined;
   /** --verbose: the HTTP trace goes to stderr, so no progress bar is drawn over it. */
   verbose?: boolean | undefined;
+  /** stdout's width in columns, when it is a terminal that says it. */
+  columns?: number | undefined;
 }
 
 /**
@@ -116,5 +120,7 @@ export function createIoStreams(input: IoStreamsInput): IoStreams {
     style: new Chalk({ level: color ? 1 : 0 }),
     progress: errIsTTY && input.verbose !== true ? input.errStream : undefined,
     symbols: input.isTTY ? UNICODE_SYMBOLS : ASCII_SYMBOLS,
+    width:
+      input.isTTY && input.columns !== undefined && input.columns > 0 ? input.columns : undefined,
   };
 }

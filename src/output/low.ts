@@ -37,7 +37,7 @@ function table(entries: readonly LowStockEntry[], io: IoStreams): string {
       ]),
       rightAligned: [0, 1, 3, 4],
     },
-    io.style,
+    io,
   );
 }
 

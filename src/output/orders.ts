@@ -45,7 +45,7 @@ export function writeOrders(
       ]);
       const count = orders.length === 1 ? "1 order" : `${orders.length} orders`;
       io.out.write(
-        renderTable({ head: ORDER_COLUMNS, rows, rightAligned: [0, 1, 2] }, io.style) +
+        renderTable({ head: ORDER_COLUMNS, rows, rightAligned: [0, 1, 2] }, io) +
           `${io.style.dim(count)}\n`,
       );
       return;

@@ -35,8 +35,9 @@ export function writePet(pet: Pet, format: Exclude<OutputFormat, "csv">, io: IoS
               ["tags", tags],
               ["photoUrls", photoUrls.join("\n")],
             ],
+            wrappable: [1],
           },
-          io.style,
+          io,
         ),
       );
       return;

@@ -11,6 +11,8 @@ export interface Deps {
    * Node leaves `isTTY` undefined, not false, on a pipe, whatever its types say.
    */
   stdoutIsTTY: boolean | undefined;
+  /** stdout's width in columns when it is a terminal (tables fit it); absent: unknown. */
+  stdoutColumns?: number | undefined;
   /** Whether stderr is a terminal (progress bars); absent or undefined means it is not. */
   stderrIsTTY?: boolean | undefined;
   /** Whether stdin is a terminal (a person or a scanner types): absent or undefined, it is not. */

@@ -77,6 +77,7 @@ export class Factory {
       out: this.deps.stdout,
       err: this.deps.stderr,
       isTTY: this.deps.stdoutIsTTY ?? false,
+      columns: this.deps.stdoutColumns,
       errIsTTY: this.deps.stderrIsTTY ?? false,
       errStream: this.deps.stderr,
       verbose: globals.verbose,

@@ -49,6 +49,8 @@ export interface FakeRun {
 export interface FakeOptions {
   env?: Record<string, string | undefined>;
   isTTY?: boolean;
+  /** The terminal's width, with isTTY (none: tables as wide as they are). */
+  columns?: number;
   /**
    * What the stub server answers during the run; every stub must be used and every request
    * must match one (the run throws otherwise). None: any request fails the test.
@@ -97,6 +99,7 @@ export async function runFake(
     stdout: stdout.stream,
     stderr: stderr.stream,
     stdoutIsTTY: options.isTTY ?? false,
+    stdoutColumns: options.columns,
     stderrIsTTY: options.stderrIsTTY ?? false,
     stdin:
       typeof options.stdin === "string"

@@ -80,6 +80,29 @@ describe("inventory history", () => {
     expect(result.stdout).toMatch(/│ +│ +6 │ +│ +│ seed pets\.json/);
   });
 
+  it("fits the table to the terminal's width, wrapping a long reason and ref between lines", async () => {
+    const reason = "delivery from the wholesaler, invoice 4411, three boxes short: see the note";
+    const ref = "till-1/2026-11-27/receipt-000000000000000042";
+    const records = JSON.stringify([{ ...(JSON.parse(RECORDS) as object[])[0], reason, ref }]);
+    const result = await runFake(["--no-color", "inventory", "history", "42"], {
+      stubs: listing("42", "?limit=20", 200, records),
+      isTTY: true,
+      columns: 100,
+    });
+    expect(result.code).toBe(0);
+    const lines = result.stdout.trimEnd().split("\n");
+    expect(Math.max(...lines.map((line) => line.length))).toBeLessThanOrEqual(100);
+    expect(lines.length).toBeGreaterThan(5);
+    // Every word of the reason and every character of the ref is there, in order.
+    const cells = (index: number) =>
+      lines
+        .filter((line) => line.startsWith("│"))
+        .slice(1)
+        .map((line) => line.split("│")[index]?.trim() ?? "");
+    expect(cells(6).join(" ").replace(/ +/g, " ").trim()).toBe(reason);
+    expect(cells(7).join("")).toBe(ref);
+  });
+
   it("prints the records as JSON with --json, int64 petIds exact, and asks for --limit", async () => {
     const body = `[{"at":"2026-11-22T14:03:12.481Z","petId":${MAX_ID},"previous":1,"quantity":2,"keyName":"k","requestId":"r","reason":null}]`;
     const stubs = listing(MAX_ID, "?limit=1", 200, body);

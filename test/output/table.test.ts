@@ -1,0 +1,74 @@
+import { Chalk } from "chalk";
+import { describe, expect, it } from "vitest";
+import { renderTable, type TableSpec } from "../../src/output/table.js";
+
+const style = new Chalk({ level: 0 });
+const REASON =
+  "delivery from the wholesaler, invoice 2026-11-27/4411, three boxes short: see the note";
+const REF = "till-1/2026-11-27/receipt-000000000000000042";
+const SPEC: TableSpec = {
+  head: ["when", "change", "reason", "ref"],
+  rows: [
+    ["2026-11-27 10:00:00", "+6", REASON, REF],
+    ["2026-11-27 09:00:00", "-2", "sold", ""],
+  ],
+  rightAligned: [1],
+  wrappable: [2, 3],
+};
+
+const lengths = (text: string) =>
+  text
+    .trimEnd()
+    .split("\n")
+    .map((line) => line.length);
+
+/** The text of column `index` (1-based between the borders) over every line of the table. */
+function columnText(table: string, index: number): string {
+  return table
+    .split("\n")
+    .filter((line) => line.startsWith("│"))
+    .map((line) => line.split("│")[index]?.trim() ?? "")
+    .join(" ");
+}
+
+describe("renderTable", () => {
+  it("keeps each cell on one line when the width is not known (not a terminal)", () => {
+    const table = renderTable(SPEC, { style, width: undefined });
+    expect(table).toContain(`│ ${REASON} │ ${REF} │`);
+  });
+
+  it("keeps a table that fits as it is", () => {
+    const wide = renderTable(SPEC, { style, width: 400 });
+    expect(wide).toBe(renderTable(SPEC, { style, width: undefined }));
+  });
+
+  it("narrows the free-text columns to the terminal, wrapping between words, losing nothing", () => {
+    const table = renderTable(SPEC, { style, width: 80 });
+    expect(Math.max(...lengths(table))).toBeLessThanOrEqual(80);
+    expect(table).toContain("│ 2026-11-27 10:00:00 │");
+    // Between words where it can; a word longer than the column is cut, never shortened.
+    expect(columnText(table, 3).replace(/ +/g, " ")).toContain(
+      "delivery from the wholesaler, invoice 2026-11-27/4411, three boxes short: see the note",
+    );
+    expect(columnText(table, 4).replaceAll(" ", "")).toBe(
+      `reftill-1/2026-11-27/receipt-000000000000000042`,
+    );
+    expect(table).not.toContain("…");
+  });
+
+  it("narrows no further than its columns allow, and never a column not said to wrap", () => {
+    const table = renderTable(SPEC, { style, width: 20 });
+    expect(table).toContain("│ 2026-11-27 10:00:00 │");
+    // The reason and ref columns at their least: 12 characters and the padding.
+    expect(table.split("\n")[0]).toBe(
+      `┌${"─".repeat(21)}┬${"─".repeat(8)}┬${"─".repeat(14)}┬${"─".repeat(14)}┐`,
+    );
+  });
+
+  it("changes nothing of a table without a wrappable column", () => {
+    const spec = { ...SPEC, wrappable: [] };
+    expect(renderTable(spec, { style, width: 40 })).toBe(
+      renderTable(spec, { style, width: undefined }),
+    );
+  });
+});
