@@ -21,22 +21,45 @@ export interface LogDestination {
   flush(): void;
   /** Writes what is left, before the process exits. */
   close(): void;
+  /**
+   * Calls `report` with how many lines were dropped (past MAX_HELD while the log could not be
+   * written) once the log takes lines again, so that its reader learns of the gap.
+   */
+  onDropped(report: (lines: number) => void): void;
 }
 
 /** The log's destination on `stderr`; JOURNAL_STREAM from `env` decides the priorities. */
 export function logDestination(
   stderr: TextOut,
   env: Readonly<Record<string, string | undefined>>,
+  maxHeld = MAX_HELD,
 ): LogDestination {
   const fd = (stderr as { fd?: unknown }).fd;
   if (typeof fd !== "number") {
-    return { stream: stderr, flush: () => undefined, close: () => undefined };
+    return {
+      stream: stderr,
+      flush: () => undefined,
+      close: () => undefined,
+      onDropped: () => undefined,
+    };
   }
-  const batched = new SonicBoom({ fd, sync: false, minLength: 4096, maxLength: MAX_HELD });
+  const batched = new SonicBoom({ fd, sync: false, minLength: 4096, maxLength: maxHeld });
   // A log that cannot be written (a full disk under the log file, a pipe whose reader is
   // gone) must not stop the server: it serves on, the lines are held (up to MAX_HELD) and
   // written once the log can take them. Left unheard, the error would end the process.
   batched.on("error", () => undefined);
+  // Past MAX_HELD a line is dropped: counted, and the count reported once a write succeeds.
+  let dropped = 0;
+  let report: ((lines: number) => void) | undefined;
+  batched.on("drop", (data: unknown) => {
+    dropped += Math.max(1, String(data).split("\n").length - 1);
+  });
+  batched.on("write", () => {
+    if (dropped === 0 || report === undefined) return;
+    const lines = dropped;
+    dropped = 0;
+    report(lines);
+  });
   const timer = setInterval(() => {
     batched.flush();
   }, 500).unref();
@@ -54,6 +77,9 @@ export function logDestination(
     close() {
       clearInterval(timer);
       flushNow();
+    },
+    onDropped(listener) {
+      report = listener;
     },
   };
 }

@@ -72,6 +72,12 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
   const logLevel = logLevelFrom(io.env.PETSTORE_LOG_LEVEL);
   const logs = logDestination(io.stderr, io.env);
   const log = serverLogger(logs.stream, logLevel);
+  logs.onDropped((lines) => {
+    log.warn(
+      { droppedLines: lines },
+      `${lines} log ${lines === 1 ? "line was" : "lines were"} dropped while the log could not be written (a full disk, or a pipe whose reader stalled)`,
+    );
+  });
   const stopLoggingCrashes = logCrashes(log, logs);
   const stopLoggingWarnings = logWarnings(log);
   try {
