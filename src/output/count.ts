@@ -9,6 +9,7 @@ import type { CountedPet, SessionTotals } from "../count/session.js";
 import { countOf } from "../text/plural.js";
 import { dryRunWord } from "./apply-dry-run.js";
 import { csvLine, tsvLine } from "./delimited.js";
+import { localTime } from "./history.js";
 import type { IoStreams } from "./io-streams.js";
 import { rejectedBatchNote } from "./rejected-batch.js";
 import { writeJsonReport } from "./json.js";
@@ -234,7 +235,14 @@ export function writeSessions(sessions: readonly SessionListing[], io: IoStreams
     renderTable(
       {
         head: ["session", "state", "pets", "started", "server"],
-        rows: sessions.map((s) => [s.id, s.state, String(s.pets), s.startedAt, s.server]),
+        // In the machine's time zone, as history's table shows times; ISO when piped.
+        rows: sessions.map((s) => [
+          s.id,
+          s.state,
+          String(s.pets),
+          localTime(s.startedAt),
+          s.server,
+        ]),
         rightAligned: [2],
       },
       io,
