@@ -4,8 +4,8 @@
  * fits, their cells wrapped between words (a word longer than its column is cut across lines,
  * never shortened): every character is still shown, each row's cells side by side.
  */
-import { stripVTControlCharacters } from "node:util";
 import Table from "cli-table3";
+import stringWidth from "string-width";
 import type { IoStreams } from "./io-streams.js";
 
 export interface TableSpec {
@@ -26,7 +26,8 @@ export function renderTable(spec: TableSpec, io: Pick<IoStreams, "style" | "widt
     colAligns: spec.head.map((_, index) => (right.has(index) ? "right" : "left")),
     // Styling off: cli-table3 would otherwise colour by its own terminal detection.
     style: { head: [], border: [], compact: true },
-    ...(widths === undefined ? {} : { colWidths: widths, wordWrap: true }),
+    // Cells come wrapped to their column (wrapped below).
+    ...(widths === undefined ? {} : { colWidths: widths }),
   });
   for (const row of spec.rows) {
     table.push(
@@ -43,15 +44,12 @@ const PADDING = 2;
 /** A column is narrowed no further than this, nor than its title. */
 const MIN_TEXT_WIDTH = 12 + PADDING;
 
-/** How wide text is on a terminal, its colour codes left out (one column a character). */
+/** How many terminal columns text takes, its widest line (colour codes take none). */
 function shownWidth(text: string): number {
-  return Math.max(
-    0,
-    ...stripVTControlCharacters(text)
-      .split("\n")
-      .map((line) => line.length),
-  );
+  return Math.max(0, ...text.split("\n").map((line) => stringWidth(line)));
 }
+
+const graphemes = new Intl.Segmenter();
 
 /**
  * Column widths (padding included) that fit `terminalWidth`, narrowing the widest wrappable
@@ -87,7 +85,10 @@ function fittedWidths(spec: TableSpec, terminalWidth: number): number[] | undefi
   return widths;
 }
 
-/** `text` in lines of at most `width` characters, broken between words where it can be. */
+/**
+ * `text` (plain, a free-text cell) in lines of at most `width` terminal columns, broken between
+ * words where it can be; a word wider than that is cut between characters.
+ */
 function wrapped(text: string, width: number): string {
   if (width < 1 || shownWidth(text) <= width) return text;
   const lines: string[] = [];
@@ -95,15 +96,18 @@ function wrapped(text: string, width: number): string {
     let line = "";
     for (const word of paragraph.split(" ")) {
       const joined = line === "" ? word : `${line} ${word}`;
-      if (joined.length <= width) {
+      if (stringWidth(joined) <= width) {
         line = joined;
         continue;
       }
       if (line !== "") lines.push(line);
-      line = word;
-      while (line.length > width) {
-        lines.push(line.slice(0, width));
-        line = line.slice(width);
+      line = "";
+      for (const { segment } of graphemes.segment(word)) {
+        if (line !== "" && stringWidth(line + segment) > width) {
+          lines.push(line);
+          line = "";
+        }
+        line += segment;
       }
     }
     lines.push(line);

@@ -65,6 +65,14 @@ describe("renderTable", () => {
     );
   });
 
+  it("cuts characters two columns wide across lines too, never shortening them", () => {
+    const reason = "入荷した箱が三つ足りない、伝票を確認すること";
+    const spec: TableSpec = { head: ["when", "reason"], rows: [["today", reason]], wrappable: [1] };
+    const table = renderTable(spec, { style, width: 30 });
+    expect(table).not.toContain("…");
+    expect(columnText(table, 2).replaceAll(" ", "")).toBe(`reason${reason}`);
+  });
+
   it("changes nothing of a table without a wrappable column", () => {
     const spec = { ...SPEC, wrappable: [] };
     expect(renderTable(spec, { style, width: 40 })).toBe(
