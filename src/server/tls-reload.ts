@@ -2,7 +2,8 @@
  * SIGHUP: the certificate and key read again (a certbot deploy hook sends it after a renewal)
  * and checked as a pair before anything changes. A valid pair serves every connection opened
  * from then on, while the open ones finish on the old (Node's setSecureContext); a pair that
- * cannot be served changes nothing but the reload metrics and a log line naming the file and
+ * cannot be served, an expired certificate among them (an old file copied back would take every
+ * till's HTTPS away), changes nothing but the reload metrics and a log line naming the file and
  * what is wrong. Readings run one at a time, in the order the signals came.
  */
 import type { SecureContextOptions } from "node:tls";
@@ -40,6 +41,12 @@ export function tlsReloader(
     let pair: TlsPair;
     try {
       pair = await readTlsPair(served.files);
+      if (pair.notAfter <= clock()) {
+        throw new TlsPairError(
+          pair.files.cert,
+          `the certificate expired at ${isoDate(pair.notAfter)} (${pair.subject}): put a renewed one there`,
+        );
+      }
     } catch (error) {
       if (!(error instanceof TlsPairError)) throw error;
       metrics?.tlsReloaded({ ok: false });
@@ -64,13 +71,15 @@ export function tlsReloader(
         ? `TLS certificate reloaded from ${pair.files.cert}: ${pair.subject}, valid until ${isoDate(pair.notAfter)}`
         : `TLS certificate read again from ${pair.files.cert}: unchanged, valid until ${isoDate(pair.notAfter)}`,
     );
-    warnIfExpired(pair, clock(), log);
     return { kind: "reloaded", pair, renewed };
   };
   return { reload: oneAtATime(readOnce) };
 }
 
-/** An expired certificate is served (clients refuse it, saying why), and the log says so. */
+/**
+ * At start, an expired certificate is served (clients refuse it, saying why: there is no other
+ * to serve), and the log says so; a reload refuses one, keeping the pair it serves.
+ */
 export function warnIfExpired(pair: TlsPair, now: number, log: Pick<TlsReloadLog, "warn">): void {
   if (pair.notAfter > now) return;
   log.warn(

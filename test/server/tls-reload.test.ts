@@ -161,17 +161,32 @@ describe("tlsReloader", () => {
     expect(logged.log.map((entry) => entry.level)).toEqual(["error", "error"]);
   });
 
-  it("warns when the certificate it now serves has expired", async () => {
+  it("refuses an expired certificate, keeping the one it serves (an old file copied back)", async () => {
+    // Serving `second` (2 days), then `first` (the default 30) copied back once expired.
+    copyFileSync(second.certPath, files.cert);
+    copyFileSync(second.keyPath, files.key);
+    const serving = await readTlsPair(files);
+    const server = recordingServer();
+    const metrics = metricsOf(serving.notAfter);
+    const reloader = tlsReloader(server, serving, metrics, () => first.notAfter + 1);
+    copyFileSync(first.certPath, files.cert);
+    copyFileSync(first.keyPath, files.key);
     const logged = collectingLog();
-    const later = first.notAfter + 1;
-    await tlsReloader(recordingServer(), started, undefined, () => later).reload(logged);
-    expect(logged.log.map((entry) => [entry.level, entry.message])).toEqual([
-      ["info", expect.stringContaining("unchanged") as unknown],
-      [
-        "warn",
-        `the TLS certificate in ${files.cert} expired at ${new Date(first.notAfter).toISOString()}: clients will refuse it until it is renewed`,
-      ],
+    const reason = `${files.cert}: the certificate expired at ${new Date(first.notAfter).toISOString()} (${started.subject}): put a renewed one there`;
+    expect(await reloader.reload(logged)).toEqual({ kind: "refused", reason });
+    expect(server.contexts).toEqual([]);
+    expect(logged.log).toEqual([
+      {
+        level: "error",
+        fields: { file: files.cert, reason, notAfter: new Date(serving.notAfter) },
+        message: `TLS certificate refused, the old one stays: ${reason}`,
+      },
     ]);
+    expect(await metric(metrics, "petstore_tls_last_reload_successful")).toBe(0);
+    expect(await metric(metrics, 'petstore_tls_reloads_total{result="failure"}')).toBe(1);
+    expect(await metric(metrics, "petstore_tls_certificate_expiry_timestamp_seconds")).toBe(
+      serving.notAfter / 1000,
+    );
   });
 });
 
