@@ -19,7 +19,7 @@ export async function run(argv: readonly string[], deps: Deps): Promise<ExitCode
     await program.parseAsync([...argv], { from: "user" });
     return EXIT_CODES.ok;
   } catch (error) {
-    const exit = exitFor(error, { verbose: program.opts().verbose === true });
+    const exit = exitFor(error, { verbose: program.opts().verbose === true, env: deps.env });
     const text = formatExit(exit);
     if (text !== "") deps.stderr.write(text);
     return exit.code;

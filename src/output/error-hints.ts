@@ -140,7 +140,7 @@ const NAME_CODES: ReadonlySet<string> = new Set([
   "HOSTNAME_MISMATCH",
 ]);
 
-function certificateHint(error: NetworkError): string {
+function certificateHint(error: NetworkError, extraCaCerts: string | undefined): string {
   const code = error.code ?? "";
   const host = new URL(error.url).host;
   if (EXPIRY_CODES.has(code)) {
@@ -150,6 +150,10 @@ function certificateHint(error: NetworkError): string {
     // A certificate names hosts, not ports.
     const name = new URL(error.url).hostname;
     return `the certificate is not issued for ${name}: use a host name it names in ${where(error.target, error.url)}`;
+  }
+  if (extraCaCerts !== undefined && extraCaCerts !== "") {
+    // Node.js reads the file as it starts and says on stderr when it cannot.
+    return `NODE_EXTRA_CA_CERTS names ${extraCaCerts}, but no CA there signed the certificate of ${host} (or Node.js could not load the file: see its warning above): add the certificate (PEM) of the CA that did to that file, or name one that holds it`;
   }
   return `if ${host} uses a private CA (or a self-signed certificate), trust it: NODE_EXTRA_CA_CERTS=/path/ca.pem petstore ...`;
 }
@@ -173,8 +177,13 @@ function plainHttpHint(error: NetworkError): string {
  * refused connection where the bundled server could listen (`--env local`, a loopback URL)
  * says how to start it there.
  */
-export function networkErrorHint(error: NetworkError): string {
-  if (error.failure === "untrusted-certificate") return certificateHint(error);
+export function networkErrorHint(
+  error: NetworkError,
+  env: Readonly<Record<string, string | undefined>> = {},
+): string {
+  if (error.failure === "untrusted-certificate") {
+    return certificateHint(error, env.NODE_EXTRA_CA_CERTS);
+  }
   if (error.failure === "plain-http") return plainHttpHint(error);
   const tried = `tried ${where(error.target, error.url)}`;
   const proxy = error.proxy;

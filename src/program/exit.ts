@@ -53,7 +53,10 @@ function exitCodeForHttpStatus(status: number): ExitCode {
  * to, so hints name it as selected. Low stock (exit 9) is a finding whose list is on stdout:
  * no message. Commander has printed its own message (or the help, or the version).
  */
-export function exitFor(error: unknown, context: { verbose: boolean }): Exit {
+export function exitFor(
+  error: unknown,
+  context: { verbose: boolean; env?: Readonly<Record<string, string | undefined>> },
+): Exit {
   if (error instanceof CommanderError) {
     return { code: error.exitCode === 0 ? EXIT_CODES.ok : EXIT_CODES.usage };
   }
@@ -68,7 +71,11 @@ export function exitFor(error: unknown, context: { verbose: boolean }): Exit {
     };
   }
   if (error instanceof NetworkError) {
-    return { code: EXIT_CODES.unavailable, message: error.message, hint: networkErrorHint(error) };
+    return {
+      code: EXIT_CODES.unavailable,
+      message: error.message,
+      hint: networkErrorHint(error, context.env),
+    };
   }
   if (error instanceof MalformedResponseError) {
     return {

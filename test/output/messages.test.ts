@@ -11,7 +11,10 @@ import { formatDeprecationWarning, formatExit } from "../../src/output/messages.
 import { exitFor } from "../../src/program/exit.js";
 
 /** What run() writes on stderr for `error`, and the code it returns (src/program/exit.ts). */
-function formatError(error: unknown, context: { verbose: boolean }): string {
+function formatError(
+  error: unknown,
+  context: { verbose: boolean; env?: Record<string, string | undefined> },
+): string {
   return formatExit(exitFor(error, context));
 }
 function exitCodeFor(error: unknown): number {
@@ -293,6 +296,23 @@ describe("formatError", () => {
     const error = networkError("untrusted-certificate", message, { code });
     expect(formatError(error, quiet)).toBe(`error: ${message}\nhint: ${hint}\n`);
     expect(exitCodeFor(error)).toBe(3);
+  });
+
+  it("says the CA file NODE_EXTRA_CA_CERTS names did not help, when it is set (missing, or another CA)", () => {
+    const message =
+      "cannot reach https://staging.example/v1/inventory: the server's certificate is not trusted: why (UNABLE_TO_VERIFY_LEAF_SIGNATURE)";
+    const error = networkError("untrusted-certificate", message, {
+      code: "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+    });
+    expect(
+      formatError(error, { verbose: false, env: { NODE_EXTRA_CA_CERTS: "/etc/petstore/ca.pem" } }),
+    ).toBe(
+      `error: ${message}\nhint: NODE_EXTRA_CA_CERTS names /etc/petstore/ca.pem, but no CA there signed the certificate of staging.example (or Node.js could not load the file: see its warning above): add the certificate (PEM) of the CA that did to that file, or name one that holds it\n`,
+    );
+    // Set but empty is not set.
+    expect(formatError(error, { verbose: false, env: { NODE_EXTRA_CA_CERTS: "" } })).toContain(
+      "hint: if staging.example uses a private CA (or a self-signed certificate), trust it: NODE_EXTRA_CA_CERTS=/path/ca.pem petstore ...\n",
+    );
   });
 
   it("names the host a certificate is not issued for without the port (a certificate names no port)", () => {
