@@ -127,8 +127,9 @@ describe("inventory changes --cursor-file killed between printing and saving", (
 
     // The cursor as the killed run left it, read once it can no longer change.
     const saved = readFileSync(cursor, "utf8");
-    const savedSeq = Number(saved.trim());
-    expect(saved).toMatch(/^[0-9]+\n$/);
+    // The seq, then the change at it (the restored-store check's mark).
+    expect(saved).toMatch(/^[0-9]+\npet [0-9]+ at \S+\n$/);
+    const savedSeq = Number(saved.split("\n")[0]);
     expect(savedSeq % 1000).toBe(0); // a page's last seq
     expect(savedSeq).toBeGreaterThanOrEqual(1000);
     const firstRun = seqsOf(Buffer.concat(chunks).toString("utf8"));
@@ -146,7 +147,7 @@ describe("inventory changes --cursor-file killed between printing and saving", (
     // The next run starts right after the saved cursor: what the killed run printed past it
     // comes again, and nothing is missing up to the last change.
     expect(seqsOf(second.stdout)).toEqual(range(savedSeq + 1, TOTAL));
-    expect(readFileSync(cursor, "utf8")).toBe(`${TOTAL}\n`);
+    expect(readFileSync(cursor, "utf8")).toMatch(new RegExp(`^${TOTAL}\\npet \\d+ at \\S+\\n$`));
     const printed = new Set([...firstRun, ...seqsOf(second.stdout)]);
     expect(printed.size).toBe(TOTAL);
     console.log(
@@ -228,6 +229,60 @@ describe("inventory changes with a cursor this store did not hand out", () => {
   });
 });
 
+describe("inventory changes after the store was restored from a backup", () => {
+  it("refuses its cursor once the restored store's new changes reuse its seq, skipping none silently: exit 2, the file kept", async () => {
+    const db = join(files.dir, "restored.db");
+    const backup = join(files.dir, "restored-backup.db");
+    const cursor = join(files.dir, "restored-export.cursor");
+    const cliEnv = (url: string) => ({ PETSTORE_BASE_URL: url, PETSTORE_API_KEY: API_KEY });
+    // Day 1: the seed (seqs 1 to 3), a backup, two sales (4, 5), the nightly export.
+    let server = await startServer({ seed: pets(3), dbPath: db });
+    try {
+      expect((await runCli(["db", "backup", "--db", db, backup])).code).toBe(0);
+      await patch(server.url, 1, 9);
+      await patch(server.url, 2, 9);
+      const night = await runCli(["inventory", "changes", "--cursor-file", cursor, "--json"], {
+        env: cliEnv(server.url),
+      });
+      expect(seqsOf(night.stdout)).toEqual([1, 2, 3, 4, 5]);
+      expect(readFileSync(cursor, "utf8")).toMatch(/^5\npet 2 at \S+Z\n$/);
+    } finally {
+      await server.stop();
+    }
+    // The disk fails; the store comes back from the backup (latest seq 3) and trades at once:
+    // its new changes are handed seqs 4, 5 and 6 again.
+    writeFileSync(db, readFileSync(backup));
+    server = await startServer({ dbPath: db });
+    try {
+      await patch(server.url, 3, 1);
+      await patch(server.url, 3, 2);
+      await patch(server.url, 3, 3);
+      const saved = readFileSync(cursor, "utf8");
+      const next = await runCli(["inventory", "changes", "--cursor-file", cursor, "--json"], {
+        env: cliEnv(server.url),
+      });
+      expect(next.code).toBe(2);
+      expect(next.stdout).toBe("");
+      expect(next.stderr).toMatch(
+        new RegExp(
+          `^error: the cursor file ${cursor.replaceAll(".", "\\.")} stops after the change at seq 5 \\(pet 2 at \\S+\\), but this store has another change there \\(pet 3 at \\S+\\): it was restored from a backup \\(or is another store\\), and the changes it made since would be skipped; nothing was printed\nhint: write into `,
+        ),
+      );
+      expect(readFileSync(cursor, "utf8")).toBe(saved);
+      // Told where the restored backup ended (seq 3), the export prints the new changes.
+      writeFileSync(cursor, "3\n");
+      const resumed = await runCli(["inventory", "changes", "--cursor-file", cursor, "--json"], {
+        env: cliEnv(server.url),
+      });
+      expect(resumed.code).toBe(0);
+      expect(seqsOf(resumed.stdout)).toEqual([4, 5, 6]);
+      expect(readFileSync(cursor, "utf8")).toMatch(/^6\npet 3 at \S+Z\n$/);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe("inventory changes --follow interrupted", () => {
   const { env } = serverForBlock(pets(3));
 
@@ -269,7 +324,7 @@ describe("inventory changes --follow interrupted", () => {
           .split("\n")
           .map((line) => line.split("\t")[0]),
       ).toEqual(["1", "2", "3", ""]);
-      expect(readFileSync(cursor, "utf8")).toBe("3\n");
+      expect(readFileSync(cursor, "utf8")).toMatch(/^3\npet \d+ at \S+\n$/);
     },
   );
 });
@@ -317,7 +372,9 @@ describe("inventory changes --follow through a restart of its server", () => {
     expect(follower.stderr()).toMatch(
       /^warning: cannot reach http:\/\/127\.0\.0\.1:[0-9]+\/v1\/inventory\/changes\?after=2&limit=1000&wait=30: connection refused \(ECONNREFUSED\); asking again until the server answers \(interrupt to stop\)\n/,
     );
-    await eventually("the cursor of the last change", () => readFileSync(cursor, "utf8") === "3\n");
+    await eventually("the cursor of the last change", () =>
+      readFileSync(cursor, "utf8").startsWith("3\n"),
+    );
     follower.process.kill("SIGTERM");
     expect(await follower.exited).toBe(143);
   }, 60_000);

@@ -37,7 +37,7 @@ async function failure(promise: Promise<unknown>): Promise<UsageError> {
 
 describe("readCursorFile", () => {
   it("starts from 0, the beginning of the feed, when the file does not exist", async () => {
-    await expect(readCursorFile(join(temp.dir, "changes.cursor"))).resolves.toBe(0n);
+    await expect(readCursorFile(join(temp.dir, "changes.cursor"))).resolves.toEqual({ seq: 0n });
   });
 
   it.each([
@@ -48,7 +48,34 @@ describe("readCursorFile", () => {
   ])("reads %j as seq %s, exactly", async (text, seq) => {
     const path = join(temp.dir, "changes.cursor");
     writeFileSync(path, text);
-    await expect(readCursorFile(path)).resolves.toBe(seq);
+    await expect(readCursorFile(path)).resolves.toEqual({ seq });
+  });
+
+  it("reads the change a run wrote under the seq, exactly as written", async () => {
+    const path = join(temp.dir, "changes.cursor");
+    writeFileSync(path, "1234\npet 9223372036854775807 at 2026-11-25T12:53:02.980Z\n");
+    await expect(readCursorFile(path)).resolves.toEqual({
+      seq: 1234n,
+      mark: { petId: 9223372036854775807n, at: "2026-11-25T12:53:02.980Z" },
+    });
+  });
+
+  it.each([
+    ["12\n13\n"],
+    ["12\npet 4 at\n"],
+    ["12\npet 04 at 2026-11-25T12:53:02.980Z\n"],
+    ["12\npet 4 at 2026-11-25T12:53:02.980Z\nmore\n"],
+    ["0\npet 4 at 2026-11-25T12:53:02.980Z\n"],
+  ])("refuses %j, a second line that names no change as a run writes it (exit 2)", async (text) => {
+    const path = join(temp.dir, "changes.cursor");
+    writeFileSync(path, text);
+    const error = await failure(readCursorFile(path));
+    expect(error.exitCode).toBe(2);
+    // The file's text, shortened past 40 characters.
+    expect(error.message).toContain(
+      `the cursor file ${path} holds more than a seq and the change at it: found ${JSON.stringify(text.trim().slice(0, 40)).slice(0, -1)}`,
+    );
+    expect(error.hint).toContain('a line "pet PETID at TIME" naming that change');
   });
 
   it.each([
@@ -56,7 +83,6 @@ describe("readCursorFile", () => {
     ["\n", "it is empty"],
     ["abc\n", 'found "abc", expected a whole number from 0 to 9223372036854775807'],
     ["-1", 'found "-1", expected a whole number'],
-    ["12\n13\n", 'found "12\\n13", expected a whole number'],
     ["007", 'found "007", leading zeros are not allowed; write 7'],
     ["9223372036854775808", 'found "9223372036854775808", expected a whole number'],
     ['{"next": 5}', 'found "{\\"next\\": 5}"'],
@@ -114,9 +140,20 @@ describe("checkCursorDirectory", () => {
 describe("saveCursorFile", () => {
   it("writes the seq on one line, which readCursorFile reads back exactly", async () => {
     const path = join(temp.dir, "changes.cursor");
-    await saveCursorFile(path, 9223372036854775807n);
+    await saveCursorFile(path, 9223372036854775807n, undefined);
     expect(readFileSync(path, "utf8")).toBe("9223372036854775807\n");
-    await expect(readCursorFile(path)).resolves.toBe(9223372036854775807n);
+    await expect(readCursorFile(path)).resolves.toEqual({ seq: 9223372036854775807n });
+  });
+
+  it("writes the change at the seq on a second line, read back exactly", async () => {
+    const path = join(temp.dir, "changes.cursor");
+    const mark = { petId: 42n, at: "2026-11-25T12:53:02.980Z" };
+    await saveCursorFile(path, 10n, mark);
+    expect(readFileSync(path, "utf8")).toBe("10\npet 42 at 2026-11-25T12:53:02.980Z\n");
+    await expect(readCursorFile(path)).resolves.toEqual({ seq: 10n, mark });
+    // A time it could not read back (not one of petstore's) is left out, not written broken.
+    await saveCursorFile(path, 11n, { petId: 42n, at: "25 Nov 2026" });
+    expect(readFileSync(path, "utf8")).toBe("11\n");
   });
 
   it("replaces the file by a rename, never writing into it: an open copy keeps the old cursor", async () => {
@@ -124,7 +161,7 @@ describe("saveCursorFile", () => {
     writeFileSync(path, "100\n");
     const old = openSync(path, "r");
     try {
-      await saveCursorFile(path, 2500n);
+      await saveCursorFile(path, 2500n, undefined);
       const buffer = Buffer.alloc(16);
       const read = readSync(old, buffer, 0, 16, 0);
       // The file descriptor still names the old file, whole: the new one replaced its name.
@@ -142,7 +179,7 @@ describe("saveCursorFile", () => {
     const theirs = `${path}.${process.pid + 1}.tmp`;
     writeFileSync(theirs, "41\n");
     writeFileSync(path, "7\n");
-    await saveCursorFile(path, 8n);
+    await saveCursorFile(path, 8n, undefined);
     expect(readFileSync(path, "utf8")).toBe("8\n");
     expect(readFileSync(theirs, "utf8")).toBe("41\n");
     expect(readdirSync(temp.dir).sort()).toEqual(["changes.cursor", basename(theirs)].sort());
@@ -150,7 +187,7 @@ describe("saveCursorFile", () => {
 
   it("says what was printed and what happens next when it cannot save (exit 2)", async () => {
     const path = join(temp.dir, "gone", "changes.cursor");
-    const error = await failure(saveCursorFile(path, 42n));
+    const error = await failure(saveCursorFile(path, 42n, undefined));
     expect(error.message).toBe(`cannot save the cursor file ${path}: no such file or directory`);
     expect(error.hint).toBe(
       "the changes up to seq 42 were printed; the next run starts from the cursor the file still holds and prints them again",

@@ -1,9 +1,15 @@
 /** `inventory changes`: walks (or follows) the change feed, printing and saving the cursor. */
-import type { ChangeFeedPage } from "../../api/types.js";
+import type { ChangeFeedPage, FeedChange } from "../../api/types.js";
 import { UsageError } from "../../errors.js";
 import { ApiError } from "../../client/errors.js";
 import type { InterruptSignal } from "../../exit-codes.js";
-import { checkCursorDirectory, readCursorFile, saveCursorFile } from "../../feed/cursor-file.js";
+import {
+  checkCursorDirectory,
+  readCursorFile,
+  saveCursorFile,
+  type Cursor,
+  type CursorMark,
+} from "../../feed/cursor-file.js";
 import { FeedInterruptedError } from "../../feed/feed-interrupted-error.js";
 import { walkFeed } from "../../feed/walk.js";
 import {
@@ -51,24 +57,28 @@ export async function runInventoryChanges(
   const follow = options.follow === true;
   const layout = changesLayout(chooseFormat(options, io), follow);
   const cursorFile = options.cursorFile;
-  let after = options.after ?? 0n;
+  let cursor: Cursor = { seq: options.after ?? 0n };
   if (cursorFile !== undefined) {
-    after = await readCursorFile(cursorFile);
+    cursor = await readCursorFile(cursorFile);
     await checkCursorDirectory(cursorFile);
   }
+  const after = cursor.seq;
   const client = await context.apiClient();
   const printer = changesPrinter(layout, io, after);
 
   let saved = after;
+  /** The last change printed: its seq, and the change itself (the cursor file's mark). */
   let printedUpTo = after;
-  const save = async (seq: bigint) => {
+  let printedMark = cursor.mark;
+  const save = async (seq: bigint, mark: CursorMark | undefined) => {
     if (cursorFile === undefined || seq === saved) return;
-    await saveCursorFile(cursorFile, seq);
+    await saveCursorFile(cursorFile, seq, mark);
     saved = seq;
   };
   // Interrupted, a follower gives up the request in flight (a long poll) and its retries.
   const giveUp = new AbortController();
-  const fetchPage = async (from: bigint, limit: number, waitSeconds: number) => {
+  /** A page after `from`; `cursor` is the seq the user gave, for the message of one too far. */
+  const fetchPage = async (from: bigint, limit: number, waitSeconds: number, cursor = from) => {
     let page: ChangeFeedPage;
     try {
       page = await client.listInventoryChanges(from, limit, {
@@ -81,16 +91,21 @@ export async function runInventoryChanges(
       }
       throw error;
     }
-    if (page.latestSeq !== undefined && from > page.latestSeq) {
-      throw cursorAhead(from, page.latestSeq, cursorFile);
+    if (page.latestSeq !== undefined && cursor > page.latestSeq) {
+      throw cursorAhead(cursor, page.latestSeq, cursorFile);
     }
     return page;
   };
   const onPage = async (page: ChangeFeedPage) => {
     const written = await printer.print(page.changes);
     printedUpTo = page.next;
-    if (written) await save(page.next);
+    const last = page.changes.at(-1);
+    if (last !== undefined) printedMark = markOf(last);
+    if (written) await save(printedUpTo, printedMark);
   };
+  if (cursorFile !== undefined && cursor.mark !== undefined) {
+    await checkCursorMark(cursor.seq, cursor.mark, cursorFile, fetchPage);
+  }
 
   let release: () => void = () => undefined;
   const interrupted = follow
@@ -120,10 +135,45 @@ export async function runInventoryChanges(
     release();
   }
   await printer.finish();
-  await save(printedUpTo);
+  await save(printedUpTo, printedMark);
   if (end.interruptedBy !== undefined) {
     throw new FeedInterruptedError(end.interruptedBy, end, cursorFile);
   }
+}
+
+/** The change a cursor stops after, as the cursor file names it. */
+function markOf(change: FeedChange): CursorMark {
+  return { petId: change.petId, at: change.at };
+}
+
+/**
+ * Checks that the store still holds, at the cursor's seq, the change the cursor file names. A
+ * store restored from a backup hands the seqs after the backup out again, to other changes:
+ * followed, the cursor would skip those up to its seq. Refused instead, nothing printed.
+ */
+async function checkCursorMark(
+  seq: bigint,
+  mark: CursorMark,
+  cursorFile: string,
+  fetchPage: (
+    from: bigint,
+    limit: number,
+    waitSeconds: number,
+    cursor: bigint,
+  ) => Promise<ChangeFeedPage>,
+): Promise<void> {
+  // Past the store's latest change, fetchPage refuses it as cursorAhead.
+  const page = await fetchPage(seq - 1n, 1, 0, seq);
+  const held = page.changes[0];
+  if (held?.seq === seq && held.petId === mark.petId && held.at === mark.at) return;
+  const other =
+    held === undefined || held.seq !== seq
+      ? "holds no change at that seq"
+      : `has another change there (pet ${held.petId} at ${held.at})`;
+  throw new UsageError(
+    `the cursor file ${cursorFile} stops after the change at seq ${seq} (pet ${mark.petId} at ${mark.at}), but this store ${other}: it was restored from a backup (or is another store), and the changes it made since would be skipped; nothing was printed`,
+    `write into ${shellWord(cursorFile)} the seq of the last change this store and the export both hold (the restored backup's latest; docs/operating.md, step 4 of the restore, says how to find it), alone on its line, and run again; or delete the file to export the whole history again`,
+  );
 }
 
 /**

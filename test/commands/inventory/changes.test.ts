@@ -53,6 +53,9 @@ function tsv(from: number, to: number): string {
   return text;
 }
 
+/** A cursor file as a run saves it after the page() record of `seq`: the seq, then that change. */
+const cursorText = (seq: number) => `${seq}\npet ${seq} at 2026-11-22T14:03:12.481Z\n`;
+
 let temp: { dir: string; remove: () => void };
 beforeEach(() => {
   temp = tempDir("petstore-changes-");
@@ -179,7 +182,7 @@ describe("inventory changes --cursor-file", () => {
     ]);
     const result = await runFake(["inventory", "changes", "--cursor-file", cursor], { stubs });
     expect(result).toMatchObject({ code: 0, stderr: "", stdout: tsv(1, 1003) });
-    expect(readFileSync(cursor, "utf8")).toBe("1003\n");
+    expect(readFileSync(cursor, "utf8")).toBe(cursorText(1003));
   });
 
   it("goes on after the seq the file holds, and leaves it be when there is nothing new", async () => {
@@ -188,13 +191,53 @@ describe("inventory changes --cursor-file", () => {
     const stubs = feed(new HttpStubs(), [["after=1003&limit=1000", 200, page(1004, 1005)]]);
     const first = await runFake(["inventory", "changes", "--cursor-file", cursor], { stubs });
     expect(first).toMatchObject({ code: 0, stdout: tsv(1004, 1005) });
-    expect(readFileSync(cursor, "utf8")).toBe("1005\n");
-    const again = feed(new HttpStubs(), [["after=1005&limit=1000", 200, page(1006, 1005)]]);
+    expect(readFileSync(cursor, "utf8")).toBe(cursorText(1005));
+    // The file names the change at 1005 now: the store is asked whether it still holds it.
+    const again = feed(new HttpStubs(), [
+      ["after=1004&limit=1", 200, page(1005, 1005)],
+      ["after=1005&limit=1000", 200, page(1006, 1005)],
+    ]);
     const second = await runFake(["inventory", "changes", "--cursor-file", cursor], {
       stubs: again,
     });
     expect(second).toMatchObject({ code: 0, stdout: "", stderr: "" });
-    expect(readFileSync(cursor, "utf8")).toBe("1005\n");
+    expect(readFileSync(cursor, "utf8")).toBe(cursorText(1005));
+  });
+
+  it("refuses a cursor whose change the store holds no more at its seq (restored): exit 2, nothing printed", async () => {
+    const cursor = join(temp.dir, "changes.cursor");
+    writeFileSync(cursor, cursorText(17));
+    // seq 17 is now another pet's change, made after the restore.
+    const stubs = feed(new HttpStubs(), [
+      ["after=16&limit=1", 200, `{"changes":[${record(17, { petId: 3 })}],"next":17}`],
+    ]);
+    const result = await runFake(["inventory", "changes", "--cursor-file", cursor], { stubs });
+    expect(result).toEqual({
+      code: 2,
+      stdout: "",
+      stderr:
+        `error: the cursor file ${cursor} stops after the change at seq 17 (pet 17 at 2026-11-22T14:03:12.481Z), but this store has another change there (pet 3 at 2026-11-22T14:03:12.481Z): it was restored from a backup (or is another store), and the changes it made since would be skipped; nothing was printed\n` +
+        `hint: write into ${cursor} the seq of the last change this store and the export both hold (the restored backup's latest; docs/operating.md, step 4 of the restore, says how to find it), alone on its line, and run again; or delete the file to export the whole history again\n`,
+      sleeps: [],
+    });
+    expect(readFileSync(cursor, "utf8")).toBe(cursorText(17));
+  });
+
+  it("refuses a marked cursor past the store's latest change, naming the seq the file holds", async () => {
+    const cursor = join(temp.dir, "changes.cursor");
+    writeFileSync(cursor, cursorText(17));
+    const stubs = new HttpStubs();
+    stubs
+      .on("GET", "/v1/inventory/changes?after=16&limit=1")
+      .reply(200, '{"changes":[],"next":16}', {
+        headers: { "content-type": "application/json", "inventory-seq": "15" },
+      });
+    const result = await runFake(["inventory", "changes", "--cursor-file", cursor], { stubs });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `error: the cursor file ${cursor} says seq 17, past the store's latest change (seq 15)`,
+    );
+    expect(readFileSync(cursor, "utf8")).toBe(cursorText(17));
   });
 
   it("keeps the cursor of the last page printed when a later page fails (exit 3)", async () => {
@@ -207,7 +250,7 @@ describe("inventory changes --cursor-file", () => {
     expect(result.code).toBe(3);
     expect(result.stdout).toBe(tsv(1, 1000));
     expect(result.stderr).toContain("error: boom (internal, HTTP 500)");
-    expect(readFileSync(cursor, "utf8")).toBe("1000\n");
+    expect(readFileSync(cursor, "utf8")).toBe(cursorText(1000));
   });
 
   it("saves the cursor of a table only once the table is printed", async () => {
@@ -405,7 +448,7 @@ describe("inventory changes --follow through outages and interrupts", () => {
       `warning: cannot reach ${OUTAGE.origin}/v1/inventory/changes?after=1&limit=1&wait=30: connection refused (ECONNREFUSED); asking again until the server answers (interrupt to stop)\n` +
         "note: the server answers again; following the changes after seq 1\n",
     );
-    expect(readFileSync(cursor, "utf8")).toBe("2\n");
+    expect(readFileSync(cursor, "utf8")).toBe(cursorText(2));
   });
 
   it.each([
@@ -432,7 +475,7 @@ describe("inventory changes --follow through outages and interrupts", () => {
         stdout: tsv(1, 3),
         stderr: `error: interrupted by ${signal}: stopped following after 3 changes (up to seq 3)\nhint: the cursor file ${cursor} holds seq 3: the same command goes on from there\n`,
       });
-      expect(readFileSync(cursor, "utf8")).toBe("3\n");
+      expect(readFileSync(cursor, "utf8")).toBe(cursorText(3));
     },
   );
 
