@@ -3,6 +3,7 @@
  * PETSTORE_DATABASE_URL (the way up when a store outgrows one machine), and prints what it
  * copied. The copy itself is server code (src/server/store/copy/), loaded only when it runs.
  */
+import { statSync } from "node:fs";
 import { Command } from "commander";
 import { UsageError } from "../../errors.js";
 import { OPERATOR_EXIT_CODES } from "../../exit-codes.js";
@@ -31,13 +32,21 @@ export async function runDbCopy(
     );
   }
   // Like serve, db copy runs server code, loaded only when it runs.
-  const [{ chooseStore }, { copyStore }, { startCopyProgress }, { writeCopyReport }] =
-    await Promise.all([
-      import("../../server/store-choice.js"),
-      import("../../server/store/copy/copy-store.js"),
-      import("../../output/copy-progress.js"),
-      import("../../output/db.js"),
-    ]);
+  const [
+    { chooseStore },
+    { copyStore },
+    { startCopyProgress },
+    { writeCopyReport, formatCopyOpenWarning },
+  ] = await Promise.all([
+    import("../../server/store-choice.js"),
+    import("../../server/store/copy/copy-store.js"),
+    import("../../output/copy-progress.js"),
+    import("../../output/db.js"),
+  ]);
+  // A write-ahead log beside the file: a process (a server) has it open, or the last one to
+  // have it open did not close it. What a server still serving it writes after the copy stays
+  // behind: said after the report, the copy itself being whole as of its start.
+  const openElsewhere = hasWriteAheadLog(options.from);
   const progress = startCopyProgress(io.progress);
   try {
     const choice = await chooseStore(undefined, env);
@@ -51,9 +60,19 @@ export async function runDbCopy(
     });
     progress.stop();
     writeCopyReport(report, options.from, io);
+    if (openElsewhere) io.err.write(formatCopyOpenWarning(options.from));
   } catch (error) {
     progress.stop();
     throw error;
+  }
+}
+
+/** Whether SQLite's write-ahead log (`PATH-wal`) is beside the file, holding anything. */
+function hasWriteAheadLog(path: string): boolean {
+  try {
+    return statSync(`${path}-wal`).size > 0;
+  } catch {
+    return false;
   }
 }
 
