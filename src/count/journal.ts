@@ -18,6 +18,7 @@ import {
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { isPetStatus, type JournalEntry, type PetRead } from "./session.js";
+import { SessionLock } from "./session-lock.js";
 
 /** Where sessions live: `$XDG_STATE_HOME/petstore/counts`, else `~/.local/state/petstore/counts`. */
 export function sessionsDirectory(env: Readonly<Record<string, string | undefined>>): string {
@@ -155,10 +156,13 @@ export function readJournal(path: string): JournalEntry[] {
 export class Journal {
   readonly path: string;
   #fd: number | undefined;
+  /** The session's lock (session-lock.ts), given back when the journal is closed. */
+  readonly #lock: SessionLock;
 
-  private constructor(path: string, fd: number) {
+  private constructor(path: string, fd: number, lock: SessionLock) {
     this.path = path;
     this.#fd = fd;
+    this.#lock = lock;
   }
 
   /**
@@ -167,18 +171,28 @@ export class Journal {
    * given the same session (`--resume` in another window) adds its lines after this one's
    * instead of writing over them.
    */
-  static create(directory: string, sessionId: string): Journal {
+  static create(directory: string, sessionId: string, now: number): Journal {
     mkdirSync(directory, { recursive: true, mode: 0o700 });
     const path = join(directory, `${sessionId}.jsonl`);
-    return new Journal(path, openSync(path, "ax", 0o600));
+    // Locked before the journal exists: a bare --resume elsewhere finds it locked.
+    const lock = SessionLock.take(path, sessionId, now);
+    try {
+      return new Journal(path, openSync(path, "ax", 0o600), lock);
+    } catch (error) {
+      lock.release();
+      throw error;
+    }
   }
 
-  /** Opens an existing journal to append to it, without a last line cut short by a crash. */
-  static reopen(path: string): Journal {
+  /**
+   * Opens an existing journal, whose session's `lock` this process holds (taken before the
+   * journal was read back), to append to it, without a last line cut short by a crash.
+   */
+  static reopen(path: string, lock: SessionLock): Journal {
     const content = readFileSync(path);
     const end = content.lastIndexOf(0x0a) + 1;
     if (end < content.length) truncateSync(path, end);
-    return new Journal(path, openSync(path, "a"));
+    return new Journal(path, openSync(path, "a"), lock);
   }
 
   /** Writes the entry and flushes it to disk: once this returns, the entry survives a crash. */
@@ -190,10 +204,12 @@ export class Journal {
     fsyncSync(this.#fd);
   }
 
+  /** Closes the file and gives the session's lock back. */
   close(): void {
     if (this.#fd === undefined) return;
     closeSync(this.#fd);
     this.#fd = undefined;
+    this.#lock.release();
   }
 }
 

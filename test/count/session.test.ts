@@ -1,4 +1,12 @@
-import { appendFileSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -10,7 +18,10 @@ import {
   sessionsDirectory,
 } from "../../src/count/journal.js";
 import { CountSession, type JournalEntry, type SessionHeader } from "../../src/count/session.js";
+import { SessionBusyError, SessionLock } from "../../src/count/session-lock.js";
 import { tempDir } from "../support/temp-dir.js";
+
+const NOW = Date.parse("2026-11-27T00:30:00.000Z");
 
 const HEADER: SessionHeader = {
   type: "session",
@@ -92,7 +103,7 @@ describe("the journal", () => {
   it("replays to the session that was shown, and a line cut short by a crash is left out", () => {
     directory = tempDir();
     const sessions = join(directory.dir, "counts");
-    const journal = Journal.create(sessions, HEADER.id);
+    const journal = Journal.create(sessions, HEADER.id, NOW);
     const entries: JournalEntry[] = [
       HEADER,
       { type: "add", petId: 42n, units: 1, read: read(5, 9223372036854775807n) },
@@ -112,7 +123,7 @@ describe("the journal", () => {
     ]);
     expect(replayed.pet(42n)?.read.asOf).toBe(9223372036854775807n);
     // Reopened, the cut line is gone before the next entry goes on.
-    const again = Journal.reopen(journal.path);
+    const again = Journal.reopen(journal.path, SessionLock.take(journal.path, HEADER.id, NOW));
     again.append({ type: "posted", at: "2026-11-27T01:00:00.000Z" });
     again.close();
     expect(
@@ -126,27 +137,11 @@ describe("the journal", () => {
     expect(journalPaths(sessions)).toEqual([journal.path]);
   });
 
-  it("keeps every entry when a second process appends to the same session", () => {
+  it("never makes a session over an existing one, and leaves no lock behind", () => {
     directory = tempDir();
-    const path = join(directory.dir, `${HEADER.id}.jsonl`);
-    const first = Journal.create(directory.dir, HEADER.id);
-    first.append(HEADER);
-    first.append({ type: "set", petId: 1n, count: 2, read: read(1, 3n) });
-    // The same session resumed in another window, while the first is still open.
-    const second = Journal.reopen(path);
-    second.append({ type: "set", petId: 2n, count: 3, read: read(1, 3n) });
-    first.append({ type: "add", petId: 5n, units: 1, read: read(1, 3n) });
-    second.close();
-    first.close();
-    expect(readJournal(path).map((entry) => ("petId" in entry ? entry.petId : entry.type))).toEqual(
-      ["session", 1n, 2n, 5n],
-    );
-  });
-
-  it("never makes a session over an existing one", () => {
-    directory = tempDir();
-    Journal.create(directory.dir, HEADER.id).close();
-    expect(() => Journal.create(directory?.dir ?? "", HEADER.id)).toThrow(/EEXIST/);
+    Journal.create(directory.dir, HEADER.id, NOW).close();
+    expect(() => Journal.create(directory?.dir ?? "", HEADER.id, NOW)).toThrow(/EEXIST/);
+    expect(readdirSync(directory.dir)).toEqual([`${HEADER.id}.jsonl`]);
   });
 
   it("names the file and line of an entry it cannot read", () => {
@@ -159,5 +154,79 @@ describe("the journal", () => {
 
   it("lists no journals where none was made", () => {
     expect(journalPaths("/nonexistent/petstore/counts")).toEqual([]);
+  });
+});
+
+describe("SessionLock", () => {
+  let directory: { dir: string; remove: () => void } | undefined;
+  afterEach(() => {
+    directory?.remove();
+    directory = undefined;
+  });
+  const setUp = () => {
+    directory = tempDir();
+    return {
+      journal: join(directory.dir, `${HEADER.id}.jsonl`),
+      lock: join(directory.dir, `${HEADER.id}.lock`),
+    };
+  };
+
+  it("refuses the session to a second holder while the first has it, naming it; free again once given back", () => {
+    const { journal, lock } = setUp();
+    const first = SessionLock.take(journal, HEADER.id, NOW);
+    expect(JSON.parse(readFileSync(lock, "utf8"))).toEqual({
+      pid: process.pid,
+      host: hostname(),
+      since: "2026-11-27T00:30:00.000Z",
+    });
+    let refused: unknown;
+    try {
+      SessionLock.take(journal, HEADER.id, NOW);
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(SessionBusyError);
+    expect((refused as SessionBusyError).message).toBe(
+      `count session ${HEADER.id} is open in another petstore (process ${process.pid} on this machine, since 2026-11-27T00:30:00.000Z): two at once would undo each other's lines; nothing was read or posted`,
+    );
+    expect((refused as SessionBusyError).hint).toBe(
+      `finish it there (done, or Ctrl-D); if that process is gone (its machine restarted), delete ${lock} and run this again`,
+    );
+    first.release();
+    expect(existsSync(lock)).toBe(false);
+    SessionLock.take(journal, HEADER.id, NOW).release();
+  });
+
+  it("takes over the lock of a process of this machine that runs no more (a SIGKILL, a crash)", () => {
+    const { journal, lock } = setUp();
+    // No process has this pid: above the largest Linux allows (2^22).
+    writeFileSync(lock, JSON.stringify({ pid: 4_194_305, host: hostname(), since: "x" }));
+    const taken = SessionLock.take(journal, HEADER.id, NOW);
+    expect(JSON.parse(readFileSync(lock, "utf8"))).toMatchObject({ pid: process.pid });
+    taken.release();
+  });
+
+  it.each([
+    [
+      "another machine's (never guessed gone)",
+      JSON.stringify({
+        pid: 4_194_305,
+        host: "till-2.shop.lan",
+        since: "2026-11-27T00:00:00.000Z",
+      }),
+      "process 4194305 on till-2.shop.lan, since 2026-11-27T00:00:00.000Z",
+    ],
+    [
+      "one that does not say whose it is",
+      "garbled",
+      "a lock file that does not say which process has it",
+    ],
+  ])("refuses %s, and leaves it be", (_what, text, where) => {
+    const { journal, lock } = setUp();
+    writeFileSync(lock, text);
+    expect(() => SessionLock.take(journal, HEADER.id, NOW)).toThrow(
+      `count session ${HEADER.id} is open in another petstore (${where}`,
+    );
+    expect(readFileSync(lock, "utf8")).toBe(text);
   });
 });

@@ -5,7 +5,7 @@
  * one after a pet's first scan kept and none before it counted twice; a session posted twice;
  * a paper count sheet posted with apply --as-of.
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { eventually } from "../support/eventually.js";
@@ -216,6 +216,42 @@ describe("a counting session from stdin", () => {
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ changed: 0, unchanged: 5, failed: 0 });
     expect((await quantities(env())).get(1)).toBe(40);
+  });
+
+  it("refuses the session to a second process while the first has it open (exit 2, nothing read); resumes once it ends", async () => {
+    const state = newState();
+    const first = spawnCli(["inventory", "count", "--yes"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+      openStdin: true,
+    });
+    await first.stderrContains("journal: ");
+    const id = sessionIdIn(first.stderr());
+    first.process.stdin.write("1\n");
+    await eventually("the line in the journal", () =>
+      journal(state, id).some((entry) => entry.type === "add"),
+    );
+    for (const resume of [["--resume"], ["--resume", id]]) {
+      const second = await runCli(["inventory", "count", ...resume, "--yes"], {
+        env: { ...env(), XDG_STATE_HOME: state },
+        input: "2\ndone\n",
+      });
+      expect(second.code).toBe(2);
+      expect(second.stdout).toBe("");
+      expect(second.stderr).toMatch(
+        new RegExp(
+          `^error: count session ${id} is open in another petstore \\(process ${first.process.pid} on this machine, since \\S+\\): two at once would undo each other's lines; nothing was read or posted\nhint: finish it there `,
+        ),
+      );
+    }
+    expect(journal(state, id).filter((entry) => entry.type === "add")).toHaveLength(1);
+    first.process.stdin.end("done\n");
+    expect(await first.exited).toBe(0);
+    const resumed = await runCli(["inventory", "count", "--resume", id, "--yes", "--json"], {
+      env: { ...env(), XDG_STATE_HOME: state },
+      input: "done\n",
+    });
+    expect(resumed.code).toBe(0);
+    expect(readdirSync(join(state, "petstore", "counts"))).toEqual([`${id}.jsonl`]);
   });
 
   it("in a full stocktake counts the scope's pets not scanned as 0; a dry run changes nothing", async () => {

@@ -5,6 +5,7 @@
  * pet's variance; posting sends one atomic batch of counts, each as of its pet's read, which
  * the server adds every later movement to.
  */
+import { basename } from "node:path";
 import { createInterface, type Interface } from "node:readline";
 import type { CountChange } from "../../apply/count-rows.js";
 import { RunInterruptedError } from "../../apply/run-errors.js";
@@ -21,6 +22,7 @@ import {
   sessionsDirectory,
 } from "../../count/journal.js";
 import { readCountLine } from "../../count/lines.js";
+import { SessionBusyError, SessionLock } from "../../count/session-lock.js";
 import {
   CountSession,
   type LineEntry,
@@ -257,31 +259,14 @@ async function openSession(
   const { io } = context;
   if (options.resume !== undefined && options.resume !== false) {
     const path = findSession(directory, server, options.resume, io);
-    let session: CountSession;
+    // Taken before the journal is read: another process using the session could be adding to it.
+    const lock = lockSession(() => SessionLock.take(path, basename(path, ".jsonl"), context.now()));
     try {
-      session = replayJournal(path);
+      return resumeSession(path, server, lock, io);
     } catch (error) {
-      if (error instanceof JournalError) {
-        throw new UsageError(
-          `cannot resume: ${error.message}`,
-          "the journal is one JSON object a line; a line edited by hand must keep its shape",
-        );
-      }
+      lock.release();
       throw error;
     }
-    // Its books and seqs are its server's: posted elsewhere, they would be read as another
-    // store's (a bare --resume only finds this server's sessions).
-    if (session.header.server !== server) {
-      throw new UsageError(
-        `count session ${session.header.id} was counted on ${session.header.server}, not on ${server}: its books and seqs are that server's; nothing was read or posted`,
-        `resume it against that server: petstore inventory count --resume ${session.header.id} --base-url ${session.header.server}`,
-      );
-    }
-    const journal = Journal.reopen(path);
-    io.err.write(
-      `resuming session ${session.header.id}${session.posted ? " (posted already: its counts stand, and posting it again changes nothing)" : ""}: ${countOf(session.counted().length, "pet")} counted\n`,
-    );
-    return { session, journal };
   }
   const header: SessionHeader = {
     type: "session",
@@ -292,7 +277,7 @@ async function openSession(
     status: options.status ?? null,
   };
   const session = new CountSession(header);
-  const journal = Journal.create(directory, header.id);
+  const journal = lockSession(() => Journal.create(directory, header.id, context.now()));
   journal.append(header);
   if (header.full) {
     const { items, seq } = await readSnapshot(client);
@@ -316,6 +301,50 @@ async function openSession(
     );
   }
   return { session, journal };
+}
+
+/** The session of the journal at `path`, read back and reopened under `lock`. */
+function resumeSession(
+  path: string,
+  server: string,
+  lock: SessionLock,
+  io: CommandContext["io"],
+): { session: CountSession; journal: Journal } {
+  let session: CountSession;
+  try {
+    session = replayJournal(path);
+  } catch (error) {
+    if (error instanceof JournalError) {
+      throw new UsageError(
+        `cannot resume: ${error.message}`,
+        "the journal is one JSON object a line; a line edited by hand must keep its shape",
+      );
+    }
+    throw error;
+  }
+  // Its books and seqs are its server's: posted elsewhere, they would be read as another
+  // store's (a bare --resume only finds this server's sessions).
+  if (session.header.server !== server) {
+    throw new UsageError(
+      `count session ${session.header.id} was counted on ${session.header.server}, not on ${server}: its books and seqs are that server's; nothing was read or posted`,
+      `resume it against that server: petstore inventory count --resume ${session.header.id} --base-url ${session.header.server}`,
+    );
+  }
+  const journal = Journal.reopen(path, lock);
+  io.err.write(
+    `resuming session ${session.header.id}${session.posted ? " (posted already: its counts stand, and posting it again changes nothing)" : ""}: ${countOf(session.counted().length, "pet")} counted\n`,
+  );
+  return { session, journal };
+}
+
+/** `take()`, a session's lock taken; another process holding it is a usage error (exit 2). */
+function lockSession<T>(take: () => T): T {
+  try {
+    return take();
+  } catch (error) {
+    if (error instanceof SessionBusyError) throw new UsageError(error.message, error.hint);
+    throw error;
+  }
 }
 
 /** The journal of the session to resume: the one named, or this server's latest unposted. */
