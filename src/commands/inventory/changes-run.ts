@@ -78,7 +78,7 @@ export async function runInventoryChanges(
   // Interrupted, a follower gives up the request in flight (a long poll) and its retries.
   const giveUp = new AbortController();
   /** A page after `from`; `cursor` is the seq the user gave, for the message of one too far. */
-  const fetchPage = async (from: bigint, limit: number, waitSeconds: number, cursor = from) => {
+  const fetchOnce = async (from: bigint, limit: number, waitSeconds: number, cursor = from) => {
     let page: ChangeFeedPage;
     try {
       page = await client.listInventoryChanges(from, limit, {
@@ -96,6 +96,16 @@ export async function runInventoryChanges(
     }
     return page;
   };
+  // The cursor file's change is checked before the first page, as part of fetching it: a
+  // follower waits out a server that is not there yet, and an interrupt ends the wait.
+  let markChecked = cursorFile === undefined || cursor.mark === undefined;
+  const fetchPage = async (from: bigint, limit: number, waitSeconds: number) => {
+    if (!markChecked && cursorFile !== undefined && cursor.mark !== undefined) {
+      await checkCursorMark(cursor.seq, cursor.mark, cursorFile, fetchOnce);
+      markChecked = true;
+    }
+    return fetchOnce(from, limit, waitSeconds);
+  };
   const onPage = async (page: ChangeFeedPage) => {
     const written = await printer.print(page.changes);
     printedUpTo = page.next;
@@ -103,9 +113,6 @@ export async function runInventoryChanges(
     if (last !== undefined) printedMark = markOf(last);
     if (written) await save(printedUpTo, printedMark);
   };
-  if (cursorFile !== undefined && cursor.mark !== undefined) {
-    await checkCursorMark(cursor.seq, cursor.mark, cursorFile, fetchPage);
-  }
 
   let release: () => void = () => undefined;
   const interrupted = follow

@@ -414,6 +414,27 @@ describe("inventory changes: bad arguments and failures", () => {
 });
 
 describe("inventory changes --follow through outages and interrupts", () => {
+  it("following, waits out a server not there yet before checking the cursor file's change", async () => {
+    const cursor = join(temp.dir, "changes.cursor");
+    writeFileSync(cursor, cursorText(2));
+    const stubs = new HttpStubs();
+    // The check of the change at seq 2: a server starting (503, the call and its retries), then there.
+    stubs
+      .on("GET", "/v1/inventory/changes?after=1&limit=1")
+      .reply(503, '{"code":"unavailable","message":"starting","status":503}', json)
+      .times(3);
+    stubs.on("GET", "/v1/inventory/changes?after=1&limit=1").reply(200, page(2, 2), json);
+    stubs.on("GET", "/v1/inventory/changes?after=2&limit=1&wait=30").reply(200, page(3, 3), json);
+    const result = await runFake(
+      ["inventory", "changes", "--follow", "--limit", "1", "--cursor-file", cursor],
+      { stubs },
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(tsv(3, 3));
+    expect(result.stderr).toContain("asking again until the server answers (interrupt to stop)\n");
+    expect(readFileSync(cursor, "utf8")).toBe(cursorText(3));
+  });
+
   it("waits out a server that went away, says so once, and goes on from the last seq", async () => {
     const at = { origin: OUTAGE.origin };
     const stubs = new HttpStubs();
