@@ -80,9 +80,14 @@ export class SessionLock {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
         const other = readHolder(path);
-        // Gone for sure: a process of this machine that runs no more. Taken over once; a
-        // second EEXIST is another process that took it over first.
-        if (attempt === 0 && other?.host === holder.host && !isRunning(other.pid)) {
+        // Gone for sure: a process of this machine that runs no more, or that had this one's
+        // pid (a container's runs are all process 1; this process takes a session once).
+        // Taken over once; a second EEXIST is another process that took it over first.
+        if (
+          attempt === 0 &&
+          other?.host === holder.host &&
+          (other.pid === process.pid || !isRunning(other.pid))
+        ) {
           rmSync(path, { force: true });
           continue;
         }

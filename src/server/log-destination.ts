@@ -57,8 +57,10 @@ export function logDestination(
   batched.on("write", () => {
     if (dropped === 0 || report === undefined) return;
     const lines = dropped;
-    dropped = 0;
     report(lines);
+    // The report is a line too: when the log could not take it either, the count stays whole
+    // (with that line in it) for the next report; else the lines reported are off the count.
+    if (dropped === lines) dropped = 0;
   });
   const timer = setInterval(() => {
     batched.flush();

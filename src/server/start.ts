@@ -72,8 +72,9 @@ export async function runServer(options: ServeOptions, io: ServeIo): Promise<voi
   const logLevel = logLevelFrom(io.env.PETSTORE_LOG_LEVEL);
   const logs = logDestination(io.stderr, io.env);
   const log = serverLogger(logs.stream, logLevel);
+  // At error: a log that lost lines is not something a log level may hide.
   logs.onDropped((lines) => {
-    log.warn(
+    log.error(
       { droppedLines: lines },
       `${lines} log ${lines === 1 ? "line was" : "lines were"} dropped while the log could not be written (a full disk, or a pipe whose reader stalled)`,
     );

@@ -3,6 +3,7 @@ import {
   existsSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   writeFileSync,
 } from "node:fs";
@@ -171,14 +172,11 @@ describe("SessionLock", () => {
     };
   };
 
-  it("refuses the session to a second holder while the first has it, naming it; free again once given back", () => {
+  it("refuses the session while another process of this machine has it, naming it; free again once given back", () => {
     const { journal, lock } = setUp();
-    const first = SessionLock.take(journal, HEADER.id, NOW);
-    expect(JSON.parse(readFileSync(lock, "utf8"))).toEqual({
-      pid: process.pid,
-      host: hostname(),
-      since: "2026-11-27T00:30:00.000Z",
-    });
+    // Held by a process that runs: this one's parent (the test runner).
+    const other = { pid: process.ppid, host: hostname(), since: "2026-11-27T00:00:00.000Z" };
+    writeFileSync(lock, JSON.stringify(other));
     let refused: unknown;
     try {
       SessionLock.take(journal, HEADER.id, NOW);
@@ -187,14 +185,32 @@ describe("SessionLock", () => {
     }
     expect(refused).toBeInstanceOf(SessionBusyError);
     expect((refused as SessionBusyError).message).toBe(
-      `count session ${HEADER.id} is open in another petstore (process ${process.pid} on this machine, since 2026-11-27T00:30:00.000Z): two at once would undo each other's lines; nothing was read or posted`,
+      `count session ${HEADER.id} is open in another petstore (process ${process.ppid} on this machine, since 2026-11-27T00:00:00.000Z): two at once would undo each other's lines; nothing was read or posted`,
     );
     expect((refused as SessionBusyError).hint).toBe(
       `finish it there (done, or Ctrl-D); if that process is gone (its machine restarted), delete ${lock} and run this again`,
     );
-    first.release();
+    expect(JSON.parse(readFileSync(lock, "utf8"))).toEqual(other);
+    // Given back by its holder, the session is free.
+    rmSync(lock);
+    const taken = SessionLock.take(journal, HEADER.id, NOW);
+    expect(JSON.parse(readFileSync(lock, "utf8"))).toEqual({
+      pid: process.pid,
+      host: hostname(),
+      since: "2026-11-27T00:30:00.000Z",
+    });
+    taken.release();
     expect(existsSync(lock)).toBe(false);
-    SessionLock.take(journal, HEADER.id, NOW).release();
+  });
+
+  it("takes over a lock naming this process's own pid: an earlier run's (a container's runs are all process 1)", () => {
+    const { journal, lock } = setUp();
+    writeFileSync(lock, JSON.stringify({ pid: process.pid, host: hostname(), since: "x" }));
+    const taken = SessionLock.take(journal, HEADER.id, NOW);
+    expect(JSON.parse(readFileSync(lock, "utf8"))).toMatchObject({
+      since: "2026-11-27T00:30:00.000Z",
+    });
+    taken.release();
   });
 
   it("takes over the lock of a process of this machine that runs no more (a SIGKILL, a crash)", () => {

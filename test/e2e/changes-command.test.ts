@@ -213,7 +213,7 @@ describe("inventory changes with a cursor this store did not hand out", () => {
         stdout: "",
         stderr:
           `error: the cursor file ${cursor} says seq 5000, past the store's latest change (seq 3): this store did not hand it out (another store's cursor, or one saved before the store was restored); nothing was printed\n` +
-          `hint: if the store was restored, go on from its latest change: echo 3 > ${cursor} (what changed after the backup and before the restore is gone with it); if the file is another store's, give this one its own\n`,
+          `hint: if the store was restored from a backup and has taken no change since, go on from its latest: echo 3 > ${cursor} (what changed after the backup and before the restore is gone with it); if it has, write the backup's latest seq instead (docs/operating.md, step 4 of the restore); if the file is another store's, give this one its own\n`,
       });
       expect(readFileSync(cursor, "utf8")).toBe("5000\n");
     }

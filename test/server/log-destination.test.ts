@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { logDestination, type TextOut } from "../../src/server/log-destination.js";
@@ -21,6 +21,9 @@ describe.skipIf(whyNoTmpfs !== undefined)(
         const reports: number[] = [];
         logs.onDropped((lines) => {
           reports.push(lines);
+          // The first report is itself too long for what may be held: dropped, as a report
+          // written to a log that can take little is.
+          if (reports.length === 1) logs.stream.write(`${"x".repeat(20 * 1024)}\n`);
         });
         fillFileSystem(join(tmpfs.dir, "filler"));
         const LINES = 400;
@@ -32,14 +35,30 @@ describe.skipIf(whyNoTmpfs !== undefined)(
         rmSync(join(tmpfs.dir, "filler"));
         // The half-second flush writes what was held, and the count of what was not.
         await eventually("the dropped lines reported", () => reports.length > 0);
+        const [first = 0] = reports;
+        expect(first).toBeGreaterThan(0);
+        // That report was lost: the next write counts those lines again, and the report too.
+        // Once what was held is written (the file stops growing), one more line is written.
+        let size = -1;
+        await eventually(
+          "what was held written",
+          () => {
+            const now = statSync(path).size;
+            const still = now === size;
+            size = now;
+            return still;
+          },
+          { intervalMs: 600 },
+        );
+        logs.stream.write(`${`{"line":${LINES}}`.padEnd(99, " ")}\n`);
+        await eventually("the dropped lines reported again", () => reports.length > 1);
+        expect(reports).toEqual([first, first + 1]);
         logs.close();
         const written = readFileSync(path, "utf8")
           .split("\n")
           .filter((line) => line !== "");
         for (const line of written) expect(line).toMatch(/^\{"line":\d+\} *$/);
-        const dropped = reports.reduce((sum, lines) => sum + lines, 0);
-        expect(dropped).toBeGreaterThan(0);
-        expect(written.length + dropped).toBe(LINES);
+        expect(written.length + first).toBe(LINES + 1);
       } finally {
         logs.close();
         closeSync(fd);

@@ -3,7 +3,7 @@
  * PETSTORE_DATABASE_URL (the way up when a store outgrows one machine), and prints what it
  * copied. The copy itself is server code (src/server/store/copy/), loaded only when it runs.
  */
-import { statSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { Command } from "commander";
 import { UsageError } from "../../errors.js";
 import { OPERATOR_EXIT_CODES } from "../../exit-codes.js";
@@ -43,9 +43,10 @@ export async function runDbCopy(
     import("../../output/copy-progress.js"),
     import("../../output/db.js"),
   ]);
-  // A write-ahead log beside the file: a process (a server) has it open, or the last one to
-  // have it open did not close it. What a server still serving it writes after the copy stays
-  // behind: said after the report, the copy itself being whole as of its start.
+  // SQLite's write-ahead log or its index beside the file: a process (a server) has it open,
+  // or the last one to have it open did not close it (a clean close removes both). What a
+  // server still serving it writes after the copy stays behind: said after the report, the
+  // copy itself being whole as of its start.
   const openElsewhere = hasWriteAheadLog(options.from);
   const progress = startCopyProgress(io.progress);
   try {
@@ -67,13 +68,12 @@ export async function runDbCopy(
   }
 }
 
-/** Whether SQLite's write-ahead log (`PATH-wal`) is beside the file, holding anything. */
+/**
+ * Whether SQLite's write-ahead log (`PATH-wal`) or its index (`PATH-shm`) is beside the file:
+ * a server that has not written since it started keeps an empty log, but keeps both.
+ */
 function hasWriteAheadLog(path: string): boolean {
-  try {
-    return statSync(`${path}-wal`).size > 0;
-  } catch {
-    return false;
-  }
+  return existsSync(`${path}-wal`) || existsSync(`${path}-shm`);
 }
 
 /** Defines `db copy`. */

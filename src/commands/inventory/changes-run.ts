@@ -20,6 +20,7 @@ import {
 } from "../../output/changes.js";
 import { chooseFormat } from "../../output/format.js";
 import type { CommandContext } from "../../program/factory.js";
+import { printable } from "../../text/printable.js";
 import { shellWord } from "../../text/shell-word.js";
 
 /** The options of `inventory changes`, as its command definition parses them. */
@@ -176,9 +177,9 @@ async function checkCursorMark(
   const other =
     held === undefined || held.seq !== seq
       ? "holds no change at that seq"
-      : `has another change there (pet ${held.petId} at ${held.at})`;
+      : `has another change there (pet ${held.petId} at ${printable(held.at)})`;
   throw new UsageError(
-    `the cursor file ${cursorFile} stops after the change at seq ${seq} (pet ${mark.petId} at ${mark.at}), but this store ${other}: it was restored from a backup (or is another store), and the changes it made since would be skipped; nothing was printed`,
+    `the cursor file ${cursorFile} stops after the change at seq ${seq} (pet ${mark.petId} at ${printable(mark.at)}), but this store ${other}: it was restored from a backup (or is another store), and the changes it made since would be skipped; nothing was printed`,
     `write into ${shellWord(cursorFile)} the seq of the last change this store and the export both hold (the restored backup's latest; docs/operating.md, step 4 of the restore, says how to find it), alone on its line, and run again; or delete the file to export the whole history again`,
   );
 }
@@ -197,6 +198,6 @@ function cursorAhead(after: bigint, latest: bigint, cursorFile: string | undefin
     `${source} past the store's latest change (seq ${latest}): this store did not hand it out (another store's cursor, or one saved before the store was restored); nothing was printed`,
     cursorFile === undefined
       ? `give --after a seq this store has handed out (at most ${latest})`
-      : `if the store was restored, go on from its latest change: echo ${latest} > ${shellWord(cursorFile)} (what changed after the backup and before the restore is gone with it); if the file is another store's, give this one its own`,
+      : `if the store was restored from a backup and has taken no change since, go on from its latest: echo ${latest} > ${shellWord(cursorFile)} (what changed after the backup and before the restore is gone with it); if it has, write the backup's latest seq instead (docs/operating.md, step 4 of the restore); if the file is another store's, give this one its own`,
   );
 }
