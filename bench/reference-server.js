@@ -11,7 +11,10 @@
 // `node bench/reference-server.js postgres-history` also does the writes the spec asks of
 // a PATCH, as ours makes them: the pet locked, its history record written with the next seq
 // from the revision row (the feed's order: commit order, so the row stays locked until the
-// commit), one autocommitted statement per request.
+// commit), one autocommitted statement per request; `node bench/reference-server.js
+// postgres-fresh-get` answers GET /v1/inventory as fresh as ours must (every write any
+// instance acknowledged before the GET arrived is in it): a read of the revision per GET, the
+// pets read again and the body made again only when it moved.
 import { randomUUID } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -142,9 +145,46 @@ if (mode === "static") {
       return rows[0];
     }),
   );
+} else if (mode === "postgres-fresh-get") {
+  const pool = postgresPool();
+  let cached = { revision: undefined, body: Buffer.alloc(0) };
+  const revision = {
+    name: "revision",
+    text: "SELECT revision FROM inventory_revision WHERE id = 1",
+  };
+  const pets = { name: "pets", text: "SELECT id, quantity, status FROM pets ORDER BY id" };
+  const fresh = async () => {
+    const [{ revision: now }] = (await pool.query(revision)).rows;
+    if (now !== cached.revision) {
+      const { rows } = await pool.query(pets);
+      // int8 arrives as a decimal string: written as it is, exact.
+      const text = `[${rows.map((row) => `{"petId":${row.id},"quantity":${row.quantity},"status":${JSON.stringify(row.status)}}`).join(",")}]`;
+      cached = { revision: now, body: Buffer.from(text) };
+    }
+    return cached.body;
+  };
+  listen(
+    createServer((request, response) => {
+      const send = (status, body) => {
+        response.writeHead(status, {
+          "content-type": "application/json; charset=utf-8",
+          "content-length": body.length,
+        });
+        response.end(body);
+      };
+      if (request.method !== "GET" || request.url !== "/v1/inventory") {
+        return send(404, '{"status":404}');
+      }
+      if (request.headers.authorization !== KEY) return send(401, '{"status":401}');
+      fresh().then(
+        (body) => send(200, body),
+        () => send(503, '{"status":503}'),
+      );
+    }),
+  );
 } else {
   process.stderr.write(
-    "usage: reference-server.js static <body-file> | sqlite <db-file> | postgres | postgres-history (PETSTORE_DATABASE_URL)\n",
+    "usage: reference-server.js static <body-file> | sqlite <db-file> | postgres | postgres-history | postgres-fresh-get (PETSTORE_DATABASE_URL)\n",
   );
   process.exit(2);
 }
