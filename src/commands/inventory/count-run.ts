@@ -30,6 +30,7 @@ import {
   type SessionHeader,
 } from "../../count/session.js";
 import { UsageError } from "../../errors.js";
+import { fileErrorReason } from "../../api/file-error.js";
 import type { InterruptSignal } from "../../exit-codes.js";
 import {
   countEcho,
@@ -260,7 +261,9 @@ async function openSession(
   if (options.resume !== undefined && options.resume !== false) {
     const path = findSession(directory, server, options.resume, io);
     // Taken before the journal is read: another process using the session could be adding to it.
-    const lock = lockSession(() => SessionLock.take(path, basename(path, ".jsonl"), context.now()));
+    const lock = lockSession(directory, () =>
+      SessionLock.take(path, basename(path, ".jsonl"), context.now()),
+    );
     try {
       return resumeSession(path, server, lock, io);
     } catch (error) {
@@ -277,7 +280,7 @@ async function openSession(
     status: options.status ?? null,
   };
   const session = new CountSession(header);
-  const journal = lockSession(() => Journal.create(directory, header.id, context.now()));
+  const journal = lockSession(directory, () => Journal.create(directory, header.id, context.now()));
   journal.append(header);
   if (header.full) {
     const { items, seq } = await readSnapshot(client);
@@ -337,12 +340,22 @@ function resumeSession(
   return { session, journal };
 }
 
-/** `take()`, a session's lock taken; another process holding it is a usage error (exit 2). */
-function lockSession<T>(take: () => T): T {
+/**
+ * `take()`, a session's lock taken (and a new session's journal made) in `directory`; another
+ * process holding the session, or a directory this user cannot make or write to, is a usage
+ * error (exit 2) saying so.
+ */
+function lockSession<T>(directory: string, take: () => T): T {
   try {
     return take();
   } catch (error) {
     if (error instanceof SessionBusyError) throw new UsageError(error.message, error.hint);
+    if (typeof (error as NodeJS.ErrnoException).code === "string") {
+      throw new UsageError(
+        `cannot keep count sessions in ${directory}: ${fileErrorReason(error)}; nothing was read or posted`,
+        "sessions are kept under $XDG_STATE_HOME/petstore/counts (~/.local/state when it is not set): set XDG_STATE_HOME to a directory this user may write to",
+      );
+    }
     throw error;
   }
 }
