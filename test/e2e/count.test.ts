@@ -334,17 +334,19 @@ describe("a counting session from stdin", () => {
   it("says where it cannot keep its sessions (a state directory under a file): exit 2, nothing read", async () => {
     const file = join(states.dir, "a-file");
     writeFileSync(file, "");
-    const result = await runCli(["inventory", "count", "--yes"], {
-      env: { ...env(), XDG_STATE_HOME: file },
-      input: "1\ndone\n",
-    });
-    expect(result).toEqual({
-      code: 2,
-      stdout: "",
-      stderr:
-        `error: cannot keep count sessions in ${join(file, "petstore", "counts")}: a part of the path is not a directory; nothing was read or posted\n` +
-        "hint: sessions are kept under $XDG_STATE_HOME/petstore/counts (~/.local/state when it is not set): set XDG_STATE_HOME to a directory this user may write to\n",
-    });
+    for (const args of [["--yes"], ["--resume", "--yes"], ["--sessions"]]) {
+      const result = await runCli(["inventory", "count", ...args], {
+        env: { ...env(), XDG_STATE_HOME: file },
+        input: "1\ndone\n",
+      });
+      expect(result).toEqual({
+        code: 2,
+        stdout: "",
+        stderr:
+          `error: cannot keep count sessions in ${join(file, "petstore", "counts")}: a part of the path is not a directory; nothing was read or posted\n` +
+          "hint: sessions are kept under $XDG_STATE_HOME/petstore/counts (~/.local/state when it is not set): set XDG_STATE_HOME to a directory this user may write to\n",
+      });
+    }
   });
 
   it("from stdin, a line refused stops the post, as a bad row of apply's file: exit 2, nothing posted, the session open for the lines fixed", async () => {

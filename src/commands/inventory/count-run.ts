@@ -212,7 +212,7 @@ function readSessions(
   directory: string,
   io: CommandContext["io"],
 ): { path: string; session: CountSession }[] {
-  const sessions = journalPaths(directory).flatMap((path) => {
+  const sessions = inSessionsDirectory(directory, () => journalPaths(directory)).flatMap((path) => {
     try {
       return [{ path, session: replayJournal(path) }];
     } catch (error) {
@@ -347,9 +347,18 @@ function resumeSession(
  */
 function lockSession<T>(directory: string, take: () => T): T {
   try {
-    return take();
+    return inSessionsDirectory(directory, take);
   } catch (error) {
     if (error instanceof SessionBusyError) throw new UsageError(error.message, error.hint);
+    throw error;
+  }
+}
+
+/** `work()` on the sessions directory; a file system failure there is a usage error (exit 2). */
+function inSessionsDirectory<T>(directory: string, work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
     if (typeof (error as NodeJS.ErrnoException).code === "string") {
       throw new UsageError(
         `cannot keep count sessions in ${directory}: ${fileErrorReason(error)}; nothing was read or posted`,
@@ -367,7 +376,7 @@ function findSession(
   resume: string | true,
   io: CommandContext["io"],
 ): string {
-  const paths = journalPaths(directory);
+  const paths = inSessionsDirectory(directory, () => journalPaths(directory));
   if (typeof resume === "string") {
     const path = paths.find((candidate) => candidate.endsWith(`/${resume}.jsonl`));
     if (path === undefined) {
