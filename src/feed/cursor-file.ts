@@ -1,12 +1,13 @@
 /**
  * The cursor file of `inventory changes --cursor-file F`: the seq of the last change printed,
- * in decimal on its first line, and on a second the change it was (`pet 42 at <its time>`),
+ * in decimal on one line. Beside it, `F.last-change` names that change (`SEQ pet N at TIME`),
  * so that a store restored from a backup, which hands the same seqs out again to other
- * changes, is found out: the file then names a change that store does not hold at that seq.
- * A file of the seq alone (written by hand, or by an earlier petstore) is read as it says.
- * Read when a run starts (no file: 0, the beginning of the feed), and replaced atomically only
- * once the changes it covers are written out: a run killed between printing and saving prints
- * those changes again next time, and never skips one.
+ * changes, is found out: it then holds another change at that seq. F keeps its one number
+ * (scripts read it); a last-change file of another seq than F's (F written by hand, or
+ * deleted) names nothing, and no check is made. Both are read when a run starts (no F: 0, the
+ * beginning of the feed), and replaced atomically only once the changes F covers are written
+ * out: a run killed between printing and saving prints those changes again next time, and
+ * never skips one.
  */
 import { constants } from "node:fs";
 import { randomBytes } from "node:crypto";
@@ -23,25 +24,25 @@ const MAX_SEQ = MAX_PET_ID;
 const CURSOR_HINT =
   "the file holds the seq of the last change printed, written by inventory changes --cursor-file; delete it to start from the first change, or write the seq to start after";
 
-/** The change a cursor stops after, as the file names it: its pet and its time. */
+/** The change a cursor stops after, as the last-change file names it: its pet and its time. */
 export interface CursorMark {
   petId: bigint;
   /** The change's `at`, exactly as the feed gave it. */
   at: string;
 }
 
-/** What a cursor file holds: the seq to start after, and the change at it when written by a run. */
+/** Where a run starts: the seq to start after, and the change at it when a run saved it. */
 export interface Cursor {
   seq: bigint;
   mark?: CursorMark | undefined;
 }
 
-const MARK_LINE = /^pet ([1-9][0-9]{0,18}) at (\S+)$/;
-
-/** The second line of a cursor file: the change at its seq. */
-function markLine(mark: CursorMark): string {
-  return `pet ${mark.petId.toString()} at ${mark.at}`;
+/** The file beside the cursor file `path` that names the change at its seq. */
+export function lastChangePath(path: string): string {
+  return `${path}.last-change`;
 }
+
+const LAST_CHANGE = /^([1-9][0-9]{0,18}) pet ([1-9][0-9]{0,18}) at (\S+)$/;
 
 /** The text of a malformed cursor file, short and on one line, for the message. */
 function quoted(text: string): string {
@@ -49,37 +50,47 @@ function quoted(text: string): string {
   return line;
 }
 
+/** The text of the file at `path`; undefined when there is none. */
+async function readIfThere(path: string, what: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw new UsageError(`cannot read ${what} ${path}: ${fileErrorReason(error)}`);
+  }
+}
+
 /**
- * The cursor in the file at `path`; seq 0 when there is no such file. A first line that is not
- * one whole number from 0 to 2^63 - 1 (whitespace around it aside), a second that does not name
- * a change as a run writes it, more lines, or a file that cannot be read, is a UsageError
- * naming it: guessing would skip changes or print them all again.
+ * The cursor in the file at `path`, seq 0 when there is no such file, with the change its
+ * last-change file names at that seq. A cursor file that is not one whole number from 0 to
+ * 2^63 - 1 (whitespace around it aside), a last-change file that is not one as a run writes
+ * it, or a file that cannot be read, is a UsageError naming it: guessing would skip changes or
+ * print them all again.
  */
 export async function readCursorFile(path: string): Promise<Cursor> {
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { seq: 0n };
-    throw new UsageError(`cannot read the cursor file ${path}: ${fileErrorReason(error)}`);
-  }
-  const [first = "", second, ...more] = text.trim().split(/\r?\n/);
-  const reading = readWrittenWholeNumber(first, 0n, MAX_SEQ);
+  const text = await readIfThere(path, "the cursor file");
+  if (text === undefined) return { seq: 0n };
+  const reading = readWrittenWholeNumber(text, 0n, MAX_SEQ);
   if (!reading.ok) {
     throw new UsageError(
-      `the cursor file ${path} does not hold a seq: ${reading.empty ? "it is empty" : `found ${quoted(first.trim())}, ${reading.reason}`}`,
+      `the cursor file ${path} does not hold a seq: ${reading.empty ? "it is empty" : `found ${quoted(text.trim())}, ${reading.reason}`}`,
       CURSOR_HINT,
     );
   }
-  if (second === undefined) return { seq: reading.value };
-  const mark = MARK_LINE.exec(second.trim());
-  if (mark === null || more.length > 0 || reading.value === 0n) {
+  const seq = reading.value;
+  const markPath = lastChangePath(path);
+  const markText = await readIfThere(markPath, "the last-change file");
+  if (markText === undefined) return { seq };
+  const mark = LAST_CHANGE.exec(markText.trim());
+  if (mark === null) {
     throw new UsageError(
-      `the cursor file ${path} holds more than a seq and the change at it: found ${quoted(text.trim())}`,
-      `${CURSOR_HINT} (a run writes the seq, then a line "pet PETID at TIME" naming that change)`,
+      `the last-change file ${markPath} does not name a change: found ${quoted(markText.trim())}`,
+      `inventory changes --cursor-file writes it beside the cursor file ("SEQ pet PETID at TIME"); delete it, and the next run makes a new one`,
     );
   }
-  return { seq: reading.value, mark: { petId: BigInt(mark[1] ?? "0"), at: mark[2] ?? "" } };
+  // Of another seq than the cursor's: the cursor was written by hand, or the file deleted.
+  if (BigInt(mark[1] ?? "0") !== seq) return { seq };
+  return { seq, mark: { petId: BigInt(mark[2] ?? "0"), at: mark[3] ?? "" } };
 }
 
 /**
@@ -111,25 +122,13 @@ async function syncDirectory(directory: string): Promise<void> {
   }
 }
 
-/**
- * Replaces the cursor file with `seq` and `mark`, the change at it (none: the seq alone), atomically: the new text goes to `F.<random>.tmp` beside
- * it, is synced to disk, and is renamed over F (then the directory is synced), so F holds either
- * the old cursor or the new one, whole, whenever the process or the machine stops. The random
- * part keeps two runs given the same file (a job that overlapped the last, on this machine or
- * in two containers sharing the volume, both process 1) from renaming each other's text away.
- */
-export async function saveCursorFile(
-  path: string,
-  seq: bigint,
-  mark: CursorMark | undefined,
-): Promise<void> {
+/** Writes `text` to `path` atomically: a temporary file beside it, synced, renamed over it. */
+async function replaceFile(path: string, text: string): Promise<void> {
   const temporary = join(dirname(path), `${basename(path)}.${randomBytes(6).toString("hex")}.tmp`);
   try {
     const handle = await open(temporary, "w");
     try {
-      // A time with a space in it (not one of petstore's) could not be read back: left out.
-      const second = mark === undefined || !/^\S+$/.test(mark.at) ? "" : `${markLine(mark)}\n`;
-      await handle.writeFile(`${seq.toString()}\n${second}`, "utf8");
+      await handle.writeFile(text, "utf8");
       await handle.sync();
     } finally {
       await handle.close();
@@ -137,6 +136,35 @@ export async function saveCursorFile(
     await rename(temporary, path);
   } catch (error) {
     await rm(temporary, { force: true }).catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
+ * Replaces the cursor file with `seq`, and its last-change file with `mark`, the change at it,
+ * each atomically: the new text goes to `F.<random>.tmp` beside it, is synced to disk, and is
+ * renamed over the file (then the directory is synced), so each holds either its old text or
+ * its new one, whole, whenever the process or the machine stops. The last-change file goes
+ * first: stopped between the two, it names a seq the cursor does not hold yet, and is read as
+ * naming nothing. The random part keeps two runs given the same file (a job that overlapped
+ * the last, on this machine or in two containers sharing the volume, both process 1) from
+ * renaming each other's text away.
+ */
+export async function saveCursorFile(
+  path: string,
+  seq: bigint,
+  mark: CursorMark | undefined,
+): Promise<void> {
+  try {
+    // A time with a space in it (not one of petstore's) could not be read back: left out.
+    if (mark !== undefined && /^\S+$/.test(mark.at)) {
+      await replaceFile(
+        lastChangePath(path),
+        `${seq.toString()} pet ${mark.petId.toString()} at ${mark.at}\n`,
+      );
+    }
+    await replaceFile(path, `${seq.toString()}\n`);
+  } catch (error) {
     throw new UsageError(
       `cannot save the cursor file ${path}: ${fileErrorReason(error)}`,
       `the changes up to seq ${seq.toString()} were printed; the next run starts from the cursor the file still holds and prints them again`,

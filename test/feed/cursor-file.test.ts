@@ -5,6 +5,7 @@ import {
   readFileSync,
   readdirSync,
   readSync,
+  rmSync,
   writeFileSync,
 } from "node:fs";
 import { closeSync } from "node:fs";
@@ -51,38 +52,51 @@ describe("readCursorFile", () => {
     await expect(readCursorFile(path)).resolves.toEqual({ seq });
   });
 
-  it("reads the change a run wrote under the seq, exactly as written", async () => {
+  it("reads the change the last-change file names at the cursor's seq, exactly as written", async () => {
     const path = join(temp.dir, "changes.cursor");
-    writeFileSync(path, "1234\npet 9223372036854775807 at 2026-11-25T12:53:02.980Z\n");
+    writeFileSync(path, "1234\n");
+    writeFileSync(
+      `${path}.last-change`,
+      "1234 pet 9223372036854775807 at 2026-11-25T12:53:02.980Z\n",
+    );
     await expect(readCursorFile(path)).resolves.toEqual({
       seq: 1234n,
       mark: { petId: 9223372036854775807n, at: "2026-11-25T12:53:02.980Z" },
     });
+    // Of another seq (the cursor written by hand): it names nothing, and is not checked.
+    writeFileSync(path, "1200\n");
+    await expect(readCursorFile(path)).resolves.toEqual({ seq: 1200n });
+    // No cursor file: the beginning, whatever is beside it.
+    rmSync(path);
+    await expect(readCursorFile(path)).resolves.toEqual({ seq: 0n });
   });
 
   it.each([
-    ["12\n13\n"],
-    ["12\npet 4 at\n"],
-    ["12\npet 04 at 2026-11-25T12:53:02.980Z\n"],
-    ["12\npet 4 at 2026-11-25T12:53:02.980Z\nmore\n"],
-    ["0\npet 4 at 2026-11-25T12:53:02.980Z\n"],
-  ])("refuses %j, a second line that names no change as a run writes it (exit 2)", async (text) => {
-    const path = join(temp.dir, "changes.cursor");
-    writeFileSync(path, text);
-    const error = await failure(readCursorFile(path));
-    expect(error.exitCode).toBe(2);
-    // The file's text, shortened past 40 characters.
-    expect(error.message).toContain(
-      `the cursor file ${path} holds more than a seq and the change at it: found ${JSON.stringify(text.trim().slice(0, 40)).slice(0, -1)}`,
-    );
-    expect(error.hint).toContain('a line "pet PETID at TIME" naming that change');
-  });
+    ["12 pet 4 at\n"],
+    ["12 pet 04 at 2026-11-25T12:53:02.980Z\n"],
+    ["pet 4 at 2026-11-25T12:53:02.980Z\n"],
+    ["12 pet 4 at 2026-11-25T12:53:02.980Z\nmore\n"],
+  ])(
+    "refuses a last-change file %j that names no change as a run writes it (exit 2)",
+    async (text) => {
+      const path = join(temp.dir, "changes.cursor");
+      writeFileSync(path, "12\n");
+      writeFileSync(`${path}.last-change`, text);
+      const error = await failure(readCursorFile(path));
+      expect(error.exitCode).toBe(2);
+      expect(error.message).toContain(
+        `the last-change file ${path}.last-change does not name a change: found ${JSON.stringify(text.trim().slice(0, 40)).slice(0, -1)}`,
+      );
+      expect(error.hint).toContain("delete it, and the next run makes a new one");
+    },
+  );
 
   it.each([
     ["", "it is empty"],
     ["\n", "it is empty"],
     ["abc\n", 'found "abc", expected a whole number from 0 to 9223372036854775807'],
     ["-1", 'found "-1", expected a whole number'],
+    ["12\n13\n", 'found "12\\n13", expected a whole number'],
     ["007", 'found "007", leading zeros are not allowed; write 7'],
     ["9223372036854775808", 'found "9223372036854775808", expected a whole number'],
     ['{"next": 5}', 'found "{\\"next\\": 5}"'],
@@ -145,15 +159,19 @@ describe("saveCursorFile", () => {
     await expect(readCursorFile(path)).resolves.toEqual({ seq: 9223372036854775807n });
   });
 
-  it("writes the change at the seq on a second line, read back exactly", async () => {
+  it("writes the change at the seq in the last-change file, read back exactly", async () => {
     const path = join(temp.dir, "changes.cursor");
     const mark = { petId: 42n, at: "2026-11-25T12:53:02.980Z" };
     await saveCursorFile(path, 10n, mark);
-    expect(readFileSync(path, "utf8")).toBe("10\npet 42 at 2026-11-25T12:53:02.980Z\n");
+    expect(readFileSync(path, "utf8")).toBe("10\n");
+    expect(readFileSync(`${path}.last-change`, "utf8")).toBe(
+      "10 pet 42 at 2026-11-25T12:53:02.980Z\n",
+    );
     await expect(readCursorFile(path)).resolves.toEqual({ seq: 10n, mark });
-    // A time it could not read back (not one of petstore's) is left out, not written broken.
+    // A time it could not read back (not one of petstore's) is left out: nothing names 11.
     await saveCursorFile(path, 11n, { petId: 42n, at: "25 Nov 2026" });
     expect(readFileSync(path, "utf8")).toBe("11\n");
+    await expect(readCursorFile(path)).resolves.toEqual({ seq: 11n });
   });
 
   it("replaces the file by a rename, never writing into it: an open copy keeps the old cursor", async () => {

@@ -97,21 +97,27 @@ export async function runInventoryChanges(
     }
     return page;
   };
-  // The cursor file's change is checked before the first page, as part of fetching it: a
-  // follower waits out a server that is not there yet, and an interrupt ends the wait.
-  let markChecked = cursorFile === undefined || cursor.mark === undefined;
+  // The change the cursor stops after (the cursor file's, then the last one printed) is
+  // checked to be the store's at its seq before the first page and again after every lost
+  // connection (a store restored meanwhile hands its seqs out again), as part of fetching the
+  // page: a follower waits out a server that is not there, and an interrupt ends the wait.
+  let markChecked = false;
+  let printedAny = false;
   const fetchPage = async (from: bigint, limit: number, waitSeconds: number) => {
-    if (!markChecked && cursorFile !== undefined && cursor.mark !== undefined) {
-      await checkCursorMark(cursor.seq, cursor.mark, cursorFile, fetchOnce);
-      markChecked = true;
+    if (!markChecked && printedMark !== undefined) {
+      await checkCursorMark(printedUpTo, printedMark, { cursorFile, printedAny }, fetchOnce);
     }
+    markChecked = true;
     return fetchOnce(from, limit, waitSeconds);
   };
   const onPage = async (page: ChangeFeedPage) => {
     const written = await printer.print(page.changes);
     printedUpTo = page.next;
     const last = page.changes.at(-1);
-    if (last !== undefined) printedMark = markOf(last);
+    if (last !== undefined) {
+      printedMark = markOf(last);
+      printedAny = true;
+    }
     if (written) await save(printedUpTo, printedMark);
   };
 
@@ -136,7 +142,10 @@ export async function runInventoryChanges(
       sleep: context.sleep,
       now: context.now,
       random: context.random,
-      onLost: (error) => io.err.write(formatFeedLost(error)),
+      onLost: (error) => {
+        markChecked = false;
+        io.err.write(formatFeedLost(error));
+      },
       onBack: (seq) => io.err.write(formatFeedBack(seq)),
     });
   } finally {
@@ -155,14 +164,15 @@ function markOf(change: FeedChange): CursorMark {
 }
 
 /**
- * Checks that the store still holds, at the cursor's seq, the change the cursor file names. A
- * store restored from a backup hands the seqs after the backup out again, to other changes:
- * followed, the cursor would skip those up to its seq. Refused instead, nothing printed.
+ * Checks that the store still holds, at `seq`, the change `mark` names: the cursor file's, or
+ * the one a follower printed last. A store restored from a backup hands the seqs after the
+ * backup out again, to other changes: followed, the cursor would skip those up to its seq.
+ * Refused instead, nothing more printed.
  */
 async function checkCursorMark(
   seq: bigint,
   mark: CursorMark,
-  cursorFile: string,
+  { cursorFile, printedAny }: { cursorFile: string | undefined; printedAny: boolean },
   fetchPage: (
     from: bigint,
     limit: number,
@@ -178,9 +188,16 @@ async function checkCursorMark(
     held === undefined || held.seq !== seq
       ? "holds no change at that seq"
       : `has another change there (pet ${held.petId} at ${printable(held.at)})`;
+  const change = `the change at seq ${seq} (pet ${mark.petId} at ${printable(mark.at)})`;
+  const whose =
+    printedAny || cursorFile === undefined
+      ? `the last change printed was ${change}`
+      : `the cursor file ${cursorFile} stops after ${change}`;
   throw new UsageError(
-    `the cursor file ${cursorFile} stops after the change at seq ${seq} (pet ${mark.petId} at ${printable(mark.at)}), but this store ${other}: it was restored from a backup (or is another store), and the changes it made since would be skipped; nothing was printed`,
-    `write into ${shellWord(cursorFile)} the seq of the last change this store and the export both hold (the restored backup's latest; docs/operating.md, step 4 of the restore, says how to find it), alone on its line, and run again; or delete the file to export the whole history again`,
+    `${whose}, but this store ${other}: it was restored from a backup (or is another store), and the changes it made since would be skipped; nothing ${printedAny ? "more " : ""}was printed`,
+    cursorFile === undefined
+      ? "go on from the seq of the last change this store and what was printed both hold (the restored backup's latest; docs/operating.md, step 4 of the restore, says how to find it): --after SEQ"
+      : `write into ${shellWord(cursorFile)} the seq of the last change this store and the export both hold (the restored backup's latest; docs/operating.md, step 4 of the restore, says how to find it), alone on its line, and run again; or delete the file to export the whole history again`,
   );
 }
 

@@ -42,15 +42,17 @@ for none). --json: one object per line with those fields; --csv: the same column
 header.
 
 --cursor-file F reads where the last run stopped from F, prints the changes after it, and
-only once they are written out replaces F (atomically) with the seq of the last one printed
-and, on a second line, that change (pet N at TIME), after every page of up to 1000 changes. A run that is killed or fails prints the changes it
+only once they are written out replaces F (atomically) with the seq of the last one printed,
+and F.last-change beside it with that change (SEQ pet N at TIME), after every page of up to
+1000 changes. A run that is killed or fails prints the changes it
 had not saved again next time, and never skips one: a consumer that keeps changes by seq
 loses none and counts none twice. Append the output (>>) rather than overwrite it; JSON
 Lines and tab-separated lines append cleanly (--csv starts every run with its header). A
 cursor (or --after) past the store's latest change is refused, exit 2: the store did not hand
 it out (another store's file, or one saved before the store was restored); so is a cursor file
 whose change the store holds no more at its seq (a restored store that has taken new changes,
-reusing the lost ones' seqs). A seq alone in F, written by hand, is read as it is.
+reusing the lost ones' seqs), checked again when a follower reconnects. A seq written into F
+by hand is read as it is (F.last-change then names another seq, and is not checked).
 
 --follow prints the changes there are, then waits for new ones (a long poll of 30 s at a
 time) and prints each as it comes. If the server goes away (a restart) it says so once on

@@ -54,7 +54,23 @@ function tsv(from: number, to: number): string {
 }
 
 /** A cursor file as a run saves it after the page() record of `seq`: the seq, then that change. */
-const cursorText = (seq: number) => `${seq}\npet ${seq} at 2026-11-22T14:03:12.481Z\n`;
+const cursorText = (seq: number) => ({
+  cursor: `${seq}\n`,
+  lastChange: `${seq} pet ${seq} at 2026-11-22T14:03:12.481Z\n`,
+});
+
+/** The cursor file and the last-change file beside it, as they are. */
+const savedCursor = (cursor: string) => ({
+  cursor: readFileSync(cursor, "utf8"),
+  lastChange: readFileSync(`${cursor}.last-change`, "utf8"),
+});
+
+/** A cursor file at `seq`, with the last-change file a run writes beside it. */
+function writeCursor(cursor: string, seq: number): void {
+  const { cursor: text, lastChange } = cursorText(seq);
+  writeFileSync(cursor, text);
+  writeFileSync(`${cursor}.last-change`, lastChange);
+}
 
 let temp: { dir: string; remove: () => void };
 beforeEach(() => {
@@ -182,7 +198,7 @@ describe("inventory changes --cursor-file", () => {
     ]);
     const result = await runFake(["inventory", "changes", "--cursor-file", cursor], { stubs });
     expect(result).toMatchObject({ code: 0, stderr: "", stdout: tsv(1, 1003) });
-    expect(readFileSync(cursor, "utf8")).toBe(cursorText(1003));
+    expect(savedCursor(cursor)).toEqual(cursorText(1003));
   });
 
   it("goes on after the seq the file holds, and leaves it be when there is nothing new", async () => {
@@ -191,7 +207,7 @@ describe("inventory changes --cursor-file", () => {
     const stubs = feed(new HttpStubs(), [["after=1003&limit=1000", 200, page(1004, 1005)]]);
     const first = await runFake(["inventory", "changes", "--cursor-file", cursor], { stubs });
     expect(first).toMatchObject({ code: 0, stdout: tsv(1004, 1005) });
-    expect(readFileSync(cursor, "utf8")).toBe(cursorText(1005));
+    expect(savedCursor(cursor)).toEqual(cursorText(1005));
     // The file names the change at 1005 now: the store is asked whether it still holds it.
     const again = feed(new HttpStubs(), [
       ["after=1004&limit=1", 200, page(1005, 1005)],
@@ -201,12 +217,12 @@ describe("inventory changes --cursor-file", () => {
       stubs: again,
     });
     expect(second).toMatchObject({ code: 0, stdout: "", stderr: "" });
-    expect(readFileSync(cursor, "utf8")).toBe(cursorText(1005));
+    expect(savedCursor(cursor)).toEqual(cursorText(1005));
   });
 
   it("refuses a cursor whose change the store holds no more at its seq (restored): exit 2, nothing printed", async () => {
     const cursor = join(temp.dir, "changes.cursor");
-    writeFileSync(cursor, cursorText(17));
+    writeCursor(cursor, 17);
     // seq 17 is now another pet's change, made after the restore.
     const stubs = feed(new HttpStubs(), [
       ["after=16&limit=1", 200, `{"changes":[${record(17, { petId: 3 })}],"next":17}`],
@@ -220,12 +236,12 @@ describe("inventory changes --cursor-file", () => {
         `hint: write into ${cursor} the seq of the last change this store and the export both hold (the restored backup's latest; docs/operating.md, step 4 of the restore, says how to find it), alone on its line, and run again; or delete the file to export the whole history again\n`,
       sleeps: [],
     });
-    expect(readFileSync(cursor, "utf8")).toBe(cursorText(17));
+    expect(savedCursor(cursor)).toEqual(cursorText(17));
   });
 
   it("refuses a marked cursor past the store's latest change, naming the seq the file holds", async () => {
     const cursor = join(temp.dir, "changes.cursor");
-    writeFileSync(cursor, cursorText(17));
+    writeCursor(cursor, 17);
     const stubs = new HttpStubs();
     stubs
       .on("GET", "/v1/inventory/changes?after=16&limit=1")
@@ -237,7 +253,7 @@ describe("inventory changes --cursor-file", () => {
     expect(result.stderr).toContain(
       `error: the cursor file ${cursor} says seq 17, past the store's latest change (seq 15)`,
     );
-    expect(readFileSync(cursor, "utf8")).toBe(cursorText(17));
+    expect(savedCursor(cursor)).toEqual(cursorText(17));
   });
 
   it("keeps the cursor of the last page printed when a later page fails (exit 3)", async () => {
@@ -250,7 +266,7 @@ describe("inventory changes --cursor-file", () => {
     expect(result.code).toBe(3);
     expect(result.stdout).toBe(tsv(1, 1000));
     expect(result.stderr).toContain("error: boom (internal, HTTP 500)");
-    expect(readFileSync(cursor, "utf8")).toBe(cursorText(1000));
+    expect(savedCursor(cursor)).toEqual(cursorText(1000));
   });
 
   it("saves the cursor of a table only once the table is printed", async () => {
@@ -416,7 +432,7 @@ describe("inventory changes: bad arguments and failures", () => {
 describe("inventory changes --follow through outages and interrupts", () => {
   it("following, waits out a server not there yet before checking the cursor file's change", async () => {
     const cursor = join(temp.dir, "changes.cursor");
-    writeFileSync(cursor, cursorText(2));
+    writeCursor(cursor, 2);
     const stubs = new HttpStubs();
     // The check of the change at seq 2: a server starting (503, the call and its retries), then there.
     stubs
@@ -432,7 +448,37 @@ describe("inventory changes --follow through outages and interrupts", () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(tsv(3, 3));
     expect(result.stderr).toContain("asking again until the server answers (interrupt to stop)\n");
-    expect(readFileSync(cursor, "utf8")).toBe(cursorText(3));
+    expect(savedCursor(cursor)).toEqual(cursorText(3));
+  });
+
+  it("following, refuses to go on when the store that answers again no more holds the change printed last (restored meanwhile)", async () => {
+    const at = { origin: OUTAGE.origin };
+    const stubs = new HttpStubs();
+    stubs
+      .on("GET", "/v1/inventory/changes?after=0&limit=2&wait=30", at)
+      .reply(200, page(1, 1), json);
+    // Back after the outage, seq 1 is another pet's change.
+    stubs
+      .on("GET", "/v1/inventory/changes?after=0&limit=1", at)
+      .reply(200, `{"changes":[${record(1, { petId: 9 })}],"next":1}`, json);
+    const cursor = join(temp.dir, "changes.cursor");
+    const result = await runFake(
+      ["inventory", "changes", "--follow", "--limit", "2", "--cursor-file", cursor],
+      {
+        stubs,
+        env: { ...CONFIGURED_ENV, PETSTORE_BASE_URL: `${OUTAGE.origin}/v1` },
+        onSleep: async (_ms, sleeps) => {
+          if (sleeps.length === 1) await OUTAGE.stop();
+          if (sleeps.length === 4) await OUTAGE.listenAgain();
+        },
+      },
+    );
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe(tsv(1, 1));
+    expect(result.stderr).toContain(
+      "error: the last change printed was the change at seq 1 (pet 1 at 2026-11-22T14:03:12.481Z), but this store has another change there (pet 9 at 2026-11-22T14:03:12.481Z): it was restored from a backup (or is another store), and the changes it made since would be skipped; nothing more was printed\n",
+    );
+    expect(savedCursor(cursor)).toEqual(cursorText(1));
   });
 
   it("waits out a server that went away, says so once, and goes on from the last seq", async () => {
@@ -444,6 +490,9 @@ describe("inventory changes --follow through outages and interrupts", () => {
     // After the first page the server goes away (refused: the call and its two retries), then
     // comes back unavailable three times, then answers.
     const path = "/v1/inventory/changes?after=1&limit=1&wait=30";
+    // Once it answers again, it is asked first whether it still holds the change printed
+    // last (seq 1): a store restored meanwhile would not.
+    stubs.on("GET", "/v1/inventory/changes?after=0&limit=1", at).reply(200, page(1, 1), json);
     stubs
       .on("GET", path, at)
       .reply(503, '{"code":"unavailable","message":"shutting down","status":503}', json)
@@ -469,7 +518,7 @@ describe("inventory changes --follow through outages and interrupts", () => {
       `warning: cannot reach ${OUTAGE.origin}/v1/inventory/changes?after=1&limit=1&wait=30: connection refused (ECONNREFUSED); asking again until the server answers (interrupt to stop)\n` +
         "note: the server answers again; following the changes after seq 1\n",
     );
-    expect(readFileSync(cursor, "utf8")).toBe(cursorText(2));
+    expect(savedCursor(cursor)).toEqual(cursorText(2));
   });
 
   it.each([
@@ -496,7 +545,7 @@ describe("inventory changes --follow through outages and interrupts", () => {
         stdout: tsv(1, 3),
         stderr: `error: interrupted by ${signal}: stopped following after 3 changes (up to seq 3)\nhint: the cursor file ${cursor} holds seq 3: the same command goes on from there\n`,
       });
-      expect(readFileSync(cursor, "utf8")).toBe(cursorText(3));
+      expect(savedCursor(cursor)).toEqual(cursorText(3));
     },
   );
 
