@@ -28,14 +28,6 @@ export function writeCopyReport(report: CopyReport, from: string, io: IoStreams)
   io.out.write(formatCopyReport(report, from));
 }
 
-/**
- * The warning after a copy of a SQLite file whose write-ahead log was there when it began: a
- * server may still be serving it, and what it writes from then on is not in PostgreSQL.
- */
-export function formatCopyOpenWarning(from: string): string {
-  return `warning: ${from}-wal or -shm was there when the copy began: a process (petstore serve?) has ${from} open, or the last one to open it did not close it; if a server still serves it, what it writes now is not in PostgreSQL: stop it, and copy again into a new empty database\n`;
-}
-
 function formatCopyReport(report: CopyReport, from: string): string {
   const rows = [
     ["", "source", "copied"],

@@ -188,30 +188,3 @@ forEachRoute(
     });
   },
 );
-
-describe("petstore db copy of a SQLite file a server still serves", () => {
-  it("copies it whole as of its start, and warns that what the server writes now stays behind", async () => {
-    const temp = tempDir();
-    const dbPath = join(temp.dir, "live.db");
-    const seeding = await startServer({ dbPath, seed: SEED });
-    expect((await cli(["inventory", "adjust", "1", "-1"], seeding)).code).toBe(0);
-    expect(await seeding.stop()).toBe(0);
-    // Serving again, with nothing written since it started: its write-ahead log is empty.
-    const sqlite = await startServer({ dbPath });
-    const database = await createTestDatabase();
-    try {
-      const copy = await runCli(["db", "copy", "--from", dbPath], {
-        env: { PETSTORE_DATABASE_URL: database.url },
-      });
-      expect(copy.code).toBe(0);
-      expect(copy.stdout).toContain(`done: copied ${dbPath} into database ${database.name}`);
-      expect(copy.stderr).toBe(
-        `warning: ${dbPath}-wal or -shm was there when the copy began: a process (petstore serve?) has ${dbPath} open, or the last one to open it did not close it; if a server still serves it, what it writes now is not in PostgreSQL: stop it, and copy again into a new empty database\n`,
-      );
-    } finally {
-      expect(await sqlite.stop()).toBe(0);
-      await database.drop();
-      temp.remove();
-    }
-  });
-});

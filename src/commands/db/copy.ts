@@ -3,7 +3,6 @@
  * PETSTORE_DATABASE_URL (the way up when a store outgrows one machine), and prints what it
  * copied. The copy itself is server code (src/server/store/copy/), loaded only when it runs.
  */
-import { existsSync } from "node:fs";
 import { Command } from "commander";
 import { UsageError } from "../../errors.js";
 import { OPERATOR_EXIT_CODES } from "../../exit-codes.js";
@@ -32,22 +31,13 @@ export async function runDbCopy(
     );
   }
   // Like serve, db copy runs server code, loaded only when it runs.
-  const [
-    { chooseStore },
-    { copyStore },
-    { startCopyProgress },
-    { writeCopyReport, formatCopyOpenWarning },
-  ] = await Promise.all([
-    import("../../server/store-choice.js"),
-    import("../../server/store/copy/copy-store.js"),
-    import("../../output/copy-progress.js"),
-    import("../../output/db.js"),
-  ]);
-  // SQLite's write-ahead log or its index beside the file: a process (a server) has it open,
-  // or the last one to have it open did not close it (a clean close removes both). What a
-  // server still serving it writes after the copy stays behind: said after the report, the
-  // copy itself being whole as of its start.
-  const openElsewhere = hasWriteAheadLog(options.from);
+  const [{ chooseStore }, { copyStore }, { startCopyProgress }, { writeCopyReport }] =
+    await Promise.all([
+      import("../../server/store-choice.js"),
+      import("../../server/store/copy/copy-store.js"),
+      import("../../output/copy-progress.js"),
+      import("../../output/db.js"),
+    ]);
   const progress = startCopyProgress(io.progress);
   try {
     const choice = await chooseStore(undefined, env);
@@ -61,19 +51,10 @@ export async function runDbCopy(
     });
     progress.stop();
     writeCopyReport(report, options.from, io);
-    if (openElsewhere) io.err.write(formatCopyOpenWarning(options.from));
   } catch (error) {
     progress.stop();
     throw error;
   }
-}
-
-/**
- * Whether SQLite's write-ahead log (`PATH-wal`) or its index (`PATH-shm`) is beside the file:
- * a server that has not written since it started keeps an empty log, but keeps both.
- */
-function hasWriteAheadLog(path: string): boolean {
-  return existsSync(`${path}-wal`) || existsSync(`${path}-shm`);
 }
 
 /** Defines `db copy`. */
