@@ -484,7 +484,10 @@ describe("a counting session from stdin", () => {
       env: { ...env(), XDG_STATE_HOME: state },
       input: "done\n",
     });
-    expect(resumed.stderr).toContain("resuming session 20261127-150000-0001: 0 pets counted\n");
+    expect(resumed.stderr).toContain(
+      `note: resuming the latest of 2 open count sessions on ${server}; the other: 20261127-150000-f000 (petstore inventory count --resume ID)\n` +
+        "resuming session 20261127-150000-0001: 0 pets counted\n",
+    );
   });
 
   it("lists its sessions, open and posted", async () => {

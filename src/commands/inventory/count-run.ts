@@ -387,8 +387,19 @@ function findSession(
     }
     return path;
   }
-  for (const { path, session } of readSessions(directory, io).reverse()) {
-    if (!session.posted && session.header.server === server) return path;
+  const open = readSessions(directory, io).filter(
+    ({ session }) => !session.posted && session.header.server === server,
+  );
+  const latest = open.at(-1);
+  if (latest !== undefined) {
+    // The latest is resumed; the others are said, so that none is counted into unknowingly.
+    const others = open.slice(0, -1).map(({ session }) => session.header.id);
+    if (others.length > 0) {
+      io.err.write(
+        `note: resuming the latest of ${open.length} open count sessions on ${server}; the ${others.length === 1 ? "other" : "others"}: ${others.join(", ")} (petstore inventory count --resume ID)\n`,
+      );
+    }
+    return latest.path;
   }
   throw new UsageError(
     `no unfinished count session for ${server}`,
