@@ -244,6 +244,8 @@ export function writeSessions(sessions: readonly SessionListing[], io: IoStreams
           s.server,
         ]),
         rightAligned: [2],
+        // The server's URL, narrowed to fit the terminal.
+        wrappable: [4],
       },
       io,
     ),
