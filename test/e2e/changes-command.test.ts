@@ -377,9 +377,7 @@ describe("inventory changes --follow through a restart of its server", () => {
     expect(follower.stderr()).toMatch(
       /^warning: cannot reach http:\/\/127\.0\.0\.1:[0-9]+\/v1\/inventory\/changes\?after=2&limit=1000&wait=30: connection refused \(ECONNREFUSED\); asking again until the server answers \(interrupt to stop\)\n/,
     );
-    await eventually("the cursor of the last change", () =>
-      readFileSync(cursor, "utf8") === "3\n",
-    );
+    await eventually("the cursor of the last change", () => readFileSync(cursor, "utf8") === "3\n");
     follower.process.kill("SIGTERM");
     expect(await follower.exited).toBe(143);
   }, 60_000);
