@@ -57,6 +57,31 @@ export async function postgresBenchmarks(tools) {
   // PostgreSQL's CPU per request in the rounds: GET (ours), PATCH (ours, the minimal handler).
   const databaseCpu = { get: [], patch: [], minimal: [] };
   try {
+    /**
+     * A figure (no target): ours against a minimal handler doing the same work, rounds
+     * interleaved: requests/s with their spread, PostgreSQL's CPU per request, the ratio of
+     * the medians and the errors of each side.
+     */
+    const sameWorkFigure = async (what, name, referenceName, oursLoad, referenceLoad) => {
+      const cpu = { ours: [], reference: [] };
+      const runs = await tools.compare(
+        name,
+        referenceName,
+        withPostgresCpu(cluster.pid(), oursLoad, cpu.ours),
+        withPostgresCpu(cluster.pid(), referenceLoad, cpu.reference),
+      );
+      const rates = (side) => runs[side].map((run) => run.rps);
+      const errors = (side) => runs[side].reduce((n, run) => n + run.errors, 0);
+      figures.push({
+        what,
+        shown:
+          `ours ${fmt(median(rates("ours")))} (${spread(rates("ours"))}), ` +
+          `${fmt(median(cpu.ours))} µs; the handler ${fmt(median(rates("reference")))} ` +
+          `(${spread(rates("reference"))}), ${fmt(median(cpu.reference))} µs; ` +
+          `${(median(rates("ours")) / median(rates("reference"))).toFixed(2)} ×; ` +
+          `errors ${errors("ours")} and ${errors("reference")}`,
+      });
+    };
     /** Our server on `url`; seeded by the first instance started with `seed`. */
     const serve = (url, seed = []) =>
       startProcess([bin, "serve", "--port", "0", ...seed], { PETSTORE_DATABASE_URL: url });
@@ -101,31 +126,13 @@ export async function postgresBenchmarks(tools) {
       [join(root, "bench", "reference-server.js"), "postgres-fresh-get"],
       { PETSTORE_DATABASE_URL: getUrl },
     );
-    const freshCpu = { ours: [], reference: [] };
-    const freshRuns = await tools.compare(
+    await sameWorkFigure(
+      "PostgreSQL: GET at 1,000 pets, ours against a minimal node:http + pg handler answering as fresh (the revision read per GET, the pets read again when it moved): requests/s; PostgreSQL's CPU per GET; ratio of the medians",
       "PostgreSQL: GET vs the minimal handler reading as fresh",
       "node:http + pg, the revision read per GET",
-      withPostgresCpu(
-        cluster.pid(),
-        (options) => load(ours, "/v1/inventory", options),
-        freshCpu.ours,
-      ),
-      withPostgresCpu(
-        cluster.pid(),
-        (options) => load(freshGet, "/v1/inventory", options),
-        freshCpu.reference,
-      ),
+      (options) => load(ours, "/v1/inventory", options),
+      (options) => load(freshGet, "/v1/inventory", options),
     );
-    const getRates = (runs) => runs.map((run) => run.rps);
-    figures.push({
-      what: "PostgreSQL: GET at 1,000 pets, ours against a minimal node:http + pg handler answering as fresh (the revision read per GET, the pets read again when it moved): requests/s; PostgreSQL's CPU per GET; ratio of the medians",
-      shown:
-        `ours ${fmt(median(getRates(freshRuns.ours)))} (${spread(getRates(freshRuns.ours))}), ` +
-        `${fmt(median(freshCpu.ours))} µs; the handler ${fmt(median(getRates(freshRuns.reference)))} ` +
-        `(${spread(getRates(freshRuns.reference))}), ${fmt(median(freshCpu.reference))} µs; ` +
-        `${(median(getRates(freshRuns.ours)) / median(getRates(freshRuns.reference))).toFixed(2)} ×; ` +
-        `errors ${[freshRuns.ours, freshRuns.reference].map((runs) => runs.reduce((n, run) => n + run.errors, 0)).join(" and ")}`,
-    });
     await ours.stop();
     await freshGet.stop();
 
@@ -166,31 +173,13 @@ export async function postgresBenchmarks(tools) {
       [join(root, "bench", "reference-server.js"), "postgres-history"],
       { PETSTORE_DATABASE_URL: await seeded("bench_patch_equal_work") },
     );
-    const equalCpu = { ours: [], reference: [] };
-    const measured = await tools.compare(
+    await sameWorkFigure(
+      "PostgreSQL: PATCH, ours against a minimal node:http + pg handler making the same writes (the pet locked, a history record with the next seq from the revision row, one autocommitted statement per request): requests/s; PostgreSQL's CPU per PATCH; ratio of the medians",
       "PostgreSQL: PATCH vs the minimal handler doing the same writes",
       "node:http + pg, the pet locked, a history record with a seq",
-      withPostgresCpu(
-        cluster.pid(),
-        (options) => load(patchOurs, "/", { requests: tools.patchRequests(pets), ...options }),
-        equalCpu.ours,
-      ),
-      withPostgresCpu(
-        cluster.pid(),
-        (options) => load(equalWork, "/", { requests: tools.patchRequests(pets), ...options }),
-        equalCpu.reference,
-      ),
+      (options) => load(patchOurs, "/", { requests: tools.patchRequests(pets), ...options }),
+      (options) => load(equalWork, "/", { requests: tools.patchRequests(pets), ...options }),
     );
-    const rates = (runs) => runs.map((run) => run.rps);
-    figures.push({
-      what: "PostgreSQL: PATCH, ours against a minimal node:http + pg handler making the same writes (the pet locked, a history record with the next seq from the revision row, one autocommitted statement per request): requests/s; PostgreSQL's CPU per PATCH; ratio of the medians",
-      shown:
-        `ours ${fmt(median(rates(measured.ours)))} (${spread(rates(measured.ours))}), ` +
-        `${fmt(median(equalCpu.ours))} µs; the handler ${fmt(median(rates(measured.reference)))} ` +
-        `(${spread(rates(measured.reference))}), ${fmt(median(equalCpu.reference))} µs; ` +
-        `${(median(rates(measured.ours)) / median(rates(measured.reference))).toFixed(2)} ×; ` +
-        `errors ${[measured.ours, measured.reference].map((runs) => runs.reduce((n, run) => n + run.errors, 0)).join(" and ")}`,
-    });
     await patchOurs.stop();
     await equalWork.stop();
 

@@ -27,7 +27,7 @@ export class SessionBusyError extends Error {
 }
 
 /** The lock file of the journal at `journalPath` (`…/<id>.jsonl` → `…/<id>.lock`). */
-export function lockPathOf(journalPath: string): string {
+function lockPathOf(journalPath: string): string {
   return journalPath.replace(/\.jsonl$/, ".lock");
 }
 

@@ -38,7 +38,7 @@ export interface Cursor {
 }
 
 /** The file beside the cursor file `path` that names the change at its seq. */
-export function lastChangePath(path: string): string {
+function lastChangePath(path: string): string {
   return `${path}.last-change`;
 }
 

@@ -13,6 +13,30 @@ const MAX_ID = "9223372036854775807";
 const OUTAGE = await startStubServer();
 afterAll(OUTAGE.close);
 
+/** Stubs answered by OUTAGE. */
+const AT_OUTAGE = { origin: OUTAGE.origin };
+
+/**
+ * `changes --follow --limit 2 --cursor-file cursor` against OUTAGE, which answers its first
+ * page (seq 1) and then goes away (refused: the call and its two retries), and is back after
+ * the follower's next pause; `stubs` hold what it answers once back.
+ */
+async function followThroughOutage(stubs: HttpStubs, cursor: string) {
+  stubs
+    .on("GET", "/v1/inventory/changes?after=0&limit=2&wait=30", AT_OUTAGE)
+    .reply(200, page(1, 1), json);
+  return runFake(["inventory", "changes", "--follow", "--limit", "2", "--cursor-file", cursor], {
+    stubs,
+    env: { ...CONFIGURED_ENV, PETSTORE_BASE_URL: `${OUTAGE.origin}/v1` },
+    // The pauses: the follower's pace after the first page (the server goes away), the
+    // back-offs of the call's two retries, then the follower's pause (it comes back).
+    onSleep: async (_ms, sleeps) => {
+      if (sleeps.length === 1) await OUTAGE.stop();
+      if (sleeps.length === 4) await OUTAGE.listenAgain();
+    },
+  });
+}
+
 /** A feed record as the server writes it. */
 function record(seq: number | string, fields: Record<string, unknown> = {}): string {
   return JSON.stringify({
@@ -452,27 +476,13 @@ describe("inventory changes --follow through outages and interrupts", () => {
   });
 
   it("following, refuses to go on when the store that answers again no more holds the change printed last (restored meanwhile)", async () => {
-    const at = { origin: OUTAGE.origin };
     const stubs = new HttpStubs();
-    stubs
-      .on("GET", "/v1/inventory/changes?after=0&limit=2&wait=30", at)
-      .reply(200, page(1, 1), json);
     // Back after the outage, seq 1 is another pet's change.
     stubs
-      .on("GET", "/v1/inventory/changes?after=0&limit=1", at)
+      .on("GET", "/v1/inventory/changes?after=0&limit=1", AT_OUTAGE)
       .reply(200, `{"changes":[${record(1, { petId: 9 })}],"next":1}`, json);
     const cursor = join(temp.dir, "changes.cursor");
-    const result = await runFake(
-      ["inventory", "changes", "--follow", "--limit", "2", "--cursor-file", cursor],
-      {
-        stubs,
-        env: { ...CONFIGURED_ENV, PETSTORE_BASE_URL: `${OUTAGE.origin}/v1` },
-        onSleep: async (_ms, sleeps) => {
-          if (sleeps.length === 1) await OUTAGE.stop();
-          if (sleeps.length === 4) await OUTAGE.listenAgain();
-        },
-      },
-    );
+    const result = await followThroughOutage(stubs, cursor);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe(tsv(1, 1));
     expect(result.stderr).toContain(
@@ -482,36 +492,21 @@ describe("inventory changes --follow through outages and interrupts", () => {
   });
 
   it("waits out a server that went away, says so once, and goes on from the last seq", async () => {
-    const at = { origin: OUTAGE.origin };
     const stubs = new HttpStubs();
-    stubs
-      .on("GET", "/v1/inventory/changes?after=0&limit=2&wait=30", at)
-      .reply(200, page(1, 1), json);
-    // After the first page the server goes away (refused: the call and its two retries), then
-    // comes back unavailable three times, then answers.
+    // Back, it comes back unavailable three times, then answers.
     const path = "/v1/inventory/changes?after=1&limit=1&wait=30";
     // Once it answers again, it is asked first whether it still holds the change printed
     // last (seq 1): a store restored meanwhile would not.
-    stubs.on("GET", "/v1/inventory/changes?after=0&limit=1", at).reply(200, page(1, 1), json);
     stubs
-      .on("GET", path, at)
+      .on("GET", "/v1/inventory/changes?after=0&limit=1", AT_OUTAGE)
+      .reply(200, page(1, 1), json);
+    stubs
+      .on("GET", path, AT_OUTAGE)
       .reply(503, '{"code":"unavailable","message":"shutting down","status":503}', json)
       .times(3);
-    stubs.on("GET", path, at).reply(200, page(2, 2), json);
+    stubs.on("GET", path, AT_OUTAGE).reply(200, page(2, 2), json);
     const cursor = join(temp.dir, "changes.cursor");
-    const result = await runFake(
-      ["inventory", "changes", "--follow", "--limit", "2", "--cursor-file", cursor],
-      {
-        stubs,
-        env: { ...CONFIGURED_ENV, PETSTORE_BASE_URL: `${OUTAGE.origin}/v1` },
-        // The pauses: the follower's pace after the first page (the server goes away), the
-        // back-offs of the call's two retries, then the follower's pause (it comes back).
-        onSleep: async (_ms, sleeps) => {
-          if (sleeps.length === 1) await OUTAGE.stop();
-          if (sleeps.length === 4) await OUTAGE.listenAgain();
-        },
-      },
-    );
+    const result = await followThroughOutage(stubs, cursor);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(tsv(1, 2));
     expect(result.stderr).toBe(
