@@ -102,9 +102,9 @@ export async function runInventoryChanges(
   // connection (a store restored meanwhile hands its seqs out again), as part of fetching the
   // page: a follower waits out a server that is not there, and an interrupt ends the wait.
   let markChecked = false;
-  let printedAny = false;
   const fetchPage = async (from: bigint, limit: number, waitSeconds: number) => {
     if (!markChecked && printedMark !== undefined) {
+      const printedAny = printedUpTo !== after;
       await checkCursorMark(printedUpTo, printedMark, { cursorFile, printedAny }, fetchOnce);
     }
     markChecked = true;
@@ -114,10 +114,7 @@ export async function runInventoryChanges(
     const written = await printer.print(page.changes);
     printedUpTo = page.next;
     const last = page.changes.at(-1);
-    if (last !== undefined) {
-      printedMark = markOf(last);
-      printedAny = true;
-    }
+    if (last !== undefined) printedMark = markOf(last);
     if (written) await save(printedUpTo, printedMark);
   };
 
