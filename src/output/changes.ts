@@ -7,6 +7,7 @@ import { ApiError, type ClientFailure } from "../client/errors.js";
 import { csvLine, tsvLine } from "./delimited.js";
 import type { OutputFormat } from "./format.js";
 import { printable } from "../text/printable.js";
+import { wrapped } from "../text/wrap.js";
 import { changeCells, changesTable, HISTORY_COLUMNS } from "./history.js";
 import { writeFlushed, type IoStreams } from "./io-streams.js";
 
@@ -97,7 +98,7 @@ function alignedLine(fields: readonly string[]): string {
 /** What a person reads of a change: its local time and the change's sign, no request id. */
 function personLine(change: FeedChange): string {
   const cells = changeCells(change);
-  return alignedLine([
+  return `${alignedLine([
     change.seq.toString(),
     cells.when,
     change.petId.toString(),
@@ -107,7 +108,60 @@ function personLine(change: FeedChange): string {
     cells.key,
     cells.ref,
     cells.reason,
+  ])}\n`;
+}
+
+/**
+ * The terminal width under which a change's line is split in two: the columns up to the ref
+ * and 20 of the reason (125) do not fit, so the key, the ref and the reason go on a line of
+ * their own, wrapped under the change. The first line takes its 67 columns (seq to change)
+ * whatever the terminal.
+ */
+const NARROW_LINES =
+  LINE_COLUMNS.reduce((sum, [, width], index) => sum + width + (index === 0 ? 0 : 2), 0) + 20;
+/** The columns of the first line when split (seq to change); the rest goes below. */
+const FIRST_LINE_COLUMNS = 6;
+/** Where the second line starts: under `when`. */
+const SECOND_LINE_INDENT = " ".repeat((LINE_COLUMNS[0]?.[1] ?? 0) + 2);
+
+/** A change as two lines for a narrow terminal: the numbers, then the key, `ref REF` and the reason. */
+function narrowPersonLines(change: FeedChange, width: number): string {
+  const cells = changeCells(change);
+  const first = alignedLine([
+    change.seq.toString(),
+    cells.when,
+    change.petId.toString(),
+    cells.previous,
+    cells.quantity,
+    cells.change,
   ]);
+  const rest = [cells.key, cells.ref === "" ? "" : `ref ${cells.ref}`, cells.reason]
+    .filter((text) => text !== "")
+    .join("  ");
+  return `${first}\n${rest === "" ? "" : `${indented(rest, width)}\n`}`;
+}
+
+/** `text` wrapped to the terminal under the second line's indent. */
+function indented(text: string, width: number): string {
+  const lines = wrapped(text, Math.max(1, width - SECOND_LINE_INDENT.length)).split("\n");
+  return lines.map((line) => SECOND_LINE_INDENT + line).join("\n");
+}
+
+/** The header of `lines`, and how each change is laid out, for a terminal `width` wide. */
+function linesLayout(
+  width: number | undefined,
+  style: IoStreams["style"],
+): { header: string; line: (change: FeedChange) => string } {
+  const titles = LINE_COLUMNS.map(([title]) => title);
+  if (width === undefined || width >= NARROW_LINES) {
+    return { header: `${style.bold(alignedLine(titles))}\n`, line: personLine };
+  }
+  const first = alignedLine(titles.slice(0, FIRST_LINE_COLUMNS));
+  const second = SECOND_LINE_INDENT + ["key", "ref", "reason"].join("  ");
+  return {
+    header: `${style.bold(first)}\n${style.bold(second)}\n`,
+    line: (change) => narrowPersonLines(change, width),
+  };
 }
 
 /**
@@ -149,11 +203,11 @@ export function changesPrinter(
       };
     }
     case "lines": {
-      let header: string | undefined =
-        `${io.style.bold(alignedLine(LINE_COLUMNS.map(([title]) => title)))}\n`;
+      const layout = linesLayout(io.width, io.style);
+      let header: string | undefined = layout.header;
       return {
         print: async (changes) => {
-          const text = (header ?? "") + changes.map((change) => `${personLine(change)}\n`).join("");
+          const text = (header ?? "") + changes.map(layout.line).join("");
           header = undefined;
           if (text !== "") await writeFlushed(out, text);
           return true;

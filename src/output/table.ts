@@ -2,10 +2,12 @@
  * Boxed tables for people at a terminal (cli-table3); colour is applied by the caller. A table
  * wider than the terminal has its widest free-text columns (a reason, a ref) narrowed until it
  * fits, their cells wrapped between words (a word longer than its column is cut across lines,
- * never shortened): every character is still shown, each row's cells side by side.
+ * never shortened): every character is still shown, each row's cells side by side. A table
+ * that does not fit even so (a terminal of 80 columns and a history with refs) is shown as
+ * records instead, a block of "title  value" lines for each row, as psql's `\x auto` does.
  */
 import Table from "cli-table3";
-import stringWidth from "string-width";
+import { shownWidth, wrapped } from "../text/wrap.js";
 import type { IoStreams } from "./io-streams.js";
 
 export interface TableSpec {
@@ -21,6 +23,9 @@ export interface TableSpec {
 export function renderTable(spec: TableSpec, io: Pick<IoStreams, "style" | "width">): string {
   const right = new Set(spec.rightAligned ?? []);
   const widths = io.width === undefined ? undefined : fittedWidths(spec, io.width);
+  if (io.width !== undefined && widths !== undefined && tableWidth(widths) > io.width) {
+    return renderRecords(spec, io.width, io.style);
+  }
   const table = new Table({
     head: spec.head.map((title) => io.style.bold(title)),
     colAligns: spec.head.map((_, index) => (right.has(index) ? "right" : "left")),
@@ -44,13 +49,6 @@ const PADDING = 2;
 /** A column is narrowed no further than this, nor than its title. */
 const MIN_TEXT_WIDTH = 12 + PADDING;
 
-/** How many terminal columns text takes, its widest line (colour codes take none). */
-function shownWidth(text: string): number {
-  return Math.max(0, ...text.split("\n").map((line) => stringWidth(line)));
-}
-
-const graphemes = new Intl.Segmenter();
-
 /**
  * Column widths (padding included) that fit `terminalWidth`, narrowing the widest wrappable
  * column one step at a time; undefined when the table fits as it is, or has no column to
@@ -64,8 +62,7 @@ function fittedWidths(spec: TableSpec, terminalWidth: number): number[] | undefi
       Math.max(shownWidth(title), ...spec.rows.map((row) => shownWidth(row[index] ?? ""))) +
       PADDING,
   );
-  const borders = spec.head.length + 1;
-  const total = () => widths.reduce((sum, width) => sum + width, borders);
+  const total = () => tableWidth(widths);
   if (total() <= terminalWidth) return undefined;
   const narrowest = spec.head.map((title, index) =>
     wrappable.has(index)
@@ -85,32 +82,30 @@ function fittedWidths(spec: TableSpec, terminalWidth: number): number[] | undefi
   return widths;
 }
 
+/** A table's width in terminal columns: its columns' (padding included) and the borders. */
+function tableWidth(widths: readonly number[]): number {
+  return widths.reduce((sum, width) => sum + width, widths.length + 1);
+}
+
 /**
- * `text` (plain, a free-text cell) in lines of at most `width` terminal columns, broken between
- * words where it can be; a word wider than that is cut between characters.
+ * Each row as a record: a rule naming its number, then a line for each column, its title
+ * (bold) and its value, the values wrapped to the terminal under one another.
  */
-function wrapped(text: string, width: number): string {
-  if (width < 1 || shownWidth(text) <= width) return text;
-  const lines: string[] = [];
-  for (const paragraph of text.split("\n")) {
-    let line = "";
-    for (const word of paragraph.split(" ")) {
-      const joined = line === "" ? word : `${line} ${word}`;
-      if (stringWidth(joined) <= width) {
-        line = joined;
-        continue;
-      }
-      if (line !== "") lines.push(line);
-      line = "";
-      for (const { segment } of graphemes.segment(word)) {
-        if (line !== "" && stringWidth(line + segment) > width) {
-          lines.push(line);
-          line = "";
-        }
-        line += segment;
-      }
-    }
-    lines.push(line);
-  }
-  return lines.join("\n");
+function renderRecords(spec: TableSpec, terminalWidth: number, style: IoStreams["style"]): string {
+  const titleWidth = Math.max(...spec.head.map(shownWidth));
+  const indent = " ".repeat(titleWidth + 2);
+  const valueWidth = Math.max(1, terminalWidth - indent.length);
+  return spec.rows
+    .map((row, index) => {
+      const rule = `─[ ${index + 1} of ${spec.rows.length} ]`;
+      const lines = spec.head.map((title, column) => {
+        const value = wrapped(row[column] ?? "", valueWidth)
+          .split("\n")
+          .join(`\n${indent}`);
+        if (value === "") return style.bold(title);
+        return `${style.bold(title)}${" ".repeat(titleWidth - shownWidth(title))}  ${value}`;
+      });
+      return `${rule}${"─".repeat(Math.max(0, Math.min(terminalWidth, 40) - rule.length))}\n${lines.join("\n")}\n`;
+    })
+    .join("");
 }

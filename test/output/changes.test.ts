@@ -205,6 +205,49 @@ describe("changesPrinter", () => {
     expect(seed.indexOf("seed pets.json")).toBe(sale.indexOf("sale"));
     expect(header.indexOf("reason")).toBe(sale.indexOf("sale"));
   });
+
+  it("lines on a terminal under 125 columns: the key, ref and reason on a wrapped line below", async () => {
+    const { streams, out } = captureIo(true);
+    const printer = changesPrinter("lines", { ...streams, width: 60 }, 0n);
+    const long = {
+      ...SALE,
+      reason: "delivery from the wholesaler, three boxes short, see the note on the invoice",
+    };
+    await printer.print([long, SEED]);
+    expect(out().split("\n")).toEqual([
+      "      seq  when                   petId  previous  quantity  change",
+      "           key  ref  reason",
+      `    41231  ${localTime(SALE.at)}       42         8         7      -1`,
+      "           till-1  ref till-1:0001  delivery from the",
+      "           wholesaler, three boxes short, see the note on",
+      "           the invoice",
+      `        1  ${localTime(SEED.at)}  9223372036854775807       6`,
+      "           seed pets.json",
+      "",
+    ]);
+    // The wrapped lines fit; the first takes its 67 columns whatever the terminal.
+    const below = out()
+      .split("\n")
+      .filter((line) => line.startsWith("           "));
+    expect(Math.max(...below.map((line) => line.length))).toBeLessThanOrEqual(60);
+    // A change with no key, ref or reason has no second line.
+    const bare = captureIo(true);
+    const quiet = changesPrinter("lines", { ...bare.streams, width: 80 }, 0n);
+    await quiet.print([{ ...SEED, reason: null }]);
+    expect(bare.out().split("\n").slice(2)).toEqual([
+      `        1  ${localTime(SEED.at)}  9223372036854775807       6`,
+      "",
+    ]);
+  });
+
+  it("lines on a terminal of 125 columns or more: one line per change, as when the width is not known", async () => {
+    const wide = captureIo(true);
+    await changesPrinter("lines", { ...wide.streams, width: 125 }, 0n).print([SALE]);
+    const unknown = captureIo(true);
+    await changesPrinter("lines", unknown.streams, 0n).print([SALE]);
+    expect(wide.out()).toBe(unknown.out());
+    expect(wide.out().split("\n")).toHaveLength(3);
+  });
 });
 
 describe("writeFlushed", () => {

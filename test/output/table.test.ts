@@ -56,13 +56,38 @@ describe("renderTable", () => {
     expect(table).not.toContain("…");
   });
 
-  it("narrows no further than its columns allow, and never a column not said to wrap", () => {
-    const table = renderTable(SPEC, { style, width: 20 });
-    expect(table).toContain("│ 2026-11-27 10:00:00 │");
+  it("narrows a column to 12 characters at least, and never a column not said to wrap", () => {
     // The reason and ref columns at their least: 12 characters and the padding.
+    const least = 1 + 21 + 1 + 8 + 1 + 14 + 1 + 14 + 1;
+    const table = renderTable(SPEC, { style, width: least });
+    expect(table).toContain("│ 2026-11-27 10:00:00 │");
     expect(table.split("\n")[0]).toBe(
       `┌${"─".repeat(21)}┬${"─".repeat(8)}┬${"─".repeat(14)}┬${"─".repeat(14)}┐`,
     );
+  });
+
+  it("shows each row as a record when the table cannot fit even so, losing nothing", () => {
+    const records = renderTable(SPEC, { style, width: 40 });
+    expect(records.split("\n")).toEqual([
+      `─[ 1 of 2 ]${"─".repeat(29)}`,
+      "when    2026-11-27 10:00:00",
+      "change  +6",
+      "reason  delivery from the wholesaler,",
+      "        invoice 2026-11-27/4411, three",
+      "        boxes short: see the note",
+      "ref     till-1/2026-11-27/receipt-000000",
+      "        000000000042",
+      `─[ 2 of 2 ]${"─".repeat(29)}`,
+      "when    2026-11-27 09:00:00",
+      "change  -2",
+      "reason  sold",
+      "ref",
+      "",
+    ]);
+    expect(Math.max(...lengths(records))).toBeLessThanOrEqual(40);
+    // Titles are bold when colour is on; the values are not touched.
+    const bold = renderTable(SPEC, { style: new Chalk({ level: 1 }), width: 40 });
+    expect(bold).toContain("\u001b[1mchange\u001b[22m  +6\n");
   });
 
   it("cuts characters two columns wide across lines too, never shortening them", () => {

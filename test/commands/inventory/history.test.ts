@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { localTime } from "../../../src/output/history.js";
 import { HttpStubs, runFake } from "../fake-deps.js";
 import { MAX_ID_TEXT as MAX_ID } from "../../support/ids.js";
 
@@ -101,6 +102,30 @@ describe("inventory history", () => {
         .map((line) => line.split("│")[index]?.trim() ?? "");
     expect(cells(6).join(" ").replace(/ +/g, " ").trim()).toBe(reason);
     expect(cells(7).join("")).toBe(ref);
+  });
+
+  it("shows each change as a record on an 80-column terminal, where the table with a ref cannot fit", async () => {
+    const reason = "delivery from the wholesaler, invoice 4411, three boxes short: see the note";
+    const ref = "till-1/2026-11-27/receipt-000000000000000042";
+    const records = JSON.stringify([{ ...(JSON.parse(RECORDS) as object[])[0], reason, ref }]);
+    const result = await runFake(["--no-color", "inventory", "history", "42"], {
+      stubs: listing("42", "?limit=20", 200, records),
+      isTTY: true,
+      columns: 80,
+    });
+    expect(result.code).toBe(0);
+    expect(result.stdout.split("\n")).toEqual([
+      `─[ 1 of 1 ]${"─".repeat(29)}`,
+      `when      ${localTime("2026-11-22T14:03:12.481Z")}`,
+      "previous  8",
+      "quantity  7",
+      "change    -1",
+      "key       till-1",
+      "reason    delivery from the wholesaler, invoice 4411, three boxes short: see the",
+      "          note",
+      `ref       ${ref}`,
+      "",
+    ]);
   });
 
   it("prints the records as JSON with --json, int64 petIds exact, and asks for --limit", async () => {
