@@ -138,9 +138,18 @@ export function countJob(
       new RunInterruptedError(
         signal,
         interruptedSummary(report, signal, posting.name, posting.dryRun),
-        posting.sessionId === undefined
-          ? "post the same counts again: a count posted once comes back as posted before"
-          : `post it again with petstore inventory count --resume ${posting.sessionId}: a count posted once comes back as posted before`,
+        !posting.dryRun && isCompleteReport(report)
+          ? `every count was posted before the run stopped: nothing is left to post${posting.sessionId === undefined ? "" : ` (session ${posting.sessionId} is posted)`}`
+          : posting.sessionId === undefined
+            ? "post the same counts again: a count posted once comes back as posted before"
+            : `post it again with petstore inventory count --resume ${posting.sessionId}: a count posted once comes back as posted before`,
       ),
   };
+}
+
+/** Every count of the report applied or posted before: none failed, none left unsent. */
+export function isCompleteReport(
+  report: Pick<BatchRunReport<CountResult>, "rejected" | "failed" | "notAttempted">,
+): boolean {
+  return report.rejected !== true && report.failed === 0 && report.notAttempted === 0;
 }

@@ -44,7 +44,7 @@ import type { CommandContext } from "../../program/factory.js";
 import { claimRun } from "../../program/interrupts.js";
 import { countOf } from "../../text/plural.js";
 import { runBatchJob } from "./batch-job.js";
-import { countJob, type CountPosting } from "./count-job.js";
+import { countJob, isCompleteReport, type CountPosting } from "./count-job.js";
 
 /** The options of `inventory count`, as its command definition parses them. */
 export interface InventoryCountOptions {
@@ -662,20 +662,24 @@ async function review(
     ref: countRef(id, pet.petId),
   }));
   const posted = { complete: false };
-  await runBatchJob(
-    countJob(
-      () => Promise.resolve(counts),
-      posting,
-      io,
-      (report) => {
-        posted.complete =
-          !dryRun && report.rejected !== true && report.failed === 0 && report.notAttempted === 0;
-      },
-    ),
-    context,
-  );
-  if (posted.complete) {
-    journal.append({ type: "posted", at: new Date(context.now()).toISOString() });
+  try {
+    await runBatchJob(
+      countJob(
+        () => Promise.resolve(counts),
+        posting,
+        io,
+        (report) => {
+          posted.complete = !dryRun && isCompleteReport(report);
+        },
+      ),
+      context,
+    );
+  } finally {
+    // Every count applied (or posted before) is a posted session, even when an interrupt came
+    // while the last of them was in flight and the run ends 130 for it.
+    if (posted.complete) {
+      journal.append({ type: "posted", at: new Date(context.now()).toISOString() });
+    }
   }
 }
 

@@ -1,0 +1,82 @@
+/**
+ * A count session's post interrupted while its last batch is in flight, in-process: the signal
+ * is delivered from inside the held POST, which is then answered whole. Every count applied,
+ * the session is posted (a later `--resume` has nothing to post), though the run ends 130 for
+ * the interrupt; its hint says nothing is left to post.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { Interrupts } from "../../../src/program/interrupts.js";
+import { tempDir } from "../../support/temp-dir.js";
+import { CONFIGURED_ENV, HttpStubs, json, runFake } from "../fake-deps.js";
+
+const temp = tempDir("petstore-count-interrupt-");
+afterAll(() => {
+  temp.remove();
+});
+
+const ITEM = '{"petId":1,"quantity":3,"status":"available"}';
+const RESULT =
+  '{"changed":1,"unchanged":0,"failed":0,"results":[{"petId":1,"outcome":"changed","previous":3,"quantity":5,"status":"available","book":3,"since":0,"counted":5,"variance":2}]}';
+
+/** The session's journal entries' types, in order. */
+function journalTypes(stateHome: string): string[] {
+  const directory = join(stateHome, "petstore", "counts");
+  const journal = readdirSync(directory).find((name) => name.endsWith(".jsonl"));
+  if (journal === undefined) throw new Error(`no journal in ${directory}`);
+  return readFileSync(join(directory, journal), "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => (JSON.parse(line) as { type: string }).type);
+}
+
+describe("inventory count: an interrupt while the post is in flight", () => {
+  it("every count applied: the session is posted, exit 130, and the hint says nothing is left", async () => {
+    const stateHome = join(temp.dir, "complete");
+    const stubs = new HttpStubs();
+    stubs.on("GET", "/v1/inventory/1").reply(200, ITEM, {
+      headers: { ...json.headers, etag: '"3"', "inventory-seq": "7" },
+    });
+    stubs.on("POST", "/v1/inventory/batch").reply(200, RESULT, json);
+    const interrupts = new Interrupts();
+    stubs.hold("POST", (_count, held) => {
+      interrupts.deliver("SIGINT");
+      held.release();
+    });
+    const result = await runFake(["inventory", "count", "--yes"], {
+      stubs,
+      interrupts,
+      stdin: "1 =5\n",
+      env: { ...CONFIGURED_ENV, XDG_STATE_HOME: stateHome },
+    });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toMatch(
+      /error: interrupted by SIGINT: 1 change applied, 0 rows not attempted \(the report lists them\)\nhint: every count was posted before the run stopped: nothing is left to post \(session [0-9a-f-]+ is posted\)\n$/,
+    );
+    expect(journalTypes(stateHome).at(-1)).toBe("posted");
+  });
+
+  it("a count left unsent: the session stays open, and the hint says to post it again", async () => {
+    const stateHome = join(temp.dir, "partial");
+    const stubs = new HttpStubs();
+    stubs.on("GET", "/v1/inventory/1").reply(200, ITEM, {
+      headers: { ...json.headers, etag: '"3"', "inventory-seq": "7" },
+    });
+    const interrupts = new Interrupts();
+    // Interrupted before the post is sent (at the read of the first line's pet, answered whole).
+    stubs.hold("GET", (_count, held) => {
+      interrupts.deliver("SIGINT");
+      held.release();
+    });
+    const result = await runFake(["inventory", "count", "--yes"], {
+      stubs,
+      interrupts,
+      stdin: "1 =5\n",
+      env: { ...CONFIGURED_ENV, XDG_STATE_HOME: stateHome },
+    });
+    expect(result.code).toBe(130);
+    expect(result.stderr).not.toContain("nothing is left to post");
+    expect(journalTypes(stateHome)).not.toContain("posted");
+  });
+});
