@@ -129,6 +129,13 @@ export function decodeEntry(line: string): JournalEntry {
       return { type: "undo" };
     case "posted":
       return { type: "posted", at: text(fields, "at") };
+    case "seen":
+      return {
+        type: "seen",
+        seq: id(fields, "seq"),
+        petId: id(fields, "petId"),
+        at: text(fields, "at"),
+      };
     default:
       throw new Error("not an entry of a count journal");
   }

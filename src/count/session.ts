@@ -42,8 +42,24 @@ export type LineEntry =
   | { type: "add"; petId: bigint; units: number; read?: PetRead | undefined }
   | { type: "set"; petId: bigint; count: number; read?: PetRead | undefined };
 
+/**
+ * The change the store held at `seq`, the highest seq a pet of the session was read as of: a
+ * store restored from a backup hands that seq out again, to another change (see commands/inventory/count-seen.ts).
+ */
+export interface SeenEntry {
+  type: "seen";
+  seq: bigint;
+  petId: bigint;
+  at: string;
+}
+
 export type JournalEntry =
-  SessionHeader | ScopeEntry | LineEntry | { type: "undo" } | { type: "posted"; at: string };
+  | SessionHeader
+  | ScopeEntry
+  | LineEntry
+  | SeenEntry
+  | { type: "undo" }
+  | { type: "posted"; at: string };
 
 /** What `undo` takes back: the line, and the pet's count before it (undefined: it was new). */
 interface Undoable {
@@ -67,6 +83,7 @@ export class CountSession {
   readonly #pets = new Map<bigint, CountedPet>();
   readonly #lines: Undoable[] = [];
   #posted = false;
+  #seen: SeenEntry | undefined;
 
   constructor(header: SessionHeader) {
     this.header = header;
@@ -83,6 +100,11 @@ export class CountSession {
 
   get posted(): boolean {
     return this.#posted;
+  }
+
+  /** The change at the highest seq a pet was read as of, when the session has noted one. */
+  get seen(): SeenEntry | undefined {
+    return this.#seen;
   }
 
   get scope(): ScopeEntry | undefined {
@@ -104,6 +126,9 @@ export class CountSession {
         return;
       case "posted":
         this.#posted = true;
+        return;
+      case "seen":
+        this.#seen = entry;
         return;
       case "undo":
         this.#undo();

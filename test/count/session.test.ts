@@ -111,6 +111,8 @@ describe("the journal", () => {
       { type: "set", petId: 42n, count: 7 },
       { type: "undo" },
       { type: "add", petId: 43n, units: 2, read: read(0, 11n) },
+      { type: "seen", seq: 11n, petId: 7n, at: "2026-11-27T00:59:59.123Z" },
+      { type: "seen", seq: 9223372036854775807n, petId: 42n, at: "2026-11-27T01:00:00.000Z" },
     ];
     for (const entry of entries) journal.append(entry);
     journal.close();
@@ -123,6 +125,8 @@ describe("the journal", () => {
       [43n, 2],
     ]);
     expect(replayed.pet(42n)?.read.asOf).toBe(9223372036854775807n);
+    // The change at the highest seq read as of: the last noted.
+    expect(replayed.seen).toEqual(entries[6]);
     // Reopened, the cut line is gone before the next entry goes on.
     const again = Journal.reopen(journal.path, SessionLock.take(journal.path, HEADER.id, NOW));
     again.append({ type: "posted", at: "2026-11-27T01:00:00.000Z" });
@@ -131,6 +135,8 @@ describe("the journal", () => {
       readFileSync(journal.path, "utf8").endsWith(
         encodeEntry({ type: "undo" }) +
           encodeEntry(entries[4] as JournalEntry) +
+          encodeEntry(entries[5] as JournalEntry) +
+          encodeEntry(entries[6] as JournalEntry) +
           encodeEntry({ type: "posted", at: "2026-11-27T01:00:00.000Z" }),
       ),
     ).toBe(true);

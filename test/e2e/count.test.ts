@@ -16,6 +16,7 @@ import {
   API_KEY,
   describeEachStore,
   serverForBlock,
+  startServer,
   type SeedFileEntry,
 } from "./support/servers.js";
 import { HAS_SCRIPT, spawnCliInTty } from "./support/tty.js";
@@ -764,6 +765,88 @@ describe("a server that cannot take counts", () => {
       expect(result.stderr).toContain("no Inventory-Seq header");
     } finally {
       await fake.stop();
+    }
+  });
+});
+
+describe("a counting session across a restore of the store from a backup", () => {
+  it("refuses to count on or post once the restored store's new changes reuse the seqs its pets were read as of: exit 2, nothing posted", async () => {
+    const db = join(states.dir, "restored.db");
+    const backup = join(states.dir, "restored-backup.db");
+    const state = newState();
+    const cliEnv = (url: string) => ({
+      PETSTORE_BASE_URL: url,
+      PETSTORE_API_KEY: API_KEY,
+      XDG_STATE_HOME: state,
+    });
+    // The seed (seqs 1 to 3), a backup, two sales (4, 5); pet 1 counted as of seq 5, not posted.
+    let server = await startServer({ seed: SEED.slice(0, 3), dbPath: db });
+    let id: string;
+    try {
+      expect((await runCli(["db", "backup", "--db", db, backup])).code).toBe(0);
+      for (const [pet, quantity] of [
+        [1, 9],
+        [2, 9],
+      ] as const) {
+        const sold = await runCli(["inventory", "set", String(pet), String(quantity)], {
+          env: cliEnv(server.url),
+        });
+        expect(sold.code).toBe(0);
+      }
+      const counted = await runCli(["inventory", "count", "--dry-run"], {
+        env: cliEnv(server.url),
+        input: "1 =7\ndone\n",
+      });
+      expect(counted.code).toBe(0);
+      id = sessionIdIn(counted.stderr);
+      expect(journal(state, id)).toContainEqual(
+        expect.objectContaining({ type: "seen", seq: "5", petId: "2" }),
+      );
+    } finally {
+      await server.stop();
+    }
+    // The disk fails; the store comes back from the backup (latest seq 3) and trades at once:
+    // its new changes are handed seqs 4, 5 and 6 again.
+    // At the same address: the session is its server's (its base URL).
+    writeFileSync(db, readFileSync(backup));
+    server = await startServer({ dbPath: db, args: ["--port", String(server.port)] });
+    try {
+      for (const quantity of [1, 2, 3]) {
+        expect(
+          (await runCli(["inventory", "set", "3", String(quantity)], { env: cliEnv(server.url) }))
+            .code,
+        ).toBe(0);
+      }
+      const before = await quantities(cliEnv(server.url));
+      const refusal = new RegExp(
+        `^error: count session ${id} read its pets as of the changes up to seq 5 \\(pet 2 at \\S+\\), but the store has another change there \\(pet 3 at \\S+\\): it was restored from a backup since \\(or is another store\\), and these counts would be taken against changes it no longer holds; nothing was posted\nhint: count those pets again in a new session \\(petstore inventory count\\)`,
+        "m",
+      );
+      // A new line, read as of seq 6, is refused: the change at seq 5 the session noted is gone.
+      const more = await runCli(["inventory", "count", "--resume", id, "--yes"], {
+        env: cliEnv(server.url),
+        input: "2 =4\ndone\n",
+      });
+      expect(more.code).toBe(2);
+      expect(more.stderr).toMatch(refusal);
+      // Posting what it counted before the restore is refused too, before anything is sent.
+      const post = await runCli(["inventory", "count", "--resume", id, "--yes"], {
+        env: cliEnv(server.url),
+        input: "done\n",
+      });
+      expect(post.code).toBe(2);
+      expect(post.stderr).toMatch(refusal);
+      expect(await quantities(cliEnv(server.url))).toEqual(before);
+      expect(journal(state, id).map((entry) => entry.type)).not.toContain("posted");
+      // A new session, read as of the restored store's changes, posts.
+      const recount = await runCli(["inventory", "count", "--yes"], {
+        env: cliEnv(server.url),
+        input: "1 =7\ndone\n",
+      });
+      expect(recount.code).toBe(0);
+      expect((await quantities(cliEnv(server.url))).get(1)).toBe(7);
+    } finally {
+      await server.stop();
     }
   });
 });

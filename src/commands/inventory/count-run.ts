@@ -45,6 +45,7 @@ import { claimRun } from "../../program/interrupts.js";
 import { countOf } from "../../text/plural.js";
 import { runBatchJob } from "./batch-job.js";
 import { countJob, isCompleteReport, type CountPosting } from "./count-job.js";
+import { checkSeen, noteSeen, StoreRestoredError } from "./count-seen.js";
 
 /** The options of `inventory count`, as its command definition parses them. */
 export interface InventoryCountOptions {
@@ -293,6 +294,7 @@ async function openSession(
     };
     journal.append(scope);
     session.apply(scope);
+    await noteSeen(session, journal, client, seq);
   }
   io.err.write(
     `count session ${header.id} on ${server}${header.full ? `: a full stocktake of ${countOf(session.scope?.pets.length ?? 0, "pet")}${header.status === null ? "" : ` (${header.status})`}, as of seq ${session.scope?.asOf}` : ""}\n` +
@@ -538,9 +540,19 @@ async function countLines(
           if (session.pet(line.petId) === undefined) {
             let answer: PetRead | "not_found";
             try {
-              answer = await run.until(() => readPet(client, line.petId));
+              answer = await run.until(async () => {
+                const read = await readPet(client, line.petId);
+                if (read !== "not_found") await noteSeen(session, journal, client, read.asOf);
+                return read;
+              });
             } catch (error) {
-              if (interrupted !== undefined || error instanceof CountsUnsupportedError) throw error;
+              if (
+                interrupted !== undefined ||
+                error instanceof CountsUnsupportedError ||
+                error instanceof StoreRestoredError
+              ) {
+                throw error;
+              }
               // From stdin no line can be scanned again, and a key refused stays refused:
               // the run ends with the failure's own exit code, the session open.
               if (terminal === undefined || isKeyRefused(error)) {
@@ -637,6 +649,8 @@ async function review(
       "count the store in parts: one session per aisle or per status (--full --status S)",
     );
   }
+  // Before the question: a store restored since the pets were read is refused, not asked about.
+  await checkSeen(session, await context.apiClient());
   if (interactive && options.yes !== true && !dryRun) {
     const asked = await ask(context, `Post ${countOf(rows.length, "count")}? [y/N] `);
     if (asked === "SIGINT") {

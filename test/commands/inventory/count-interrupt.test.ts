@@ -17,6 +17,9 @@ afterAll(() => {
 });
 
 const ITEM = '{"petId":1,"quantity":3,"status":"available"}';
+/** The feed's change at seq 7, which the session notes (its pet read as of 7) and checks. */
+const CHANGE_AT_7 =
+  '{"changes":[{"seq":7,"at":"2026-11-27T09:00:00.000Z","petId":1,"previous":4,"quantity":3,"keyName":"till-1","requestId":null,"reason":null,"ref":null}],"next":7}';
 const RESULT =
   '{"changed":1,"unchanged":0,"failed":0,"results":[{"petId":1,"outcome":"changed","previous":3,"quantity":5,"status":"available","book":3,"since":0,"counted":5,"variance":2}]}';
 
@@ -38,6 +41,7 @@ describe("inventory count: an interrupt while the post is in flight", () => {
     stubs.on("GET", "/v1/inventory/1").reply(200, ITEM, {
       headers: { ...json.headers, etag: '"3"', "inventory-seq": "7" },
     });
+    stubs.on("GET", "/v1/inventory/changes?after=6&limit=1").times(2).reply(200, CHANGE_AT_7, json);
     stubs.on("POST", "/v1/inventory/batch").reply(200, RESULT, json);
     const interrupts = new Interrupts();
     stubs.hold("POST", (_count, held) => {
