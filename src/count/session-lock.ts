@@ -8,6 +8,8 @@
  */
 import { openSync, readFileSync, rmSync, writeSync, closeSync } from "node:fs";
 import { hostname } from "node:os";
+import { localTime } from "../text/local-time.js";
+import { printable } from "../text/printable.js";
 
 /** The process a lock names. */
 interface Holder {
@@ -114,7 +116,7 @@ function busy(id: string, path: string, other: Holder | undefined): SessionBusyE
   const where =
     other === undefined
       ? `a lock file that does not say which process has it (${path})`
-      : `process ${other.pid} on ${other.host === hostname() ? "this machine" : other.host}, since ${other.since}`;
+      : `process ${other.pid} on ${other.host === hostname() ? "this machine" : printable(other.host)}, since ${localTime(other.since)}`;
   return new SessionBusyError(
     `count session ${id} is open in another petstore (${where}): two at once would undo each other's lines; nothing was read or posted`,
     `finish it there (done, or Ctrl-D); if that process is gone (its machine restarted), delete ${path} and run this again`,

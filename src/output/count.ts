@@ -9,7 +9,7 @@ import type { CountedPet, SessionTotals } from "../count/session.js";
 import { countOf } from "../text/plural.js";
 import { dryRunWord } from "./apply-dry-run.js";
 import { csvLine, tsvLine } from "./delimited.js";
-import { localTime } from "./history.js";
+import { localTime } from "../text/local-time.js";
 import type { IoStreams } from "./io-streams.js";
 import { rejectedBatchNote } from "./rejected-batch.js";
 import { writeJsonReport } from "./json.js";

@@ -1,4 +1,5 @@
 /** Printing an entry's history (`inventory history`). */
+import { localTime } from "../text/local-time.js";
 import { printable } from "../text/printable.js";
 import type { InventoryChange } from "../api/types.js";
 import { tsvLine } from "./delimited.js";
@@ -18,18 +19,6 @@ export const HISTORY_COLUMNS = [
   "reason",
   "ref",
 ] as const;
-
-const pad = (value: number) => String(value).padStart(2, "0");
-
-/** "2026-11-22 15:03:12" in the machine's time zone; the ISO text itself when it is no date. */
-export function localTime(iso: string): string {
-  const date = new Date(iso);
-  if (Number.isNaN(date.getTime())) return printable(iso);
-  return (
-    `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
-    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())}`
-  );
-}
 
 /** "+3", "-2", "±0"; empty for a seed's first record. */
 export function quantityChange(record: InventoryChange): string {

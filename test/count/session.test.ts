@@ -10,6 +10,7 @@ import {
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { localTime } from "../../src/text/local-time.js";
 import {
   encodeEntry,
   Journal,
@@ -191,7 +192,7 @@ describe("SessionLock", () => {
     }
     expect(refused).toBeInstanceOf(SessionBusyError);
     expect((refused as SessionBusyError).message).toBe(
-      `count session ${HEADER.id} is open in another petstore (process ${process.ppid} on this machine, since 2026-11-27T00:00:00.000Z): two at once would undo each other's lines; nothing was read or posted`,
+      `count session ${HEADER.id} is open in another petstore (process ${process.ppid} on this machine, since ${localTime("2026-11-27T00:00:00.000Z")}): two at once would undo each other's lines; nothing was read or posted`,
     );
     expect((refused as SessionBusyError).hint).toBe(
       `finish it there (done, or Ctrl-D); if that process is gone (its machine restarted), delete ${lock} and run this again`,
@@ -236,7 +237,7 @@ describe("SessionLock", () => {
         host: "till-2.shop.lan",
         since: "2026-11-27T00:00:00.000Z",
       }),
-      "process 4194305 on till-2.shop.lan, since 2026-11-27T00:00:00.000Z",
+      `process 4194305 on till-2.shop.lan, since ${localTime("2026-11-27T00:00:00.000Z")}`,
     ],
     [
       "one that does not say whose it is",

@@ -240,7 +240,7 @@ describe("a counting session from stdin", () => {
       expect(second.stdout).toBe("");
       expect(second.stderr).toMatch(
         new RegExp(
-          `^error: count session ${id} is open in another petstore \\(process ${first.process.pid} on this machine, since \\S+\\): two at once would undo each other's lines; nothing was read or posted\nhint: finish it there `,
+          `^error: count session ${id} is open in another petstore \\(process ${first.process.pid} on this machine, since \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d\\): two at once would undo each other's lines; nothing was read or posted\nhint: finish it there `,
         ),
       );
     }

@@ -10,7 +10,7 @@ import {
   formatFeedBack,
   formatFeedLost,
 } from "../../src/output/changes.js";
-import { localTime } from "../../src/output/history.js";
+import { localTime } from "../../src/text/local-time.js";
 import { createIoStreams, writeFlushed } from "../../src/output/io-streams.js";
 import { captureIo } from "../support/capture-io.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { CountOutcome, CountResult } from "../../src/apply/count-rows.js";
 import { postedBeforeNote, writeSessions } from "../../src/output/count.js";
-import { localTime } from "../../src/output/history.js";
+import { localTime } from "../../src/text/local-time.js";
 import { createIoStreams } from "../../src/output/io-streams.js";
 
 function result(petId: number, outcome: CountOutcome): CountResult {

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { localTime } from "../../../src/output/history.js";
+import { localTime } from "../../../src/text/local-time.js";
 import { Interrupts } from "../../../src/program/interrupts.js";
 import { startStubServer } from "../../support/http-stubs.js";
 import { tempDir } from "../../support/temp-dir.js";

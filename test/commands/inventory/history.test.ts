@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { localTime } from "../../../src/output/history.js";
+import { localTime } from "../../../src/text/local-time.js";
 import { HttpStubs, runFake } from "../fake-deps.js";
 import { MAX_ID_TEXT as MAX_ID } from "../../support/ids.js";
 
