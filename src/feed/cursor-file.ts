@@ -16,6 +16,7 @@ import { basename, dirname, join } from "node:path";
 import { MAX_PET_ID, readWrittenWholeNumber } from "../api/limits.js";
 import { UsageError } from "../errors.js";
 import { fileErrorReason } from "../api/file-error.js";
+import type { ChangeMark } from "./change-at.js";
 
 /** The largest seq a cursor holds: seqs are int64, as petIds are. */
 const MAX_SEQ = MAX_PET_ID;
@@ -24,17 +25,10 @@ const MAX_SEQ = MAX_PET_ID;
 const CURSOR_HINT =
   "the file holds the seq of the last change printed, written by inventory changes --cursor-file; delete it to start from the first change, or write the seq to start after";
 
-/** The change a cursor stops after, as the last-change file names it: its pet and its time. */
-export interface CursorMark {
-  petId: bigint;
-  /** The change's `at`, exactly as the feed gave it. */
-  at: string;
-}
-
 /** Where a run starts: the seq to start after, and the change at it when a run saved it. */
 export interface Cursor {
   seq: bigint;
-  mark?: CursorMark | undefined;
+  mark?: ChangeMark | undefined;
 }
 
 /** The file beside the cursor file `path` that names the change at its seq. */
@@ -153,7 +147,7 @@ async function replaceFile(path: string, text: string): Promise<void> {
 export async function saveCursorFile(
   path: string,
   seq: bigint,
-  mark: CursorMark | undefined,
+  mark: ChangeMark | undefined,
 ): Promise<void> {
   try {
     // A time with a space in it (not one of petstore's) could not be read back: left out.

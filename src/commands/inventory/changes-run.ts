@@ -1,5 +1,5 @@
 /** `inventory changes`: walks (or follows) the change feed, printing and saving the cursor. */
-import type { ChangeFeedPage, FeedChange } from "../../api/types.js";
+import type { ChangeFeedPage } from "../../api/types.js";
 import { UsageError } from "../../errors.js";
 import { ApiError } from "../../client/errors.js";
 import type { InterruptSignal } from "../../exit-codes.js";
@@ -8,8 +8,15 @@ import {
   readCursorFile,
   saveCursorFile,
   type Cursor,
-  type CursorMark,
 } from "../../feed/cursor-file.js";
+import {
+  changeAt,
+  heldInstead,
+  isNotedChange,
+  markOf,
+  markText,
+  type ChangeMark,
+} from "../../feed/change-at.js";
 import { FeedInterruptedError } from "../../feed/feed-interrupted-error.js";
 import { walkFeed } from "../../feed/walk.js";
 import {
@@ -20,7 +27,6 @@ import {
 } from "../../output/changes.js";
 import { chooseFormat } from "../../output/format.js";
 import type { CommandContext } from "../../program/factory.js";
-import { printable } from "../../text/printable.js";
 import { shellWord } from "../../text/shell-word.js";
 
 /** The options of `inventory changes`, as its command definition parses them. */
@@ -71,7 +77,7 @@ export async function runInventoryChanges(
   /** The last change printed: its seq, and the change itself (the cursor file's mark). */
   let printedUpTo = after;
   let printedMark = cursor.mark;
-  const save = async (seq: bigint, mark: CursorMark | undefined) => {
+  const save = async (seq: bigint, mark: ChangeMark | undefined) => {
     if (cursorFile === undefined || seq === saved) return;
     await saveCursorFile(cursorFile, seq, mark);
     saved = seq;
@@ -105,7 +111,7 @@ export async function runInventoryChanges(
   const fetchPage = async (from: bigint, limit: number, waitSeconds: number) => {
     if (!markChecked && printedMark !== undefined) {
       const printedAny = printedUpTo !== after;
-      await checkCursorMark(printedUpTo, printedMark, { cursorFile, printedAny }, fetchOnce);
+      await checkChangeMark(printedUpTo, printedMark, { cursorFile, printedAny }, fetchOnce);
     }
     markChecked = true;
     return fetchOnce(from, limit, waitSeconds);
@@ -155,20 +161,15 @@ export async function runInventoryChanges(
   }
 }
 
-/** The change a cursor stops after, as the cursor file names it. */
-function markOf(change: FeedChange): CursorMark {
-  return { petId: change.petId, at: change.at };
-}
-
 /**
  * Checks that the store still holds, at `seq`, the change `mark` names: the cursor file's, or
  * the one a follower printed last. A store restored from a backup hands the seqs after the
  * backup out again, to other changes: followed, the cursor would skip those up to its seq.
  * Refused instead, nothing more printed.
  */
-async function checkCursorMark(
+async function checkChangeMark(
   seq: bigint,
-  mark: CursorMark,
+  mark: ChangeMark,
   { cursorFile, printedAny }: { cursorFile: string | undefined; printedAny: boolean },
   fetchPage: (
     from: bigint,
@@ -178,14 +179,10 @@ async function checkCursorMark(
   ) => Promise<ChangeFeedPage>,
 ): Promise<void> {
   // Past the store's latest change, fetchPage refuses it as cursorAhead.
-  const page = await fetchPage(seq - 1n, 1, 0, seq);
-  const held = page.changes[0];
-  if (held?.seq === seq && held.petId === mark.petId && held.at === mark.at) return;
-  const other =
-    held === undefined || held.seq !== seq
-      ? "holds no change at that seq"
-      : `has another change there (pet ${held.petId} at ${printable(held.at)})`;
-  const change = `the change at seq ${seq} (pet ${mark.petId} at ${printable(mark.at)})`;
+  const held = await changeAt((after, limit) => fetchPage(after, limit, 0, seq), seq);
+  if (isNotedChange(held, mark)) return;
+  const other = heldInstead(held);
+  const change = `the change at seq ${seq} (${markText(mark)})`;
   const whose =
     printedAny || cursorFile === undefined
       ? `the last change printed was ${change}`

@@ -45,7 +45,7 @@ import { claimRun } from "../../program/interrupts.js";
 import { countOf } from "../../text/plural.js";
 import { runBatchJob } from "./batch-job.js";
 import { countJob, isCompleteReport, type CountPosting } from "./count-job.js";
-import { checkSeen, noteSeen, StoreRestoredError } from "./count-seen.js";
+import { checkResumed, checkSeen, noteSeen, StoreRestoredError } from "./count-seen.js";
 
 /** The options of `inventory count`, as its command definition parses them. */
 export interface InventoryCountOptions {
@@ -265,12 +265,20 @@ async function openSession(
     const lock = lockSession(directory, () =>
       SessionLock.take(path, basename(path, ".jsonl"), context.now()),
     );
+    let resumed: { session: CountSession; journal: Journal };
     try {
-      return resumeSession(path, server, lock, io);
+      resumed = resumeSession(path, server, lock, io);
     } catch (error) {
       lock.release();
       throw error;
     }
+    try {
+      await checkResumed(resumed.session, resumed.journal, client, io);
+    } catch (error) {
+      resumed.journal.close();
+      throw error;
+    }
+    return resumed;
   }
   const header: SessionHeader = {
     type: "session",
@@ -292,9 +300,11 @@ async function openSession(
         .filter((item) => header.status === null || item.status === header.status)
         .map((item) => ({ petId: item.petId, status: item.status, book: item.quantity })),
     };
+    // The change at the scope's seq is noted before the scope is journaled: a session never
+    // holds a scope whose seq it cannot check.
+    await noteSeen(session, journal, client, seq);
     journal.append(scope);
     session.apply(scope);
-    await noteSeen(session, journal, client, seq);
   }
   io.err.write(
     `count session ${header.id} on ${server}${header.full ? `: a full stocktake of ${countOf(session.scope?.pets.length ?? 0, "pet")}${header.status === null ? "" : ` (${header.status})`}, as of seq ${session.scope?.asOf}` : ""}\n` +
@@ -539,9 +549,12 @@ async function countLines(
           let read: PetRead | undefined;
           if (session.pet(line.petId) === undefined) {
             let answer: PetRead | "not_found";
+            // What failed, for the message: the pet's read, or the check of the store's change.
+            let step = "read it";
             try {
               answer = await run.until(async () => {
                 const read = await readPet(client, line.petId);
+                step = "check the store's change it was read as of";
                 if (read !== "not_found") await noteSeen(session, journal, client, read.asOf);
                 return read;
               });
@@ -557,13 +570,13 @@ async function countLines(
               // the run ends with the failure's own exit code, the session open.
               if (terminal === undefined || isKeyRefused(error)) {
                 io.err.write(
-                  `line ${lineNumber}: pet ${line.petId}: cannot read it; nothing posted: session ${session.header.id} stays open with the lines before this one counted (petstore inventory count --resume ${session.header.id})\n`,
+                  `line ${lineNumber}: pet ${line.petId}: cannot ${step}; nothing posted: session ${session.header.id} stays open with the lines before this one counted (petstore inventory count --resume ${session.header.id})\n`,
                 );
                 throw error;
               }
               refuse(
                 lineNumber,
-                `pet ${line.petId}: cannot read it (${error instanceof Error ? error.message : String(error)}); scan it again`,
+                `pet ${line.petId}: cannot ${step} (${error instanceof Error ? error.message : String(error)}); scan it again`,
               );
               break;
             }
@@ -667,6 +680,8 @@ async function review(
       );
       return;
     }
+    // The question may have waited for hours: checked again.
+    await checkSeen(session, await context.apiClient());
   }
   // The server reports each count's book (as of its asOf) itself: a count sends what was seen.
   const counts: CountChange[] = rows.map(({ pet }) => ({

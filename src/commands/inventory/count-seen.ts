@@ -3,25 +3,31 @@
  * changed after it. A store restored from a backup hands the seqs after the backup out again,
  * to other changes, and a count posted as of one of those would be taken against changes it
  * never saw, and exit 0. So a session notes the change at the highest seq it has read a pet as
- * of (its `seen` entry), and checks that the store still holds that change at that seq before
- * it notes a higher one and before it posts. A store that holds it holds every change before it
- * as it was: a restore goes back to a backup, which is a store as it was up to some seq.
+ * of (its `seen` entry), and checks that the store still holds that change there
+ * (feed/change-at.ts) when it is resumed, when a pet is read as of another seq, and before it
+ * posts.
  */
 import type { ApiClient } from "../../client/api-client.js";
 import { ApiError } from "../../client/errors.js";
-import { UsageError } from "../../errors.js";
-import { printable } from "../../text/printable.js";
 import type { Journal } from "../../count/journal.js";
 import type { CountSession, SeenEntry } from "../../count/session.js";
-
-/** A change as the session notes it: its pet and its time, exactly as the feed gave it. */
-type Change = Pick<SeenEntry, "petId" | "at">;
+import { UsageError } from "../../errors.js";
+import {
+  changeAt,
+  heldInstead,
+  isNotedChange,
+  markText,
+  type ChangeMark,
+} from "../../feed/change-at.js";
+import type { IoStreams } from "../../output/io-streams.js";
 
 /** The store's change at `seq`; undefined when it holds none; "no feed": it cannot say. */
-async function changeAt(client: ApiClient, seq: bigint): Promise<Change | undefined | "no feed"> {
+async function storeChangeAt(
+  client: ApiClient,
+  seq: bigint,
+): Promise<ChangeMark | undefined | "no feed"> {
   try {
-    const change = (await client.listInventoryChanges(seq - 1n, 1)).changes[0];
-    return change?.seq === seq ? { petId: change.petId, at: change.at } : undefined;
+    return await changeAt((after, limit) => client.listInventoryChanges(after, limit), seq);
   } catch (error) {
     // A server without the feed has no counts either (they need petstore serve): nothing to check.
     if (error instanceof ApiError && (error.status === 404 || error.status === 405)) {
@@ -33,31 +39,42 @@ async function changeAt(client: ApiClient, seq: bigint): Promise<Change | undefi
 
 /** The store no longer holds the change the session's counts are as of; nothing was posted. */
 export class StoreRestoredError extends UsageError {
-  constructor(sessionId: string, seen: SeenEntry, held: Change | undefined) {
-    const other =
-      held === undefined
-        ? "holds no change at that seq"
-        : `has another change there (pet ${held.petId} at ${printable(held.at)})`;
+  constructor(sessionId: string, seen: SeenEntry, held: ChangeMark | undefined) {
     super(
-      `count session ${sessionId} read its pets as of the changes up to seq ${seen.seq} (pet ${seen.petId} at ${printable(seen.at)}), but the store ${other}: it was restored from a backup since (or is another store), and these counts would be taken against changes it no longer holds; nothing was posted`,
-      "count those pets again in a new session (petstore inventory count): this one stays as it was saved, and petstore inventory count --sessions lists it",
+      `count session ${sessionId} read its pets as of the changes up to seq ${seen.seq} (${markText(seen)}), but the store ${heldInstead(held)}: it was restored from a backup since (or is another store), and these counts would be taken against changes it no longer holds; nothing was posted`,
+      "count those pets again in a new session (petstore inventory count, with the same --full or --status for a stocktake): this one stays as it was saved, and petstore inventory count --sessions lists it",
     );
   }
 }
 
-/** Checks that the store still holds the change the session last noted (none noted: nothing). */
+/** Checks that the store still holds the change the session noted (none noted: nothing). */
 export async function checkSeen(session: CountSession, client: ApiClient): Promise<void> {
   const seen = session.seen;
   if (seen === undefined) return;
-  const held = await changeAt(client, seen.seq);
-  if (held === "no feed") return;
-  if (held !== undefined && held.petId === seen.petId && held.at === seen.at) return;
+  const held = await storeChangeAt(client, seen.seq);
+  if (held === "no feed" || isNotedChange(held, seen)) return;
   throw new StoreRestoredError(session.header.id, seen, held);
 }
 
+/** Journals the store's change at `seq` as the session's `seen`, when it holds one there. */
+async function note(
+  session: CountSession,
+  journal: Journal,
+  client: ApiClient,
+  seq: bigint,
+): Promise<void> {
+  if (seq === 0n) return;
+  const change = await storeChangeAt(client, seq);
+  if (change === undefined || change === "no feed") return;
+  const entry: SeenEntry = { type: "seen", seq, ...change };
+  journal.append(entry);
+  session.apply(entry);
+}
+
 /**
- * A pet was read as of `asOf`: past the seq the session noted last, the change there is
- * checked (StoreRestoredError when gone) and the one at `asOf` noted in its place, journaled.
+ * A pet was read as of `asOf`. At another seq than the one noted, the noted change is checked
+ * first (a lower seq is itself a sign of a store gone back: StoreRestoredError when it is
+ * gone); past it, the change at `asOf` is noted in its place.
  */
 export async function noteSeen(
   session: CountSession,
@@ -66,11 +83,37 @@ export async function noteSeen(
   asOf: bigint,
 ): Promise<void> {
   const seen = session.seen;
-  if (asOf === 0n || (seen !== undefined && asOf <= seen.seq)) return;
-  await checkSeen(session, client);
-  const change = await changeAt(client, asOf);
-  if (change === undefined || change === "no feed") return;
-  const entry: SeenEntry = { type: "seen", seq: asOf, ...change };
-  journal.append(entry);
-  session.apply(entry);
+  if (seen !== undefined) {
+    if (asOf === seen.seq) return;
+    await checkSeen(session, client);
+    if (asOf < seen.seq) return;
+  }
+  await note(session, journal, client, asOf);
+}
+
+/**
+ * A session resumed: its noted change is checked. One that has reads but noted none (journaled
+ * by an earlier petstore) notes the change at its highest seq now, and says that a restore
+ * before now cannot be told.
+ */
+export async function checkResumed(
+  session: CountSession,
+  journal: Journal,
+  client: ApiClient,
+  io: Pick<IoStreams, "err">,
+): Promise<void> {
+  if (session.seen !== undefined) {
+    await checkSeen(session, client);
+    return;
+  }
+  const seqs = [
+    ...session.counted().map((pet) => pet.read.asOf),
+    ...(session.scope === undefined ? [] : [session.scope.asOf]),
+  ];
+  if (seqs.length === 0) return;
+  const highest = seqs.reduce((a, b) => (a > b ? a : b));
+  await note(session, journal, client, highest);
+  io.err.write(
+    `note: session ${session.header.id} was saved by an earlier petstore, which did not note the store's change at seq ${highest}: a restore of the store from a backup before now cannot be told; from now on it can\n`,
+  );
 }

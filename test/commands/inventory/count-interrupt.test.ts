@@ -61,15 +61,23 @@ describe("inventory count: an interrupt while the post is in flight", () => {
     expect(journalTypes(stateHome).at(-1)).toBe("posted");
   });
 
-  it("a count left unsent: the session stays open, and the hint says to post it again", async () => {
-    const stateHome = join(temp.dir, "partial");
+  it("a count rejected: the session stays open, and the hint says to post it again with --resume", async () => {
+    const stateHome = join(temp.dir, "rejected");
     const stubs = new HttpStubs();
     stubs.on("GET", "/v1/inventory/1").reply(200, ITEM, {
       headers: { ...json.headers, etag: '"3"', "inventory-seq": "7" },
     });
+    stubs.on("GET", "/v1/inventory/changes?after=6&limit=1").times(2).reply(200, CHANGE_AT_7, json);
+    // The atomic batch rejected: a sale since the read took the pet below 0 counted.
+    stubs
+      .on("POST", "/v1/inventory/batch")
+      .reply(
+        409,
+        '{"code":"batch_rejected","message":"1 of 1 changes failed","results":[{"petId":1,"outcome":"below_zero","previous":3,"quantity":3,"status":"available","book":3,"since":-9,"counted":5,"variance":2}]}',
+        json,
+      );
     const interrupts = new Interrupts();
-    // Interrupted before the post is sent (at the read of the first line's pet, answered whole).
-    stubs.hold("GET", (_count, held) => {
+    stubs.hold("POST", (_count, held) => {
       interrupts.deliver("SIGINT");
       held.release();
     });
@@ -80,7 +88,9 @@ describe("inventory count: an interrupt while the post is in flight", () => {
       env: { ...CONFIGURED_ENV, XDG_STATE_HOME: stateHome },
     });
     expect(result.code).toBe(130);
-    expect(result.stderr).not.toContain("nothing is left to post");
+    expect(result.stderr).toMatch(
+      /error: interrupted by SIGINT: 0 changes applied, 0 rows not attempted, 1 failed \(the report lists them\)\nhint: post it again with petstore inventory count --resume [0-9a-f-]+: a count posted once comes back as posted before\n$/,
+    );
     expect(journalTypes(stateHome)).not.toContain("posted");
   });
 });
