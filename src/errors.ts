@@ -35,7 +35,7 @@ export class OutputError extends CliError {
     super(
       `cannot write the output: ${systemReason(cause)}`,
       EXIT_CODES.usage,
-      "what was printed is incomplete: make room where stdout goes, or send it elsewhere (what the command changed on the server stays changed: check before sending a change again; a --cursor-file still stops after the last change written out)",
+      "what was printed is incomplete: make room where stdout goes, or send it elsewhere (a write the command sent stays made; a --cursor-file is saved only for what was written out)",
     );
   }
 }

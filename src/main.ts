@@ -30,6 +30,8 @@ process.stderr.on("error", () => undefined);
 const interrupts = new Interrupts();
 for (const signal of INTERRUPT_SIGNALS) {
   process.on(signal, () => {
+    // Ctrl-C at a terminal echoes `^C` where the cursor is: what is said next starts a line.
+    if (signal === "SIGINT" && process.stderr.isTTY) process.stderr.write("\n");
     const delivery = interrupts.deliver(signal);
     if (delivery === "claimed") return;
     if (delivery === "unclaimed" && process.listenerCount(signal) > 1) return;

@@ -7,8 +7,9 @@ import { ApiError, type ClientFailure } from "../client/errors.js";
 import { csvLine, tsvLine } from "./delimited.js";
 import type { OutputFormat } from "./format.js";
 import { printable } from "../text/printable.js";
+import stringWidth from "string-width";
 import { wrapped } from "../text/wrap.js";
-import { changeCells, changesTable, HISTORY_COLUMNS } from "./history.js";
+import { changeCells, changeLines, changesTable, HISTORY_COLUMNS } from "./history.js";
 import { writeFlushed, type IoStreams } from "./io-streams.js";
 
 /** The fields of a change, in the order of TSV and CSV columns and JSON keys. */
@@ -81,24 +82,33 @@ const LINE_COLUMNS: readonly (readonly [string, number, boolean])[] = [
 /**
  * The cells at their columns, two spaces apart: a cell wider than its column pushes the next
  * ones right only as far as it must, and the line is back in its columns when it can be.
+ * Widths are terminal columns (a CJK key takes two a character).
  */
 function alignedLine(fields: readonly string[]): string {
   let line = "";
+  let at = 0;
   let end = 0;
   LINE_COLUMNS.forEach(([, width, right], index) => {
     const text = fields[index] ?? "";
+    const shown = stringWidth(text);
     const gap = index === 0 ? 0 : 2;
     end += gap + width;
-    const start = right ? end - text.length : end - width;
-    line += " ".repeat(Math.max(gap, start - line.length)) + text;
+    const start = right ? end - shown : end - width;
+    const pad = Math.max(gap, start - at);
+    line += " ".repeat(pad) + text;
+    at += pad + shown;
   });
   return line.trimEnd();
 }
 
-/** What a person reads of a change: its local time and the change's sign, no request id. */
-function personLine(change: FeedChange): string {
+/**
+ * What a person reads of a change on one line: its local time and the change's sign, no
+ * request id. On a terminal, a reason that would run past its edge is wrapped under where it
+ * starts, or below the line when the ref has pushed it too far right (under 20 columns left).
+ */
+function personLine(change: FeedChange, width: number | undefined): string {
   const cells = changeCells(change);
-  return `${alignedLine([
+  const fields = [
     change.seq.toString(),
     cells.when,
     change.petId.toString(),
@@ -107,60 +117,43 @@ function personLine(change: FeedChange): string {
     cells.change,
     cells.key,
     cells.ref,
-    cells.reason,
-  ])}\n`;
+  ];
+  const line = alignedLine([...fields, cells.reason]);
+  if (width === undefined || cells.reason === "" || stringWidth(line) <= width) return `${line}\n`;
+  const head = alignedLine(fields);
+  // Where the reason starts: the width of the line with a one-column reason, less that column.
+  const start = stringWidth(alignedLine([...fields, "."])) - 1;
+  const indent = " ".repeat(start < width - 20 ? start : REASON_BELOW);
+  const lines = wrapped(cells.reason, Math.max(1, width - indent.length)).split("\n");
+  const first =
+    start < width - 20 ? `${head}${" ".repeat(start - stringWidth(head))}` : `${head}\n${indent}`;
+  return `${first}${lines.join(`\n${indent}`)}\n`;
 }
 
+/** Where a reason wrapped below its line starts: under `when`. */
+const REASON_BELOW = (LINE_COLUMNS[0]?.[1] ?? 0) + 2;
+
 /**
- * The terminal width under which a change's line is split in two: the columns up to the ref
- * and 20 of the reason (125) do not fit, so the key, the ref and the reason go on a line of
- * their own, wrapped under the change. The first line takes its 67 columns (seq to change)
- * whatever the terminal.
+ * The terminal width under which a follower prints each change as its lines (changeLines)
+ * instead of one aligned line: the columns up to the ref and 20 of the reason (125).
  */
 const NARROW_LINES =
   LINE_COLUMNS.reduce((sum, [, width], index) => sum + width + (index === 0 ? 0 : 2), 0) + 20;
-/** The columns of the first line when split (seq to change); the rest goes below. */
-const FIRST_LINE_COLUMNS = 6;
-/** Where the second line starts: under `when`. */
-const SECOND_LINE_INDENT = " ".repeat((LINE_COLUMNS[0]?.[1] ?? 0) + 2);
-
-/** A change as two lines for a narrow terminal: the numbers, then the key, `ref REF` and the reason. */
-function narrowPersonLines(change: FeedChange, width: number): string {
-  const cells = changeCells(change);
-  const first = alignedLine([
-    change.seq.toString(),
-    cells.when,
-    change.petId.toString(),
-    cells.previous,
-    cells.quantity,
-    cells.change,
-  ]);
-  const rest = [cells.key, cells.ref === "" ? "" : `ref ${cells.ref}`, cells.reason]
-    .filter((text) => text !== "")
-    .join("  ");
-  return `${first}\n${rest === "" ? "" : `${indented(rest, width)}\n`}`;
-}
-
-/** `text` wrapped to the terminal under the second line's indent. */
-function indented(text: string, width: number): string {
-  const lines = wrapped(text, Math.max(1, width - SECOND_LINE_INDENT.length)).split("\n");
-  return lines.map((line) => SECOND_LINE_INDENT + line).join("\n");
-}
 
 /** The header of `lines`, and how each change is laid out, for a terminal `width` wide. */
-function linesLayout(
-  width: number | undefined,
-  style: IoStreams["style"],
-): { header: string; line: (change: FeedChange) => string } {
-  const titles = LINE_COLUMNS.map(([title]) => title);
+function linesLayout(io: IoStreams): { header: string; line: (change: FeedChange) => string } {
+  const { width } = io;
   if (width === undefined || width >= NARROW_LINES) {
-    return { header: `${style.bold(alignedLine(titles))}\n`, line: personLine };
+    const titles = LINE_COLUMNS.map(([title]) => title);
+    return {
+      header: `${io.style.bold(alignedLine(titles))}\n`,
+      line: (change) => personLine(change, width),
+    };
   }
-  const first = alignedLine(titles.slice(0, FIRST_LINE_COLUMNS));
-  const second = SECOND_LINE_INDENT + ["key", "ref", "reason"].join("  ");
+  // Each change's lines say what each part is: no header.
   return {
-    header: `${style.bold(first)}\n${style.bold(second)}\n`,
-    line: (change) => narrowPersonLines(change, width),
+    header: "",
+    line: (change) => changeLines(change, { feed: true }, width, io.symbols.arrow),
   };
 }
 
@@ -203,7 +196,7 @@ export function changesPrinter(
       };
     }
     case "lines": {
-      const layout = linesLayout(io.width, io.style);
+      const layout = linesLayout(io);
       let header: string | undefined = layout.header;
       return {
         print: async (changes) => {

@@ -1,6 +1,7 @@
 /** Printing an entry's history (`inventory history`). */
 import { localTime } from "../text/local-time.js";
 import { printable } from "../text/printable.js";
+import { wrapped } from "../text/wrap.js";
 import type { InventoryChange } from "../api/types.js";
 import { tsvLine } from "./delimited.js";
 import type { OutputFormat } from "./format.js";
@@ -41,8 +42,52 @@ export function changeCells(record: InventoryChange) {
 }
 
 /**
+ * A change as a few lines for a terminal too narrow for its table or aligned line: its seq and
+ * pet (`feed`), when, the quantity before and after, the change and the key that made it; then
+ * its ref and its reason, each on lines of their own, wrapped under it.
+ *
+ *     9  2026-11-27 22:02:10  pet 1  3 → 1  -2  by till-3
+ *         ref till-3/2026-11-27/receipt-000123
+ *         sold two to the family who came in on Saturday morning
+ */
+export function changeLines(
+  record: InventoryChange,
+  { feed }: { feed: boolean },
+  width: number,
+  arrow: string,
+): string {
+  const cells = changeCells(record);
+  const moved =
+    cells.previous === ""
+      ? `${arrow} ${cells.quantity}`
+      : `${cells.previous} ${arrow} ${cells.quantity}  ${cells.change}`;
+  const first = [
+    ...(feed ? [record.seq?.toString() ?? "", cells.when, `pet ${record.petId}`] : [cells.when]),
+    moved,
+    ...(cells.key === "" ? [] : [`by ${cells.key}`]),
+  ].join("  ");
+  const below = [cells.ref === "" ? "" : `ref ${cells.ref}`, cells.reason].filter(
+    (text) => text !== "",
+  );
+  return (
+    hanging(first, "", width) + below.map((text) => hanging(text, CHANGE_INDENT, width)).join("")
+  );
+}
+
+/** Where a change's lines below its first start (changeLines). */
+const CHANGE_INDENT = "    ";
+
+/** `text` wrapped to `width`, its first line after `indent`, the others under CHANGE_INDENT. */
+function hanging(text: string, indent: string, width: number): string {
+  const room = (lead: string) => Math.max(1, width - lead.length);
+  const lines = wrapped(text, room(indent), room(CHANGE_INDENT)).split("\n");
+  return lines.map((line, index) => `${index === 0 ? indent : CHANGE_INDENT}${line}\n`).join("");
+}
+
+/**
  * The boxed table of change records, for one pet's history or (`feed`: each record's seq and
  * petId too) for the change feed; a `ref` column only when a record has one (a batch's change).
+ * On a terminal too narrow for it, each change as its lines (changeLines).
  */
 export function changesTable(
   records: readonly InventoryChange[],
@@ -82,6 +127,8 @@ export function changesTable(
       wrappable: [key, key + 1, ...(withRef ? [key + 2] : [])],
     },
     io,
+    (width) =>
+      records.map((record) => changeLines(record, { feed }, width, io.symbols.arrow)).join(""),
   );
 }
 

@@ -1,6 +1,7 @@
 /** What `keys create` and `keys check` print. */
 import { KEY_SCOPES, type KeyScope } from "../api/api-keys.js";
 import { tsvLine } from "./delimited.js";
+import { renderTable } from "./table.js";
 import type { IoStreams } from "./io-streams.js";
 import { countOf } from "../text/plural.js";
 
@@ -16,9 +17,23 @@ export function writeNewKey(key: string, keysFileLine: string, io: IoStreams): v
   io.err.write(`${keysFileLine}\n`);
 }
 
-/** Each key's name and scope (TSV on stdout), and how many of each scope (stderr). */
+/**
+ * Each key's name and scope (a table on a terminal, TSV piped) on stdout, and how many of each
+ * scope on stderr.
+ */
 export function writeCheckedKeys(keys: readonly CheckedKey[], file: string, io: IoStreams): void {
-  io.out.write(keys.map((key) => tsvLine([key.name, key.scope])).join(""));
+  io.out.write(
+    io.isTTY
+      ? renderTable(
+          {
+            head: ["name", "scope"],
+            rows: keys.map((key) => [key.name, key.scope]),
+            wrappable: [0],
+          },
+          io,
+        )
+      : keys.map((key) => tsvLine([key.name, key.scope])).join(""),
+  );
   io.err.write(`${countOf(keys.length, "key")} in ${file}: ${scopeCounts(keys)}\n`);
 }
 

@@ -1,5 +1,6 @@
 /** Printing store orders. */
 import type { Order } from "../api/types.js";
+import { localTime } from "../text/local-time.js";
 import { printable } from "../text/printable.js";
 import { tsvLine } from "./delimited.js";
 import type { OutputFormat } from "./format.js";
@@ -39,7 +40,8 @@ export function writeOrders(
         order.id.toString(),
         order.petId.toString(),
         String(order.quantity),
-        printable(order.shipDate),
+        // In the machine's time zone, as history's table shows times; ISO when piped.
+        localTime(order.shipDate),
         styleStatus(order.status, io.style),
         order.complete ? "yes" : "no",
       ]);

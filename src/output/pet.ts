@@ -36,6 +36,7 @@ export function writePet(pet: Pet, format: Exclude<OutputFormat, "csv">, io: IoS
               ["photoUrls", photoUrls.join("\n")],
             ],
             wrappable: [1],
+            fields: true,
           },
           io,
         ),

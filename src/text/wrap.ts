@@ -8,30 +8,52 @@ export function shownWidth(text: string): number {
 
 const graphemes = new Intl.Segmenter();
 
+/** Characters a reference breaks well after: `till-3/2026-11-27/receipt-12` at a `/` or `-`. */
+const BREAKS_AFTER = new Set(["/", "-", ":", "_", ".", ",", ";", "?", "&", "="]);
+
 /**
- * `text` (plain: free text, no colour codes) in lines of at most `width` terminal columns, broken between
- * words where it can be; a word wider than that is cut between characters.
+ * Where to cut `word`, wider than `width`: after its last separator (BREAKS_AFTER) that leaves
+ * the line at least a third full, else after as many characters as fit (one at least).
  */
-export function wrapped(text: string, width: number): string {
-  if (width < 1 || shownWidth(text) <= width) return text;
+function cutIndex(word: string, width: number): number {
+  let shown = 0;
+  let fits = 0;
+  let separator = 0;
+  for (const { segment, index } of graphemes.segment(word)) {
+    shown += stringWidth(segment);
+    if (shown > width) break;
+    fits = index + segment.length;
+    if (BREAKS_AFTER.has(segment) && shown * 3 >= width) separator = fits;
+  }
+  return separator > 0 ? separator : Math.max(fits, 1);
+}
+
+/**
+ * `text` (plain: free text, no colour codes) in lines of at most `width` terminal columns (the
+ * lines after the first: `restWidth`), broken between words where it can be; a word wider
+ * than its line is cut after a separator such as `/` or `-` where it has one, else between
+ * characters. Nothing is left out.
+ */
+export function wrapped(text: string, width: number, restWidth = width): string {
+  if (width < 1 || restWidth < 1 || shownWidth(text) <= width) return text;
   const lines: string[] = [];
+  const room = () => (lines.length === 0 ? width : restWidth);
   for (const paragraph of text.split("\n")) {
     let line = "";
     for (const word of paragraph.split(" ")) {
       const joined = line === "" ? word : `${line} ${word}`;
-      if (stringWidth(joined) <= width) {
+      if (stringWidth(joined) <= room()) {
         line = joined;
         continue;
       }
       if (line !== "") lines.push(line);
-      line = "";
-      for (const { segment } of graphemes.segment(word)) {
-        if (line !== "" && stringWidth(line + segment) > width) {
-          lines.push(line);
-          line = "";
-        }
-        line += segment;
+      let rest = word;
+      while (stringWidth(rest) > room()) {
+        const cut = cutIndex(rest, room());
+        lines.push(rest.slice(0, cut));
+        rest = rest.slice(cut);
       }
+      line = rest;
     }
     lines.push(line);
   }

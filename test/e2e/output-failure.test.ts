@@ -52,7 +52,7 @@ const ENOSPC_EXIT: CliResult = {
   stdout: "",
   stderr:
     "error: cannot write the output: no space left on device (ENOSPC)\n" +
-    "hint: what was printed is incomplete: make room where stdout goes, or send it elsewhere (what the command changed on the server stays changed: check before sending a change again; a --cursor-file still stops after the last change written out)\n",
+    "hint: what was printed is incomplete: make room where stdout goes, or send it elsewhere (a write the command sent stays made; a --cursor-file is saved only for what was written out)\n",
 };
 
 describe.skipIf(!existsSync(FULL))("stdout or stderr on a full device (/dev/full)", () => {

@@ -206,7 +206,7 @@ describe("changesPrinter", () => {
     expect(header.indexOf("reason")).toBe(sale.indexOf("sale"));
   });
 
-  it("lines on a terminal under 125 columns: the key, ref and reason on a wrapped line below", async () => {
+  it("lines on a terminal under 125 columns: each change as its lines, the ref and reason wrapped below", async () => {
     const { streams, out } = captureIo(true);
     const printer = changesPrinter("lines", { ...streams, width: 60 }, 0n);
     const long = {
@@ -215,29 +215,51 @@ describe("changesPrinter", () => {
     };
     await printer.print([long, SEED]);
     expect(out().split("\n")).toEqual([
-      "      seq  when                   petId  previous  quantity  change",
-      "           key  ref  reason",
-      `    41231  ${localTime(SALE.at)}       42         8         7      -1`,
-      "           till-1  ref till-1:0001  delivery from the",
-      "           wholesaler, three boxes short, see the note on",
-      "           the invoice",
-      `        1  ${localTime(SEED.at)}  9223372036854775807       6`,
-      "           seed pets.json",
+      `41231  ${localTime(SALE.at)}  pet 42  8 → 7  -1  by till-1`,
+      "    ref till-1:0001",
+      "    delivery from the wholesaler, three boxes short, see the",
+      "    note on the invoice",
+      `1  ${localTime(SEED.at)}  pet 9223372036854775807  → 6`,
+      "    seed pets.json",
       "",
     ]);
-    // The wrapped lines fit; the first takes its 67 columns whatever the terminal.
-    const below = out()
-      .split("\n")
-      .filter((line) => line.startsWith("           "));
-    expect(Math.max(...below.map((line) => line.length))).toBeLessThanOrEqual(60);
-    // A change with no key, ref or reason has no second line.
+    expect(
+      Math.max(
+        ...out()
+          .split("\n")
+          .map((line) => line.length),
+      ),
+    ).toBeLessThanOrEqual(60);
+    // A change with no key, ref or reason is one line.
     const bare = captureIo(true);
     const quiet = changesPrinter("lines", { ...bare.streams, width: 80 }, 0n);
     await quiet.print([{ ...SEED, reason: null }]);
-    expect(bare.out().split("\n").slice(2)).toEqual([
-      `        1  ${localTime(SEED.at)}  9223372036854775807       6`,
-      "",
+    expect(bare.out()).toBe(`1  ${localTime(SEED.at)}  pet 9223372036854775807  → 6\n`);
+  });
+
+  it("lines at 125 columns or more: a reason past the edge wraps under where it starts", async () => {
+    const { streams, out } = captureIo(true);
+    const printer = changesPrinter("lines", { ...streams, width: 130 }, 0n);
+    await printer.print([
+      { ...SALE, reason: "counted twice: the second count found one more behind the bowls" },
     ]);
+    const [, first = "", second = ""] = out().split("\n");
+    const start = first.indexOf("counted");
+    expect(start).toBe(105);
+    expect(first.length).toBeLessThanOrEqual(130);
+    expect(second).toMatch(new RegExp(`^ {${start}}\\S`));
+    // A ref that pushes the reason too far right: the reason goes below, under when.
+    const pushed = captureIo(true);
+    await changesPrinter("lines", { ...pushed.streams, width: 130 }, 0n).print([
+      {
+        ...SALE,
+        ref: "count:20261127-222057-3c3ebd10:1",
+        reason: "stocktake of aisle four and the hamster cages",
+      },
+    ]);
+    const [, line = "", below = ""] = pushed.out().split("\n");
+    expect(line.endsWith("count:20261127-222057-3c3ebd10:1")).toBe(true);
+    expect(below).toBe("           stocktake of aisle four and the hamster cages");
   });
 
   it("lines on a terminal of 125 columns or more: one line per change, as when the width is not known", async () => {

@@ -75,8 +75,8 @@ describe("renderTable", () => {
       "reason  delivery from the wholesaler,",
       "        invoice 2026-11-27/4411, three",
       "        boxes short: see the note",
-      "ref     till-1/2026-11-27/receipt-000000",
-      "        000000000042",
+      "ref     till-1/2026-11-27/receipt-",
+      "        000000000000000042",
       `─[ 2 of 2 ]${"─".repeat(29)}`,
       "when    2026-11-27 09:00:00",
       "change  -2",
@@ -98,10 +98,58 @@ describe("renderTable", () => {
     expect(columnText(table, 2).replaceAll(" ", "")).toBe(`reason${reason}`);
   });
 
-  it("changes nothing of a table without a wrappable column", () => {
+  it("shows a table without a wrappable column as it is when it fits, else as records", () => {
     const spec = { ...SPEC, wrappable: [] };
-    expect(renderTable(spec, { style, width: 40 })).toBe(
+    expect(renderTable(spec, { style, width: 400 })).toBe(
       renderTable(spec, { style, width: undefined }),
     );
+    expect(renderTable(spec, { style, width: 40 })).toBe(renderTable(SPEC, { style, width: 40 }));
+  });
+
+  it("shows a table of fields as a line each when it cannot fit, and asks a narrower one first", () => {
+    const spec: TableSpec = {
+      head: ["field", "value"],
+      rows: [
+        ["id", "42"],
+        ["tags", ""],
+        ["photoUrls", "https://example.com/a.jpg\nhttps://example.com/b.jpg"],
+      ],
+      wrappable: [1],
+      fields: true,
+    };
+    expect(renderTable(spec, { style, width: 20 }).split("\n")).toEqual([
+      "id         42",
+      "tags",
+      "photoUrls  https://",
+      "           example.",
+      "           com/a.jpg",
+      "           https://",
+      "           example.",
+      "           com/b.jpg",
+      "",
+    ]);
+    // The narrow callback, when given, is what a table too narrow is shown as.
+    expect(renderTable(SPEC, { style, width: 30 }, (width) => `as lines at ${width}\n`)).toBe(
+      "as lines at 30\n",
+    );
+  });
+
+  it("leaves out a note column (no title) that no row has a note in", () => {
+    const spec: TableSpec = {
+      head: ["petId", "counted", ""],
+      rows: [["1", "5", ""]],
+      rightAligned: [0, 1],
+    };
+    expect(renderTable(spec, { style, width: undefined })).toBe(
+      renderTable(
+        { ...spec, head: ["petId", "counted"], rows: [["1", "5"]] },
+        { style, width: undefined },
+      ),
+    );
+    const noted = renderTable(
+      { ...spec, rows: [["1", "5", "posted before"]] },
+      { style, width: undefined },
+    );
+    expect(noted).toContain("│ posted before │");
   });
 });

@@ -64,7 +64,7 @@ describe("exitFor", () => {
     expect(exit).toEqual({
       code: 2,
       message: "cannot write the output: no space left on device (ENOSPC)",
-      hint: "what was printed is incomplete: make room where stdout goes, or send it elsewhere (what the command changed on the server stays changed: check before sending a change again; a --cursor-file still stops after the last change written out)",
+      hint: "what was printed is incomplete: make room where stdout goes, or send it elsewhere (a write the command sent stays made; a --cursor-file is saved only for what was written out)",
     });
     const odd = Object.assign(new Error("the stream broke"), { code: "EIO" });
     expect(exitFor(new OutputError(odd), quiet).message).toBe(

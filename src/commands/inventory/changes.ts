@@ -36,8 +36,9 @@ Every change of a quantity has a seq: a number unique in the store, increasing i
 the changes were made. The changes come in seq order, each once.
 
 Output: on a terminal, a table with local times and each change's sign (with --follow, one
-aligned line per change under a header line; under 125 columns the key, ref and reason go on
-a second line). Piped: one tab-separated line per change: seq,
+aligned line per change under a header line); under 125 columns with --follow, or too narrow
+for the table, each change on lines of its own, its ref and reason below. Piped: one
+tab-separated line per change: seq,
 at (ISO 8601, UTC), petId, previous, quantity, keyName, requestId, reason, ref (empty fields
 for none). --json: one object per line with those fields; --csv: the same columns, with a
 header.

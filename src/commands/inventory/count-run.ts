@@ -312,7 +312,8 @@ async function openSession(
   );
   if (context.input.terminal !== undefined) {
     io.err.write(
-      "scan or type: ID (one more), ID xN (N more), ID =N (exactly N), undo, ? (summary), done (or Ctrl-D)\n",
+      "scan or type: ID (one more), ID xN (N more), ID =N (exactly N);\n" +
+        "undo (the last line), ? (the totals), done (or Ctrl-D) to review and post\n",
     );
   }
   return { session, journal };

@@ -42,7 +42,8 @@ export function inventoryHistoryCommand(factory: Factory): Command {
       "after",
       `
 Newest first. On a terminal: a table with local times, the change (+N/-N), the name of the
-key that made it and the reason given (set/adjust/apply --reason). Piped: one tab-separated
+key that made it and the reason given (set/adjust/apply --reason); on a terminal too narrow
+for the table, each change on lines of its own, its ref and reason below. Piped: one tab-separated
 line per change: at (ISO 8601, UTC), petId, previous, quantity, keyName, requestId, reason
 (empty fields for none). The request id is the one in the server's log.
 

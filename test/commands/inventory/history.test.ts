@@ -104,28 +104,25 @@ describe("inventory history", () => {
     expect(cells(7).join("")).toBe(ref);
   });
 
-  it("shows each change as a record on an 80-column terminal, where the table with a ref cannot fit", async () => {
+  it("shows each change as its lines on an 80-column terminal, where the table with a ref cannot fit", async () => {
     const reason = "delivery from the wholesaler, invoice 4411, three boxes short: see the note";
     const ref = "till-1/2026-11-27/receipt-000000000000000042";
-    const records = JSON.stringify([{ ...(JSON.parse(RECORDS) as object[])[0], reason, ref }]);
+    const [first, ...rest] = JSON.parse(RECORDS) as object[];
+    const records = JSON.stringify([{ ...first, reason, ref }, ...rest]);
     const result = await runFake(["--no-color", "inventory", "history", "42"], {
       stubs: listing("42", "?limit=20", 200, records),
       isTTY: true,
       columns: 80,
     });
     expect(result.code).toBe(0);
-    expect(result.stdout.split("\n")).toEqual([
-      `─[ 1 of 1 ]${"─".repeat(29)}`,
-      `when      ${localTime("2026-11-22T14:03:12.481Z")}`,
-      "previous  8",
-      "quantity  7",
-      "change    -1",
-      "key       till-1",
-      "reason    delivery from the wholesaler, invoice 4411, three boxes short: see the",
-      "          note",
-      `ref       ${ref}`,
-      "",
+    expect(result.stdout.split("\n").slice(0, 4)).toEqual([
+      `${localTime("2026-11-22T14:03:12.481Z")}  8 → 7  -1  by till-1`,
+      `    ref ${ref}`,
+      "    delivery from the wholesaler, invoice 4411, three boxes short: see the note",
+      `${localTime("2026-11-22T02:00:04.017Z")}  6 → 8  +2  by cron`,
     ]);
+    // The seed's record: where the stock started, its reason below.
+    expect(result.stdout).toMatch(/\n\S+ \S+ {2}→ 6\n {4}seed pets\.json\n$/);
   });
 
   it("prints the records as JSON with --json, int64 petIds exact, and asks for --limit", async () => {

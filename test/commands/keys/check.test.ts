@@ -48,6 +48,21 @@ describe("petstore keys check", () => {
       stderr: `3 keys in ${keys}: 2 write, 1 read\n`,
     });
     expect(result.stdout + result.stderr).not.toMatch(/sha256|[0-9a-f]{64}/);
+    // On a terminal, a table.
+    const atTerminal = await runFake(["--no-color", "keys", "check", keys], {
+      env: {},
+      isTTY: true,
+    });
+    expect(atTerminal.stdout.split("\n")).toEqual([
+      "┌─────────────┬───────┐",
+      "│ name        │ scope │",
+      "├─────────────┼───────┤",
+      "│ cron-report │ read  │",
+      "│ till-1      │ write │",
+      "│ till-2      │ write │",
+      "└─────────────┴───────┘",
+      "",
+    ]);
   });
 
   it("reports exactly what the server's parser reads, bare keys as key-N write keys", async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { localTime } from "../../../src/text/local-time.js";
 import { HttpStubs, json, runFake } from "../fake-deps.js";
 
 const ORDERS =
@@ -30,7 +31,9 @@ describe("orders list", () => {
     });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(
-      /│ +1 │ 9223372036854775807 │ +2 │ 2025-05-01T10:00:00.000Z │ placed +│ no +│/,
+      new RegExp(
+        `│ +1 │ 9223372036854775807 │ +2 │ ${localTime("2025-05-01T10:00:00.000Z")} │ placed +│ no +│`,
+      ),
     );
     expect(result.stdout).toContain("2 orders");
   });
