@@ -12,6 +12,7 @@ import { eventually } from "../support/eventually.js";
 import { tempDir } from "../support/temp-dir.js";
 import { BIN, assertBuilt } from "./support/binary.js";
 import { runCli, runCliRecordingModules, spawnCli, type SpawnedCli } from "./support/cli.js";
+import { HAS_SCRIPT, spawnCliInTty } from "./support/tty.js";
 import {
   API_KEY,
   describeEachStore,
@@ -290,6 +291,19 @@ describe("inventory changes after the store was restored from a backup", () => {
 
 describe("inventory changes --follow interrupted", () => {
   const { env } = serverForBlock(pets(3));
+
+  it.runIf(HAS_SCRIPT)(
+    "at a terminal, Ctrl-C ends it with its message on a line of its own after the ^C",
+    async () => {
+      const follower = spawnCliInTty(["inventory", "changes", "--follow"], {
+        env: { ...env(), COLUMNS: "100" },
+      });
+      await follower.shows(/seed/);
+      follower.type("\u0003");
+      expect(await follower.exited).toBe(130);
+      expect(follower.output()).toMatch(/\^C\nerror: interrupted by SIGINT: stopped following/);
+    },
+  );
 
   it.each([
     ["SIGINT", 130],
