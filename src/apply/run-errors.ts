@@ -141,6 +141,11 @@ export function interruptedSummary(
   if (report.interruptedDuring === "preparing") {
     return `interrupted by ${signal} before anything was sent: ${countOf(report.notAttempted, "row")} not attempted`;
   }
+  // Every row sent by the time the run stopped: the interrupt left nothing undone.
+  if (report.notAttempted === 0) {
+    const failed = report.failed > 0 ? `, ${report.failed} failed` : "";
+    return `interrupted by ${signal} once every row was sent: ${countOf(report.changed, "change")} applied${failed} (the report lists them)`;
+  }
   const parts = [
     `${countOf(report.changed, "change")} applied`,
     `${countOf(report.notAttempted, "row")} not attempted`,

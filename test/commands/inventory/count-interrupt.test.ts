@@ -56,7 +56,7 @@ describe("inventory count: an interrupt while the post is in flight", () => {
     });
     expect(result.code).toBe(130);
     expect(result.stderr).toMatch(
-      /error: interrupted by SIGINT: 1 change applied, 0 rows not attempted \(the report lists them\)\nhint: every count was posted before the run stopped: nothing is left to post \(session [0-9a-f-]+ is posted\)\n$/,
+      /error: interrupted by SIGINT once every row was sent: 1 change applied \(the report lists them\)\nhint: every count was posted before the run stopped: nothing is left to post \(session [0-9a-f-]+ is posted\)\n$/,
     );
     expect(journalTypes(stateHome).at(-1)).toBe("posted");
   });
@@ -89,7 +89,7 @@ describe("inventory count: an interrupt while the post is in flight", () => {
     });
     expect(result.code).toBe(130);
     expect(result.stderr).toMatch(
-      /error: interrupted by SIGINT: 0 changes applied, 0 rows not attempted, 1 failed \(the report lists them\)\nhint: post it again with petstore inventory count --resume [0-9a-f-]+: a count posted once comes back as posted before\n$/,
+      /error: interrupted by SIGINT once every row was sent: 0 changes applied, 1 failed \(the report lists them\)\nhint: post it again with petstore inventory count --resume [0-9a-f-]+: a count posted once comes back as posted before\n$/,
     );
     expect(journalTypes(stateHome)).not.toContain("posted");
   });
