@@ -85,8 +85,8 @@ async function until(test, child, what) {
 /**
  * One session of `pets` counted pets, posted by `inventory count --yes` (lines on a pipe):
  * every `ID =N` line is written to its stdin; once the session's journal holds all of them
- * (the header and one entry a line: the CLI appends and fsyncs an entry before it takes the
- * next line), `done` is written and stdin closed. Timed: from writing `done` to the process's
+ * (one `set` entry a line: the CLI appends and fsyncs an entry before it takes the next line),
+ * `done` is written and stdin closed. Timed: from writing `done` to the process's
  * exit, which is what posting costs a person who typed `done`: the review (printed, as
  * without --json), one atomic batch of `pets` counts, the report, the `posted` entry, exit.
  * Process start-up and the reads of the pets' first lines (one GET each) are before it.
@@ -117,13 +117,16 @@ async function postSession(tools, server, pets, round, json) {
   const exited = once(child, "exit").then(([code]) => ({ code, at: now() }));
   const lines = Array.from({ length: pets }, (_, i) => `${i + 1} =${countOf(i + 1)}\n`);
   child.stdin.write(lines.join(""));
+  // The counted lines' entries (`set`), not the header or the store's change it noted (`seen`).
   const journalLines = () => {
     const [journal] = journals(tools, home);
     if (journal === undefined) return 0;
-    return readFileSync(journal, "utf8").split("\n").length - 1;
+    return readFileSync(journal, "utf8")
+      .split("\n")
+      .filter((line) => line.startsWith('{"type":"set"')).length;
   };
   try {
-    await until(() => journalLines() === 1 + pets, child, `before reading ${pets} lines`);
+    await until(() => journalLines() === pets, child, `before reading ${pets} lines`);
   } catch (error) {
     throw new Error(`${error.message}: ${stderr.slice(0, 2000)}`);
   }
