@@ -9,6 +9,7 @@ import type { AdjustReport } from "./adjust-batches.js";
 import {
   dryRunStopped,
   failingCount,
+  interruptedHint,
   interruptedSummary,
   notAppliedSummary,
   RunIncompleteError,
@@ -134,6 +135,10 @@ export function adjustInterrupted(
   return new RunInterruptedError(
     signal,
     interruptedSummary(report, signal, name, dryRun),
-    dryRun ? "run the dry run again to see every row" : rerunHint(report, refPrefix),
+    interruptedHint(
+      report,
+      dryRun,
+      dryRun ? "run the dry run again to see every row" : rerunHint(report, refPrefix),
+    ),
   );
 }

@@ -8,6 +8,7 @@ import type { ApplyReport } from "./execute.js";
 import {
   dryRunStopped,
   failingCount,
+  interruptedHint,
   interruptedSummary,
   notAppliedSummary,
   RunIncompleteError,
@@ -113,6 +114,12 @@ export function applyInterrupted(
   return new RunInterruptedError(
     signal,
     interruptedSummary(report, signal, name, dryRun),
-    "run the same command again: it changes only what is still different",
+    interruptedHint(
+      report,
+      dryRun,
+      dryRun
+        ? "run the dry run again to see every row"
+        : "run the same command again: it changes only what is still different",
+    ),
   );
 }

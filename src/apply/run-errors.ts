@@ -120,6 +120,31 @@ interface InterruptedCounts {
   interruptedDuring?: InterruptedPhase | undefined;
 }
 
+/** Whether an interrupted run had sent every row (read to its end, none left unsent). */
+export function sentEveryRow(report: InterruptedCounts): boolean {
+  return (
+    report.notAttempted === 0 &&
+    report.interruptedDuring !== "reading" &&
+    report.interruptedDuring !== "preparing"
+  );
+}
+
+/**
+ * The hint of an interrupted run: `otherwise` unless it had sent every row anyway, and then
+ * that nothing is left to do (failed rows aside, which `otherwise` speaks of).
+ */
+export function interruptedHint(
+  report: InterruptedCounts,
+  dryRun: boolean,
+  otherwise: string,
+): string {
+  if (!sentEveryRow(report)) return otherwise;
+  if (dryRun) return "every row was evaluated before the run stopped: the report is whole";
+  return report.failed === 0
+    ? "every row was sent before the run stopped: nothing is left to do"
+    : otherwise;
+}
+
 /**
  * What an interrupt left, in words, for every bulk verb alike: `1000 changes applied, 1500
  * rows not attempted`; before anything was sent, that nothing was.
@@ -131,6 +156,9 @@ export function interruptedSummary(
   dryRun = false,
 ): string {
   if (dryRun) {
+    if (sentEveryRow(report)) {
+      return `interrupted by ${signal} once every row was evaluated: nothing was changed`;
+    }
     const rest =
       report.notAttempted > 0 ? `, ${countOf(report.notAttempted, "row")} not evaluated` : "";
     return `interrupted by ${signal}: the dry run stopped${rest}; nothing was changed`;
@@ -142,7 +170,7 @@ export function interruptedSummary(
     return `interrupted by ${signal} before anything was sent: ${countOf(report.notAttempted, "row")} not attempted`;
   }
   // Every row sent by the time the run stopped: the interrupt left nothing undone.
-  if (report.notAttempted === 0) {
+  if (sentEveryRow(report)) {
     const failed = report.failed > 0 ? `, ${report.failed} failed` : "";
     return `interrupted by ${signal} once every row was sent: ${countOf(report.changed, "change")} applied${failed} (the report lists them)`;
   }

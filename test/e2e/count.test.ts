@@ -121,7 +121,12 @@ describe.runIf(HAS_SCRIPT)("a counting session at a terminal", () => {
     first.type("\u0003");
     expect(await first.exited).toBe(130);
     const id = sessionIdIn(first.output());
-    expect(first.output()).toContain(`session ${id} saved, 1 pet counted, nothing posted`);
+    // On a line of its own, not after the prompt.
+    expect(first.output()).toMatch(
+      new RegExp(
+        `\\nerror: interrupted by SIGINT: session ${id} saved, 1 pet counted, nothing posted\\n`,
+      ),
+    );
     const resumed = spawnCliInTty(["inventory", "count", "--resume"], {
       env: { ...env(), XDG_STATE_HOME: state },
     });

@@ -474,9 +474,12 @@ async function countLines(
     crlfDelay: Infinity,
   });
   let interrupted: InterruptSignal | undefined;
-  // Ctrl-C at a terminal reaches readline as a key, not as a signal.
+  // Ctrl-C at a terminal reaches readline as a key, not as a signal (whose new line main.ts
+  // writes): the cursor is still after the prompt.
+  const ctrlC = { pressed: false };
   lines.on("SIGINT", () => {
     interrupted = "SIGINT";
+    ctrlC.pressed = true;
     lines.close();
   });
   const run = claimRun(context.interrupts, (signal) => {
@@ -608,7 +611,7 @@ async function countLines(
     run.release();
     lines.close();
   }
-  if (terminal !== undefined && interrupted === undefined) io.err.write("\n");
+  if (terminal !== undefined && (interrupted === undefined || ctrlC.pressed)) io.err.write("\n");
   return { interrupted, refused };
 }
 

@@ -207,6 +207,41 @@ describe("a dry run interrupted between batches", () => {
   });
 });
 
+describe("interrupted while the last batch was in flight", () => {
+  it.each([
+    [
+      "adjust --file",
+      ["inventory", "adjust", "--file", "s.csv", ...DAY],
+      "error: interrupted by SIGINT once every row was sent: 2 changes applied (the report lists them)\n" +
+        "hint: every row was sent before the run stopped: nothing is left to do\n",
+    ],
+    [
+      "adjust --file --dry-run",
+      ["inventory", "adjust", "--file", "s.csv", ...DAY, "--dry-run"],
+      "error: interrupted by SIGINT once every row was evaluated: nothing was changed\n" +
+        "hint: every row was evaluated before the run stopped: the report is whole\n",
+    ],
+  ])(
+    "%s: says every row was sent, and that nothing is left, exit 130",
+    async (_name, args, end) => {
+      const stubs = new HttpStubs();
+      serveBatches(stubs, stockOf(2, 10), { listed: false });
+      const interrupts = new Interrupts();
+      stubs.hold("POST", (_count, gate) => {
+        interrupts.deliver("SIGINT");
+        gate.release();
+      });
+      const result = await runFake(args, {
+        stubs,
+        files: { "s.csv": "petId,delta\n1,-1\n2,-2\n" },
+        interrupts,
+      });
+      expect(result.code).toBe(130);
+      expect(result.stderr.endsWith(end)).toBe(true);
+    },
+  );
+});
+
 describe("the hint after an adjust --file with failed rows", () => {
   it("with no row applied: says so, and speaks of no rows applied", async () => {
     const stubs = new HttpStubs();
