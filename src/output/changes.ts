@@ -104,9 +104,10 @@ function alignedLine(fields: readonly string[]): string {
 /**
  * What a person reads of a change on one line: its local time and the change's sign, no
  * request id. On a terminal, a reason that would run past its edge is wrapped under where it
- * starts, or below the line when the ref has pushed it too far right (under 20 columns left).
+ * starts, or below the line when the ref has pushed it too far right (under 20 columns left);
+ * a change whose key and ref alone run past the edge is shown as its lines (changeLines).
  */
-function personLine(change: FeedChange, width: number | undefined): string {
+function personLine(change: FeedChange, width: number | undefined, arrow: string): string {
   const cells = changeCells(change);
   const fields = [
     change.seq.toString(),
@@ -119,14 +120,15 @@ function personLine(change: FeedChange, width: number | undefined): string {
     cells.ref,
   ];
   const line = alignedLine([...fields, cells.reason]);
-  if (width === undefined || cells.reason === "" || stringWidth(line) <= width) return `${line}\n`;
+  if (width === undefined || stringWidth(line) <= width) return `${line}\n`;
   const head = alignedLine(fields);
+  if (stringWidth(head) > width) return changeLines(change, { feed: true }, width, arrow);
   // Where the reason starts: the width of the line with a one-column reason, less that column.
   const start = stringWidth(alignedLine([...fields, "."])) - 1;
-  const indent = " ".repeat(start < width - 20 ? start : REASON_BELOW);
+  const beside = start <= width - 20;
+  const indent = " ".repeat(beside ? start : REASON_BELOW);
   const lines = wrapped(cells.reason, Math.max(1, width - indent.length)).split("\n");
-  const first =
-    start < width - 20 ? `${head}${" ".repeat(start - stringWidth(head))}` : `${head}\n${indent}`;
+  const first = beside ? `${head}${" ".repeat(start - stringWidth(head))}` : `${head}\n${indent}`;
   return `${first}${lines.join(`\n${indent}`)}\n`;
 }
 
@@ -147,7 +149,7 @@ function linesLayout(io: IoStreams): { header: string; line: (change: FeedChange
     const titles = LINE_COLUMNS.map(([title]) => title);
     return {
       header: `${io.style.bold(alignedLine(titles))}\n`,
-      line: (change) => personLine(change, width),
+      line: (change) => personLine(change, width, io.symbols.arrow),
     };
   }
   // Each change's lines say what each part is: no header.

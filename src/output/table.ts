@@ -155,10 +155,11 @@ function renderRecords(spec: TableSpec, terminalWidth: number, style: IoStreams[
         const value = wrapped(row[column] ?? "", valueWidth)
           .split("\n")
           .join(`\n${indent}`);
-        if (value === "") return style.bold(title);
+        if (value === "") return title === "" ? undefined : style.bold(title);
         return `${style.bold(title)}${" ".repeat(titleWidth - shownWidth(title))}  ${value}`;
       });
-      return `${rule}${"─".repeat(Math.max(0, Math.min(terminalWidth, 40) - rule.length))}\n${lines.join("\n")}\n`;
+      const shown = lines.filter((line) => line !== undefined);
+      return `${rule}${"─".repeat(Math.max(0, Math.min(terminalWidth, 40) - rule.length))}\n${shown.join("\n")}\n`;
     })
     .join("");
 }

@@ -21,12 +21,16 @@ function cutIndex(word: string, width: number): number {
   let separator = 0;
   for (const { segment, index } of graphemes.segment(word)) {
     shown += stringWidth(segment);
-    if (shown > width) break;
+    // One character at least, whole, however narrow the line.
+    if (shown > width && fits > 0) break;
     fits = index + segment.length;
     if (BREAKS_AFTER.has(segment) && shown * 3 >= width) separator = fits;
   }
-  return separator > 0 ? separator : Math.max(fits, 1);
+  return separator > 0 ? separator : fits;
 }
+
+/** The least room left on a line that a word too long for any line starts in (else a new one). */
+const LEAST_ROOM = 8;
 
 /**
  * `text` (plain: free text, no colour codes) in lines of at most `width` terminal columns (the
@@ -35,7 +39,9 @@ function cutIndex(word: string, width: number): number {
  * characters. Nothing is left out.
  */
 export function wrapped(text: string, width: number, restWidth = width): string {
-  if (width < 1 || restWidth < 1 || shownWidth(text) <= width) return text;
+  const [first = "", ...rest] = text.split("\n");
+  const fits = stringWidth(first) <= width && rest.every((line) => stringWidth(line) <= restWidth);
+  if (width < 1 || restWidth < 1 || fits) return text;
   const lines: string[] = [];
   const room = () => (lines.length === 0 ? width : restWidth);
   for (const paragraph of text.split("\n")) {
@@ -46,14 +52,23 @@ export function wrapped(text: string, width: number, restWidth = width): string 
         line = joined;
         continue;
       }
-      if (line !== "") lines.push(line);
-      let rest = word;
-      while (stringWidth(rest) > room()) {
-        const cut = cutIndex(rest, room());
-        lines.push(rest.slice(0, cut));
-        rest = rest.slice(cut);
+      let left = word;
+      // A word too long for a whole line is cut anyway: it starts in the room this one has.
+      const free = room() - stringWidth(line) - 1;
+      if (line !== "" && stringWidth(word) > restWidth && free >= LEAST_ROOM) {
+        const cut = cutIndex(word, free);
+        line = `${line} ${word.slice(0, cut)}`;
+        left = word.slice(cut);
       }
-      line = rest;
+      if (line !== "") lines.push(line);
+      while (stringWidth(left) > room()) {
+        const cut = cutIndex(left, room());
+        // One character wider than the line is the line.
+        if (cut >= left.length) break;
+        lines.push(left.slice(0, cut));
+        left = left.slice(cut);
+      }
+      line = left;
     }
     lines.push(line);
   }

@@ -295,9 +295,7 @@ describe("inventory changes --follow interrupted", () => {
   it.runIf(HAS_SCRIPT)(
     "at a terminal, Ctrl-C ends it with its message on a line of its own after the ^C",
     async () => {
-      const follower = spawnCliInTty(["inventory", "changes", "--follow"], {
-        env: { ...env(), COLUMNS: "100" },
-      });
+      const follower = spawnCliInTty(["inventory", "changes", "--follow"], { env: env() });
       await follower.shows(/seed/);
       follower.type("\u0003");
       expect(await follower.exited).toBe(130);

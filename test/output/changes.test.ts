@@ -248,6 +248,23 @@ describe("changesPrinter", () => {
     expect(start).toBe(105);
     expect(first.length).toBeLessThanOrEqual(130);
     expect(second).toMatch(new RegExp(`^ {${start}}\\S`));
+    // At 125 columns, 20 are left beside it: still beside.
+    const edge = captureIo(true);
+    await changesPrinter("lines", { ...edge.streams, width: 125 }, 0n).print([
+      { ...SALE, reason: "counted twice: the second count found one more behind the bowls" },
+    ]);
+    expect(edge.out().split("\n")[1]?.indexOf("counted")).toBe(105);
+    // A ref so long the line runs past the edge before its reason: the change as its lines.
+    const long = captureIo(true);
+    await changesPrinter("lines", { ...long.streams, width: 126 }, 0n).print([
+      { ...SALE, ref: "delivery-note/supplier-acme/2026-11-27/DN-998877-x", reason: "delivery" },
+    ]);
+    expect(long.out().split("\n").slice(1)).toEqual([
+      `41231  ${localTime(SALE.at)}  pet 42  8 → 7  -1  by till-1`,
+      "    ref delivery-note/supplier-acme/2026-11-27/DN-998877-x",
+      "    delivery",
+      "",
+    ]);
     // A ref that pushes the reason too far right: the reason goes below, under when.
     const pushed = captureIo(true);
     await changesPrinter("lines", { ...pushed.streams, width: 130 }, 0n).print([

@@ -106,7 +106,7 @@ describe("renderTable", () => {
     expect(renderTable(spec, { style, width: 40 })).toBe(renderTable(SPEC, { style, width: 40 }));
   });
 
-  it("shows a table of fields as a line each when it cannot fit, and asks a narrower one first", () => {
+  it("shows a table of fields as a line each when it cannot fit, and a narrow callback in its place", () => {
     const spec: TableSpec = {
       head: ["field", "value"],
       rows: [
@@ -146,6 +146,28 @@ describe("renderTable", () => {
         { style, width: undefined },
       ),
     );
+    // As records, a row without a note has no line for it.
+    const records = renderTable(
+      {
+        ...spec,
+        rows: [
+          ["1", "5", ""],
+          ["2", "0", "not counted: 0"],
+        ],
+      },
+      { style, width: 20 },
+    );
+    expect(records.split("\n")).toEqual([
+      `─[ 1 of 2 ]${"─".repeat(9)}`,
+      "petId    1",
+      "counted  5",
+      `─[ 2 of 2 ]${"─".repeat(9)}`,
+      "petId    2",
+      "counted  0",
+      "         not",
+      "         counted: 0",
+      "",
+    ]);
     const noted = renderTable(
       { ...spec, rows: [["1", "5", "posted before"]] },
       { style, width: undefined },

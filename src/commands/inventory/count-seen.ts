@@ -37,12 +37,15 @@ async function storeChangeAt(
   }
 }
 
+const RECOUNT_HINT =
+  "count those pets again in a new session (petstore inventory count, with the same --full or --status for a stocktake): this one stays as it was saved, and petstore inventory count --sessions lists it";
+
 /** The store no longer holds the change the session's counts are as of; nothing was posted. */
 export class StoreRestoredError extends UsageError {
   constructor(sessionId: string, seen: SeenEntry, held: ChangeMark | undefined) {
     super(
       `count session ${sessionId} read its pets as of the changes up to seq ${seen.seq} (${markText(seen)}), but the store ${heldInstead(held)}: it was restored from a backup since (or is another store), and these counts would be taken against changes it no longer holds; nothing was posted`,
-      "count those pets again in a new session (petstore inventory count, with the same --full or --status for a stocktake): this one stays as it was saved, and petstore inventory count --sessions lists it",
+      RECOUNT_HINT,
     );
   }
 }
@@ -56,19 +59,24 @@ export async function checkSeen(session: CountSession, client: ApiClient): Promi
   throw new StoreRestoredError(session.header.id, seen, held);
 }
 
-/** Journals the store's change at `seq` as the session's `seen`, when it holds one there. */
+/**
+ * Journals the store's change at `seq` as the session's `seen`: "noted"; "none" when the store
+ * holds no change there; "no feed" when it cannot say.
+ */
 async function note(
   session: CountSession,
   journal: Journal,
   client: ApiClient,
   seq: bigint,
-): Promise<void> {
-  if (seq === 0n) return;
+): Promise<"noted" | "none" | "no feed"> {
+  if (seq === 0n) return "none";
   const change = await storeChangeAt(client, seq);
-  if (change === undefined || change === "no feed") return;
+  if (change === undefined) return "none";
+  if (change === "no feed") return change;
   const entry: SeenEntry = { type: "seen", seq, ...change };
   journal.append(entry);
   session.apply(entry);
+  return "noted";
 }
 
 /**
@@ -112,7 +120,16 @@ export async function checkResumed(
   ];
   if (seqs.length === 0) return;
   const highest = seqs.reduce((a, b) => (a > b ? a : b));
-  await note(session, journal, client, highest);
+  if (highest === 0n) return;
+  const noted = await note(session, journal, client, highest);
+  if (noted === "no feed") return;
+  if (noted === "none") {
+    // No change at a seq the store handed out (its latest, when a pet was read): it went back.
+    throw new UsageError(
+      `count session ${session.header.id} read its pets as of the changes up to seq ${highest}, but the store holds no change at that seq: it was restored from a backup since (or is another store), and these counts would be taken against changes it no longer holds; nothing was posted`,
+      RECOUNT_HINT,
+    );
+  }
   io.err.write(
     `note: session ${session.header.id} was saved by an earlier petstore, which did not note the store's change at seq ${highest}: a restore of the store from a backup before now cannot be told; from now on it can\n`,
   );

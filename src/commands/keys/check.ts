@@ -13,7 +13,8 @@ const SERVER_REFUSES =
  * Reads `file` with the server's own keys-file loader, so the rules live once: a file the
  * server would refuse is a UsageError (exit 2) with the loader's message naming FILE:LINE,
  * which never quotes a field. A file without any key is refused too, as a reload refuses it.
- * Prints each key's name and scope (TSV on stdout) and how many of each scope (stderr).
+ * Prints each key's name and scope (stdout: a table on a terminal, TSV piped) and how many of
+ * each scope (stderr).
  */
 export async function runKeysCheck(file: string, io: IoStreams): Promise<CheckedKey[]> {
   // The one reader of keys files, the server's; loaded only when this command runs.
@@ -45,7 +46,8 @@ export function keysCheckCommand(factory: Factory): Command {
       "after",
       `
 Reads the file with the server's own parser, without a server and without a key. A valid file:
-exit 0, each key's name and scope on stdout (tab-separated; bare keys as key-1, key-2, …), and
+exit 0, each key's name and scope on stdout (a table on a terminal, tab-separated piped; bare
+keys as key-1, key-2, …), and
 how many of each scope on stderr. A file the server would refuse: exit 2 and the line, as
 FILE:LINE, that it cannot use (the line's fields are never printed: a pasted key stays off the
 screen). A file without any key is refused too: the server would not start, or not reload, on it.

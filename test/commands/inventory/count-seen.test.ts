@@ -59,6 +59,15 @@ describe("inventory count: the change its pets were read as of", () => {
       ),
     );
     expect(stubs.calls()).not.toContain("POST /v1/inventory/batch");
+    // Pet 2's line was not counted: the journal holds pet 1's alone.
+    const id = /count session (\S+) read/.exec(result.stderr)?.[1] ?? "";
+    const entries = readFileSync(join(stateHome, "petstore", "counts", `${id}.jsonl`), "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; petId?: string });
+    expect(entries.filter((entry) => entry.type === "set").map((entry) => entry.petId)).toEqual([
+      "1",
+    ]);
   });
 
   it("takes a pet read as of a lower seq than the one noted as a store gone back: checked, and refused when the change is gone", async () => {
@@ -79,6 +88,32 @@ describe("inventory count: the change its pets were read as of", () => {
     expect(result.stderr).toContain(
       `(pet 1 at ${NOON}), but the store holds no change at that seq: it was restored`,
     );
+  });
+
+  it("resuming a session saved without the change noted, where the store has no change at its seq: refused", async () => {
+    const stateHome = join(temp.dir, "older-gone");
+    const directory = join(stateHome, "petstore", "counts");
+    mkdirSync(directory, { recursive: true });
+    const id = "20261127-090000-0e0f1011";
+    writeFileSync(
+      join(directory, `${id}.jsonl`),
+      `{"type":"session","id":"${id}","server":"${CONFIGURED_ENV.PETSTORE_BASE_URL}","startedAt":"2026-11-27T09:00:00.000Z","full":false,"status":null}\n` +
+        '{"type":"set","petId":"1","count":5,"read":{"status":"available","book":3,"asOf":"7"}}\n',
+    );
+    const stubs = new HttpStubs();
+    stubs.on("GET", "/v1/inventory/changes?after=6&limit=1").reply(200, '{"changes":[],"next":6}', {
+      headers: { ...json.headers, "inventory-seq": "4" },
+    });
+    const result = await runFake(["inventory", "count", "--resume", id, "--yes"], {
+      stubs,
+      stdin: "done\n",
+      env: { ...CONFIGURED_ENV, XDG_STATE_HOME: stateHome },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(
+      `error: count session ${id} read its pets as of the changes up to seq 7, but the store holds no change at that seq: it was restored`,
+    );
+    expect(result.stderr).not.toContain("note:");
   });
 
   it("resuming a session saved without the change noted, notes it and says a restore before now cannot be told", async () => {
