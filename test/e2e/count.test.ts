@@ -855,3 +855,43 @@ describe("a counting session across a restore of the store from a backup", () =>
     }
   });
 });
+
+describe.runIf(HAS_SCRIPT)(
+  "a counting session at a terminal, the store restored while it asks",
+  () => {
+    it("checks the store again after the question to post is answered: exit 2, nothing posted", async () => {
+      const db = join(states.dir, "asked.db");
+      const backup = join(states.dir, "asked-backup.db");
+      const state = newState();
+      let server = await startServer({ seed: SEED.slice(0, 3), dbPath: db });
+      const env = () => ({
+        PETSTORE_BASE_URL: server.url,
+        PETSTORE_API_KEY: API_KEY,
+        XDG_STATE_HOME: state,
+      });
+      expect((await runCli(["db", "backup", "--db", db, backup])).code).toBe(0);
+      expect((await runCli(["inventory", "set", "2", "9"], { env: env() })).code).toBe(0);
+      // Pet 1 counted as of seq 4 (the sale of pet 2); the question waits.
+      const cli = spawnCliInTty(["inventory", "count"], { env: env(), timeoutMs: 30_000 });
+      try {
+        await cli.shows("count> ");
+        cli.type("1 =7\r");
+        await cli.shows("pet 1 (available): 7 counted");
+        cli.type("done\r");
+        await cli.shows("Post 1 count? [y/N]");
+        // Meanwhile the store comes back from the backup (latest seq 3) and trades: seq 4 again.
+        const port = server.port;
+        await server.stop();
+        writeFileSync(db, readFileSync(backup));
+        server = await startServer({ dbPath: db, args: ["--port", String(port)] });
+        expect((await runCli(["inventory", "set", "3", "1"], { env: env() })).code).toBe(0);
+        cli.type("y\r");
+        expect(await cli.exited).toBe(2);
+        expect(cli.output()).toContain("but the store has another change there (pet 3 at ");
+        expect((await quantities(env())).get(1)).toBe(10);
+      } finally {
+        await server.stop();
+      }
+    });
+  },
+);
