@@ -824,7 +824,7 @@ describe("a counting session across a restore of the store from a backup", () =>
       };
       const refusal = (instead: string) =>
         new RegExp(
-          `^error: count session ${id} read its pets as of the changes up to seq 5 \\(pet 2 at \\S+\\), but the store ${instead}: it was restored from a backup since \\(or is another store\\), and these counts would be taken against changes it no longer holds; nothing was posted\nhint: count those pets again in a new session \\(petstore inventory count, with the same --full or --status for a stocktake\\)`,
+          `^error: count session ${id} read its pets as of the changes up to seq 5 \\(pet 2 at \\S+\\), but the store ${instead}: it was restored from a backup since \\(or is another store\\), and these counts would be taken against changes it no longer holds; nothing was posted\nhint: count those pets again in a new session \\(petstore inventory count, with the same --full or --status for a stocktake\\); this one stays open as it was saved: to drop it, delete its journal ${join(state, "petstore", "counts", `${id}.jsonl`).replaceAll(".", "\\.")}\n`,
           "m",
         );
       const resume = (input: string) =>

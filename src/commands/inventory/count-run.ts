@@ -667,7 +667,7 @@ async function review(
     );
   }
   // Before the question: a store restored since the pets were read is refused, not asked about.
-  await checkSeen(session, await context.apiClient());
+  await checkSeen(session, journal, await context.apiClient());
   if (interactive && options.yes !== true && !dryRun) {
     const asked = await ask(context, `Post ${countOf(rows.length, "count")}? [y/N] `);
     if (asked === "SIGINT") {
@@ -685,7 +685,7 @@ async function review(
       return;
     }
     // The question may have waited for hours: checked again.
-    await checkSeen(session, await context.apiClient());
+    await checkSeen(session, journal, await context.apiClient());
   }
   // The server reports each count's book (as of its asOf) itself: a count sends what was seen.
   const counts: CountChange[] = rows.map(({ pet }) => ({

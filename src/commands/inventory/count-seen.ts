@@ -20,6 +20,7 @@ import {
   type ChangeMark,
 } from "../../feed/change-at.js";
 import type { IoStreams } from "../../output/io-streams.js";
+import { shellWord } from "../../text/shell-word.js";
 
 /** The store's change at `seq`; undefined when it holds none; "no feed": it cannot say. */
 async function storeChangeAt(
@@ -37,26 +38,37 @@ async function storeChangeAt(
   }
 }
 
-const RECOUNT_HINT =
-  "count those pets again in a new session (petstore inventory count, with the same --full or --status for a stocktake): this one stays as it was saved, and petstore inventory count --sessions lists it";
+/** What to do instead: count again; the session refused stays, its journal said to drop it. */
+function recountHint(journal: Pick<Journal, "path">): string {
+  return `count those pets again in a new session (petstore inventory count, with the same --full or --status for a stocktake); this one stays open as it was saved: to drop it, delete its journal ${shellWord(journal.path)}`;
+}
 
 /** The store no longer holds the change the session's counts are as of; nothing was posted. */
 export class StoreRestoredError extends UsageError {
-  constructor(sessionId: string, seen: SeenEntry, held: ChangeMark | undefined) {
+  constructor(
+    sessionId: string,
+    seen: SeenEntry,
+    held: ChangeMark | undefined,
+    journal: Pick<Journal, "path">,
+  ) {
     super(
       `count session ${sessionId} read its pets as of the changes up to seq ${seen.seq} (${markText(seen)}), but the store ${heldInstead(held)}: it was restored from a backup since (or is another store), and these counts would be taken against changes it no longer holds; nothing was posted`,
-      RECOUNT_HINT,
+      recountHint(journal),
     );
   }
 }
 
 /** Checks that the store still holds the change the session noted (none noted: nothing). */
-export async function checkSeen(session: CountSession, client: ApiClient): Promise<void> {
+export async function checkSeen(
+  session: CountSession,
+  journal: Pick<Journal, "path">,
+  client: ApiClient,
+): Promise<void> {
   const seen = session.seen;
   if (seen === undefined) return;
   const held = await storeChangeAt(client, seen.seq);
   if (held === "no feed" || isNotedChange(held, seen)) return;
-  throw new StoreRestoredError(session.header.id, seen, held);
+  throw new StoreRestoredError(session.header.id, seen, held, journal);
 }
 
 /**
@@ -93,7 +105,7 @@ export async function noteSeen(
   const seen = session.seen;
   if (seen !== undefined) {
     if (asOf === seen.seq) return;
-    await checkSeen(session, client);
+    await checkSeen(session, journal, client);
     if (asOf < seen.seq) return;
   }
   await note(session, journal, client, asOf);
@@ -111,7 +123,7 @@ export async function checkResumed(
   io: Pick<IoStreams, "err">,
 ): Promise<void> {
   if (session.seen !== undefined) {
-    await checkSeen(session, client);
+    await checkSeen(session, journal, client);
     return;
   }
   const seqs = [
@@ -127,7 +139,7 @@ export async function checkResumed(
     // No change at a seq the store handed out (its latest, when a pet was read): it went back.
     throw new UsageError(
       `count session ${session.header.id} read its pets as of the changes up to seq ${highest}, but the store holds no change at that seq: it was restored from a backup since (or is another store), and these counts would be taken against changes it no longer holds; nothing was posted`,
-      RECOUNT_HINT,
+      recountHint(journal),
     );
   }
   io.err.write(
