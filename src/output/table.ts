@@ -35,7 +35,8 @@ export function renderTable(
   spec = withoutEmptyNotes(spec);
   const right = new Set(spec.rightAligned ?? []);
   const widths = io.width === undefined ? undefined : fittedWidths(spec, io.width);
-  if (widths === "too narrow" && io.width !== undefined) {
+  // A table of no rows keeps its header: shown otherwise, it would show nothing at all.
+  if (widths === "too narrow" && io.width !== undefined && spec.rows.length > 0) {
     if (narrow !== undefined) return narrow(io.width);
     return spec.fields === true
       ? fieldLines(spec.rows, io.width, io.style)

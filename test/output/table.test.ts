@@ -134,6 +134,11 @@ describe("renderTable", () => {
     );
   });
 
+  it("keeps the header of a table of no rows, however narrow the terminal", () => {
+    const empty = renderTable({ ...SPEC, rows: [] }, { style, width: 10 });
+    expect(empty).toContain("│ when │ change │ reason │ ref │");
+  });
+
   it("leaves out a note column (no title) that no row has a note in", () => {
     const spec: TableSpec = {
       head: ["petId", "counted", ""],
