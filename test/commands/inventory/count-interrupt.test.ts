@@ -34,26 +34,34 @@ function journalTypes(stateHome: string): string[] {
     .map((line) => (JSON.parse(line) as { type: string }).type);
 }
 
+/**
+ * `inventory count --yes` counting pet 1 from stdin, its post (answered `status`, `body`) held
+ * until SIGINT is delivered, then answered whole.
+ */
+async function postInterrupted(stateHome: string, status: number, body: string) {
+  const stubs = new HttpStubs();
+  stubs.on("GET", "/v1/inventory/1").reply(200, ITEM, {
+    headers: { ...json.headers, etag: '"3"', "inventory-seq": "7" },
+  });
+  stubs.on("GET", "/v1/inventory/changes?after=6&limit=1").times(2).reply(200, CHANGE_AT_7, json);
+  stubs.on("POST", "/v1/inventory/batch").reply(status, body, json);
+  const interrupts = new Interrupts();
+  stubs.hold("POST", (_count, held) => {
+    interrupts.deliver("SIGINT");
+    held.release();
+  });
+  return runFake(["inventory", "count", "--yes"], {
+    stubs,
+    interrupts,
+    stdin: "1 =5\n",
+    env: { ...CONFIGURED_ENV, XDG_STATE_HOME: stateHome },
+  });
+}
+
 describe("inventory count: an interrupt while the post is in flight", () => {
   it("every count applied: the session is posted, exit 130, and the hint says nothing is left", async () => {
     const stateHome = join(temp.dir, "complete");
-    const stubs = new HttpStubs();
-    stubs.on("GET", "/v1/inventory/1").reply(200, ITEM, {
-      headers: { ...json.headers, etag: '"3"', "inventory-seq": "7" },
-    });
-    stubs.on("GET", "/v1/inventory/changes?after=6&limit=1").times(2).reply(200, CHANGE_AT_7, json);
-    stubs.on("POST", "/v1/inventory/batch").reply(200, RESULT, json);
-    const interrupts = new Interrupts();
-    stubs.hold("POST", (_count, held) => {
-      interrupts.deliver("SIGINT");
-      held.release();
-    });
-    const result = await runFake(["inventory", "count", "--yes"], {
-      stubs,
-      interrupts,
-      stdin: "1 =5\n",
-      env: { ...CONFIGURED_ENV, XDG_STATE_HOME: stateHome },
-    });
+    const result = await postInterrupted(stateHome, 200, RESULT);
     expect(result.code).toBe(130);
     expect(result.stderr).toMatch(
       /error: interrupted by SIGINT once every row was sent: 1 change applied \(the report lists them\)\nhint: every count was posted before the run stopped: nothing is left to post \(session [0-9a-f-]+ is posted\)\n$/,
@@ -63,30 +71,12 @@ describe("inventory count: an interrupt while the post is in flight", () => {
 
   it("a count rejected: the session stays open, and the hint says to post it again with --resume", async () => {
     const stateHome = join(temp.dir, "rejected");
-    const stubs = new HttpStubs();
-    stubs.on("GET", "/v1/inventory/1").reply(200, ITEM, {
-      headers: { ...json.headers, etag: '"3"', "inventory-seq": "7" },
-    });
-    stubs.on("GET", "/v1/inventory/changes?after=6&limit=1").times(2).reply(200, CHANGE_AT_7, json);
     // The atomic batch rejected: a sale since the read took the pet below 0 counted.
-    stubs
-      .on("POST", "/v1/inventory/batch")
-      .reply(
-        409,
-        '{"code":"batch_rejected","message":"1 of 1 changes failed","results":[{"petId":1,"outcome":"below_zero","previous":3,"quantity":3,"status":"available","book":3,"since":-9,"counted":5,"variance":2}]}',
-        json,
-      );
-    const interrupts = new Interrupts();
-    stubs.hold("POST", (_count, held) => {
-      interrupts.deliver("SIGINT");
-      held.release();
-    });
-    const result = await runFake(["inventory", "count", "--yes"], {
-      stubs,
-      interrupts,
-      stdin: "1 =5\n",
-      env: { ...CONFIGURED_ENV, XDG_STATE_HOME: stateHome },
-    });
+    const result = await postInterrupted(
+      stateHome,
+      409,
+      '{"code":"batch_rejected","message":"1 of 1 changes failed","results":[{"petId":1,"outcome":"below_zero","previous":3,"quantity":3,"status":"available","book":3,"since":-9,"counted":5,"variance":2}]}',
+    );
     expect(result.code).toBe(130);
     expect(result.stderr).toMatch(
       /error: interrupted by SIGINT once every row was sent: 0 changes applied, 1 failed \(the report lists them\)\nhint: post it again with petstore inventory count --resume [0-9a-f-]+: a count posted once comes back as posted before\n$/,

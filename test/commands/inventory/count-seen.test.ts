@@ -38,6 +38,31 @@ function changeAt(stubs: HttpStubs, seq: number, petId: number, at: string, time
 const NOON = "2026-11-27T12:00:00.000Z";
 const LATER = "2026-11-27T15:00:00.000Z";
 
+/** `inventory count ARGS` with `stdin`, its sessions under `stateHome`. */
+function count(stubs: HttpStubs, stateHome: string, args: readonly string[], stdin: string) {
+  return runFake(["inventory", "count", ...args], {
+    stubs,
+    stdin,
+    env: { ...CONFIGURED_ENV, XDG_STATE_HOME: stateHome },
+  });
+}
+
+/**
+ * A journal as an earlier petstore saved it, without the change it was read as of: session
+ * `id`, pet 1 counted 5 as of seq 7. Its path.
+ */
+function earlierJournal(stateHome: string, id: string): string {
+  const directory = join(stateHome, "petstore", "counts");
+  mkdirSync(directory, { recursive: true });
+  const journal = join(directory, `${id}.jsonl`);
+  writeFileSync(
+    journal,
+    `{"type":"session","id":"${id}","server":"${CONFIGURED_ENV.PETSTORE_BASE_URL}","startedAt":"2026-11-27T09:00:00.000Z","full":false,"status":null}\n` +
+      '{"type":"set","petId":"1","count":5,"read":{"status":"available","book":3,"asOf":"7"}}\n',
+  );
+  return journal;
+}
+
 describe("inventory count: the change its pets were read as of", () => {
   it("reads a pet as of a later seq only once the change it noted is still the store's: refused when not, the line not counted", async () => {
     const stateHome = join(temp.dir, "later");
@@ -47,11 +72,7 @@ describe("inventory count: the change its pets were read as of", () => {
     pet(stubs, 2, 5, 9);
     // Seq 7 is another change now: the store went back to before it, then traded.
     changeAt(stubs, 7, 4, LATER);
-    const result = await runFake(["inventory", "count", "--yes"], {
-      stubs,
-      stdin: "1 =5\n2 =6\ndone\n",
-      env: { ...CONFIGURED_ENV, XDG_STATE_HOME: stateHome },
-    });
+    const result = await count(stubs, stateHome, ["--yes"], "1 =5\n2 =6\ndone\n");
     expect(result.code).toBe(2);
     expect(result.stderr).toMatch(
       new RegExp(
@@ -79,11 +100,7 @@ describe("inventory count: the change its pets were read as of", () => {
     stubs.on("GET", "/v1/inventory/changes?after=6&limit=1").reply(200, '{"changes":[],"next":6}', {
       headers: { ...json.headers, "inventory-seq": "4" },
     });
-    const result = await runFake(["inventory", "count", "--yes"], {
-      stubs,
-      stdin: "1 =5\n2 =6\ndone\n",
-      env: { ...CONFIGURED_ENV, XDG_STATE_HOME: stateHome },
-    });
+    const result = await count(stubs, stateHome, ["--yes"], "1 =5\n2 =6\ndone\n");
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       `(pet 1 at ${NOON}), but the store holds no change at that seq: it was restored`,
@@ -92,23 +109,13 @@ describe("inventory count: the change its pets were read as of", () => {
 
   it("resuming a session saved without the change noted, where the store has no change at its seq: refused", async () => {
     const stateHome = join(temp.dir, "older-gone");
-    const directory = join(stateHome, "petstore", "counts");
-    mkdirSync(directory, { recursive: true });
     const id = "20261127-090000-0e0f1011";
-    writeFileSync(
-      join(directory, `${id}.jsonl`),
-      `{"type":"session","id":"${id}","server":"${CONFIGURED_ENV.PETSTORE_BASE_URL}","startedAt":"2026-11-27T09:00:00.000Z","full":false,"status":null}\n` +
-        '{"type":"set","petId":"1","count":5,"read":{"status":"available","book":3,"asOf":"7"}}\n',
-    );
+    earlierJournal(stateHome, id);
     const stubs = new HttpStubs();
     stubs.on("GET", "/v1/inventory/changes?after=6&limit=1").reply(200, '{"changes":[],"next":6}', {
       headers: { ...json.headers, "inventory-seq": "4" },
     });
-    const result = await runFake(["inventory", "count", "--resume", id, "--yes"], {
-      stubs,
-      stdin: "done\n",
-      env: { ...CONFIGURED_ENV, XDG_STATE_HOME: stateHome },
-    });
+    const result = await count(stubs, stateHome, ["--resume", id, "--yes"], "done\n");
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(
       `error: count session ${id} read its pets as of the changes up to seq 7, but the store holds no change at that seq: it was restored`,
@@ -118,15 +125,8 @@ describe("inventory count: the change its pets were read as of", () => {
 
   it("resuming a session saved without the change noted, notes it and says a restore before now cannot be told", async () => {
     const stateHome = join(temp.dir, "older");
-    const directory = join(stateHome, "petstore", "counts");
-    mkdirSync(directory, { recursive: true });
     const id = "20261127-090000-0a0b0c0d";
-    const journal = join(directory, `${id}.jsonl`);
-    writeFileSync(
-      journal,
-      `{"type":"session","id":"${id}","server":"${CONFIGURED_ENV.PETSTORE_BASE_URL}","startedAt":"2026-11-27T09:00:00.000Z","full":false,"status":null}\n` +
-        '{"type":"set","petId":"1","count":5,"read":{"status":"available","book":3,"asOf":"7"}}\n',
-    );
+    const journal = earlierJournal(stateHome, id);
     const stubs = new HttpStubs();
     // Noted when resumed, then checked before the post.
     changeAt(stubs, 7, 1, NOON, 2);
@@ -137,11 +137,7 @@ describe("inventory count: the change its pets were read as of", () => {
         '{"changed":1,"unchanged":0,"failed":0,"results":[{"petId":1,"outcome":"changed","previous":3,"quantity":5,"status":"available","book":3,"since":0,"counted":5,"variance":2}]}',
         json,
       );
-    const result = await runFake(["inventory", "count", "--resume", id, "--yes"], {
-      stubs,
-      stdin: "done\n",
-      env: { ...CONFIGURED_ENV, XDG_STATE_HOME: stateHome },
-    });
+    const result = await count(stubs, stateHome, ["--resume", id, "--yes"], "done\n");
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(
       `note: session ${id} was saved by an earlier petstore, which did not note the store's change at seq 7: a restore of the store from a backup before now cannot be told; from now on it can\n`,
