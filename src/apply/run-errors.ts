@@ -131,18 +131,17 @@ export function sentEveryRow(report: InterruptedCounts): boolean {
 
 /**
  * The hint of an interrupted run: `otherwise` unless it had sent every row anyway, and then
- * that nothing is left to do (failed rows aside, which `otherwise` speaks of).
+ * that nothing is left to do (`nothingLeft`; failed rows aside, which `otherwise` speaks of).
  */
 export function interruptedHint(
   report: InterruptedCounts,
   dryRun: boolean,
   otherwise: string,
+  nothingLeft = "every row was sent before the run stopped: nothing is left to do",
 ): string {
   if (!sentEveryRow(report)) return otherwise;
   if (dryRun) return "every row was evaluated before the run stopped: the report is whole";
-  return report.failed === 0
-    ? "every row was sent before the run stopped: nothing is left to do"
-    : otherwise;
+  return report.failed === 0 ? nothingLeft : otherwise;
 }
 
 /**

@@ -10,7 +10,6 @@ import {
   failingCount,
   interruptedHint,
   interruptedSummary,
-  sentEveryRow,
   notAppliedSummary,
   RunIncompleteError,
   RunInterruptedError,
@@ -140,17 +139,16 @@ export function countJob(
       new RunInterruptedError(
         signal,
         interruptedSummary(report, signal, posting.name, posting.dryRun),
-        !posting.dryRun && isCompleteReport(report) && sentEveryRow(report)
-          ? `every count was posted before the run stopped: nothing is left to post${posting.sessionId === undefined ? "" : ` (session ${posting.sessionId} is posted)`}`
-          : interruptedHint(
-              report,
-              posting.dryRun,
-              posting.dryRun
-                ? "run the dry run again to see every count"
-                : posting.sessionId === undefined
-                  ? "post the same counts again: a count posted once comes back as posted before"
-                  : `post it again with petstore inventory count --resume ${posting.sessionId}: a count posted once comes back as posted before`,
-            ),
+        interruptedHint(
+          report,
+          posting.dryRun,
+          posting.dryRun
+            ? "run the dry run again to see every count"
+            : posting.sessionId === undefined
+              ? "post the same counts again: a count posted once comes back as posted before"
+              : `post it again with petstore inventory count --resume ${posting.sessionId}: a count posted once comes back as posted before`,
+          `every count was posted before the run stopped: nothing is left to post${posting.sessionId === undefined ? "" : ` (session ${posting.sessionId} is posted)`}`,
+        ),
       ),
   };
 }
